@@ -1,0 +1,222 @@
+// Bootstrap driver (memory-bounded chunks on a backend) and SPEC §2's intervals.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/records.hpp"
+
+namespace judgestat {
+
+CiMethod parse_ci_method(const std::string& name) {
+  if (name == "percentile") return CiMethod::kPercentile;
+  if (name == "basic") return CiMethod::kBasic;
+  if (name == "bca") return CiMethod::kBca;
+  throw UsageError("--ci: expected percentile, basic or bca, got '" + name + "'");
+}
+
+std::string to_string(CiMethod method) {
+  switch (method) {
+    case CiMethod::kPercentile: return "percentile";
+    case CiMethod::kBasic: return "basic";
+    case CiMethod::kBca: return "bca";
+  }
+  return "?";
+}
+
+double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+double normal_quantile(double p) {
+  if (!(p > 0.0 && p < 1.0)) {
+    if (p == 0.0) return -std::numeric_limits<double>::infinity();
+    if (p == 1.0) return std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  // Acklam's rational approximation (relative error 1.15e-9), then two Newton steps on erfc.
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  double x;
+  if (p < 0.02425) {
+    const double q = std::sqrt(-2 * std::log(p));
+    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else if (p > 1 - 0.02425) {
+    const double q = std::sqrt(-2 * std::log(1 - p));
+    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else {
+    const double q = p - 0.5, r = q * q;
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  }
+  for (int step = 0; step < 2; ++step) {
+    const double e = normal_cdf(x) - p;
+    const double density = std::exp(-0.5 * x * x) / 2.5066282746310002;
+    x -= e / density;
+  }
+  return x;
+}
+
+double quantile_type7(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
+  if (!(q >= 0.0 && q <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
+  const double h = (static_cast<double>(sorted.size()) - 1.0) * q;
+  const auto lo = static_cast<size_t>(std::floor(h));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = h - static_cast<double>(lo);
+  return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
+}
+
+JackknifeValues jackknife(const CompiledPlan& plan, int32_t statistic) {
+  const int32_t K = plan.n_columns;
+  const Op* ops = plan.ops.data() + plan.op_offset[statistic];
+  const int32_t n_ops = plan.op_offset[statistic + 1] - plan.op_offset[statistic];
+  const std::vector<double> no_normals(std::max(1, plan.n_normals), 0.0);
+  JackknifeValues out(plan.n_strata());
+  std::vector<int64_t> sums(K);
+  for (int32_t h = 0; h < plan.n_strata(); ++h) {
+    for (int64_t c = plan.stratum_offset[h]; c < plan.stratum_offset[h + 1]; ++c) {
+      for (int32_t k = 0; k < K; ++k) sums[k] = plan.totals[k] - plan.cluster_sums[c * K + k];
+      out[h].push_back(evaluate(ops, n_ops, sums.data(), plan.column_unscale.data(),
+                                no_normals.data()));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// scipy's acceleration: per stratum ("sample") U = (n - 1)(mean - theta_i), summed over strata.
+// Undefined leave-one-out values (the cluster held all of a statistic's units) are skipped.
+double bca_acceleration(const JackknifeValues& jack) {
+  double num = 0, den = 0;
+  for (const auto& values : jack) {
+    std::vector<double> defined;
+    for (double v : values)
+      if (!std::isnan(v)) defined.push_back(v);
+    const double n = static_cast<double>(defined.size());
+    if (defined.size() < 2) continue;
+    double mean = 0;
+    for (double v : defined) mean += v;
+    mean /= n;
+    double u2 = 0, u3 = 0;
+    for (double v : defined) {
+      const double u = (n - 1) * (mean - v);
+      u2 += u * u;
+      u3 += u * u * u;
+    }
+    num += u3 / (n * n * n);
+    den += u2 / (n * n);
+  }
+  return num / 6.0 / std::pow(den, 1.5);
+}
+
+}  // namespace
+
+Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
+                   const JackknifeValues* jack) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Interval out;
+  out.estimate = estimate;
+  const size_t total = values.size();
+  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return std::isnan(v); }),
+               values.end());
+  out.undefined = static_cast<int64_t>(total - values.size());
+  out.lo = out.hi = out.se = nan;
+  if (values.size() < 2) return out;
+
+  // SE in replicate order: the same additions on every backend.
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= static_cast<double>(values.size());
+  double ss = 0;
+  for (double v : values) ss += (v - mean) * (v - mean);
+  out.se = std::sqrt(ss / static_cast<double>(values.size() - 1));
+
+  std::sort(values.begin(), values.end());
+  const double alpha = 1.0 - level;
+  double q_lo = alpha / 2, q_hi = 1 - alpha / 2;
+  if (method == CiMethod::kBca) {
+    if (!jack) throw std::logic_error("summarize: BCa needs jackknife values");
+    if (std::isnan(estimate)) return out;
+    // z0 from the share of replicates below the estimate, ties counted half (scipy's
+    // percentile-of-score 'mean' kind, which is the plain share when nothing ties).
+    const auto below = std::lower_bound(values.begin(), values.end(), estimate) - values.begin();
+    const auto at_or_below = std::upper_bound(values.begin(), values.end(), estimate) - values.begin();
+    const double share = (static_cast<double>(below) + static_cast<double>(at_or_below)) /
+                         (2.0 * static_cast<double>(values.size()));
+    const double z0 = normal_quantile(share);
+    const double a = bca_acceleration(*jack);
+    const double z_lo = normal_quantile(alpha / 2), z_hi = -z_lo;
+    q_lo = normal_cdf(z0 + (z0 + z_lo) / (1 - a * (z0 + z_lo)));
+    q_hi = normal_cdf(z0 + (z0 + z_hi) / (1 - a * (z0 + z_hi)));
+  }
+  const double p_lo = quantile_type7(values, q_lo), p_hi = quantile_type7(values, q_hi);
+  if (method == CiMethod::kBasic) {
+    out.lo = 2 * estimate - p_hi;
+    out.hi = 2 * estimate - p_lo;
+  } else {
+    out.lo = p_lo;
+    out.hi = p_hi;
+  }
+  return out;
+}
+
+BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const BootstrapOptions& options) {
+  std::vector<StatLabel> labels;
+  for (const auto& stat : plan.statistics) labels.push_back(stat.label);
+  return run_bootstrap(compile(plan), labels, backend, options);
+}
+
+BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLabel>& labels,
+                              Backend& backend, const BootstrapOptions& options) {
+  if (options.replicates < 2) throw UsageError("--replicates: need at least 2");
+  if (options.replicates > (1ull << 32))
+    throw UsageError("--replicates: at most 2^32 (replicate numbers are 32-bit in SPEC §2)");
+  if (!(options.level > 0 && options.level < 1)) throw UsageError("--level: expected 0 < level < 1");
+  const int32_t S = plan.n_statistics;
+  const uint64_t B = options.replicates;
+  BootstrapResult result;
+  result.labels = labels;
+  result.backend = backend.name();
+  result.device = backend.device();
+  result.n_clusters = plan.n_clusters;
+
+  std::vector<double> values(B * static_cast<uint64_t>(S));
+  const uint64_t chunk = std::max<uint64_t>(1, backend.max_chunk(plan));
+  const auto start = std::chrono::steady_clock::now();
+  for (uint64_t first = 0; first < B; first += chunk) {
+    const uint64_t count = std::min(chunk, B - first);
+    backend.run_replicates(plan, options.seed, first, count, values.data() + first * S);
+    if (options.progress) options.progress(first + count, B);
+  }
+  result.resample_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.replicates_run = B;
+
+  const std::vector<double> no_normals(std::max(1, plan.n_normals), 0.0);
+  std::vector<double> column(B);
+  for (int32_t s = 0; s < S; ++s) {
+    const Op* ops = plan.ops.data() + plan.op_offset[s];
+    const int32_t n_ops = plan.op_offset[s + 1] - plan.op_offset[s];
+    const double estimate =
+        evaluate(ops, n_ops, plan.totals.data(), plan.column_unscale.data(), no_normals.data());
+    for (uint64_t r = 0; r < B; ++r) column[r] = values[r * S + s];
+    JackknifeValues jack;
+    if (options.ci == CiMethod::kBca) jack = jackknife(plan, s);
+    result.intervals.push_back(
+        summarize(estimate, column, options.ci, options.level, options.ci == CiMethod::kBca ? &jack : nullptr));
+  }
+  if (options.keep_replicates) result.replicates = std::move(values);
+  return result;
+}
+
+}  // namespace judgestat

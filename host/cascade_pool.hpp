@@ -1,0 +1,63 @@
+// The confidence cascade's per-item inputs (SPEC §3.3), shared by `judgestat budget` (the
+// label-budget simulation, SPEC §3.5) and `judgestat cascade` (threshold sweep and rules).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "judgestat/records.hpp"
+
+namespace judgestat {
+
+/// One row per item of the pool, i.e. per item the first stage F covers (F has a record in at
+/// least one of the orders it runs). All vectors have one entry per pool item, in the item
+/// matrix's item order.
+///
+/// - c1: F's order-averaged correctness (SPEC §3.2): each label's probability is averaged over
+///   F's valid orders, the verdict is the argmax, an exact tie with the gold label earns ½;
+///   0 when no F order is valid.
+/// - q: F's averaged confidence, the largest averaged probability (0 when no order is valid).
+/// - gate_ok: every F order is present and valid. An item with gate_ok = 0 always escalates,
+///   whatever its q (an invalid first-stage output is never accepted).
+/// - c2: the fallback S is correct in order 0 (invalid = 0); S must have an order-0 record on
+///   every pool item.
+/// - fee_first = Σ over F's orders of the call fee; latency_first = the largest F-order latency
+///   (the orders run in parallel); fee_fallback / latency_fallback = S's order-0 call. A missing
+///   fee or latency counts 0 unless a per-call override is given for that judge.
+/// - stratum: index into strata_names, numbered by first appearance among pool items; one
+///   stratum named "all" when no strata key is given.
+///
+/// Gate at threshold τ: accept iff gate_ok and q >= τ; cascade correctness is then c1, else c2;
+/// cascade fee = fee_first + (escalated ? fee_fallback : 0).
+struct CascadePool {
+  std::string first, fallback;  // judge names
+  int first_orders = 1;         // F orders the first stage runs (1, or all of the file's)
+  int32_t variant = 0;          // the item-matrix variant used ("plain" when present, else 0)
+  std::string strata_key;       // "", "benchmark" or "condition"
+  std::vector<std::string> strata_names;
+
+  std::vector<int32_t> item;    // index into ItemMatrix::items
+  std::vector<double> c1, c2, q;
+  std::vector<uint8_t> gate_ok;
+  std::vector<double> fee_first, fee_fallback, latency_first, latency_fallback;
+  std::vector<int32_t> stratum;
+
+  int32_t size() const { return static_cast<int32_t>(c1.size()); }
+  int32_t n_strata() const { return static_cast<int32_t>(strata_names.size()); }
+};
+
+/// Builds the pool of SPEC §3.3 from the item matrix.
+/// gate_orders: 1 = F runs order 0 only; 2 (default) = F runs all of the file's orders.
+/// strata: "" (one stratum), "benchmark" or "condition".
+/// fee_per_call / latency_per_call: judge name -> value that replaces every call's fee / latency.
+/// Throws UsageError for an unknown judge, a bad gate_orders or strata key, a first judge without
+/// probabilities, a fallback without an order-0 record on some pool items (naming a few and the
+/// count), or an empty pool.
+CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& first,
+                               const std::string& fallback, int gate_orders = 2,
+                               const std::string& strata = "",
+                               const std::map<std::string, double>& fee_per_call = {},
+                               const std::map<std::string, double>& latency_per_call = {});
+
+}  // namespace judgestat

@@ -1,0 +1,97 @@
+#include "cli_common.hpp"
+
+#include <chrono>
+#include <iostream>
+
+#include "selection.hpp"
+
+namespace judgestat {
+
+void add_common_options(cxxopts::Options& options) {
+  options.add_options()
+      ("file", "judgment records (.csv, .jsonl, .json; - = CSV on stdin)", cxxopts::value<std::string>())
+      ("replicates", "bootstrap replicates", cxxopts::value<uint64_t>()->default_value("10000"))
+      ("seed", "random seed (SPEC §2 Philox key)", cxxopts::value<uint64_t>()->default_value("1"))
+      ("ci", "interval: percentile, basic or bca", cxxopts::value<std::string>()->default_value("percentile"))
+      ("level", "confidence level", cxxopts::value<double>()->default_value("0.95"))
+      ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("threads", "CPU threads (0 = all)", cxxopts::value<int>()->default_value("0"))
+      ("chunk", "at most this many replicates per backend call (0 = sized from memory)",
+       cxxopts::value<uint64_t>()->default_value("0"))
+      ("labels", "label set, comma-separated (default: from the file)", cxxopts::value<std::string>()->default_value(""))
+      ("format", "text, md, csv or json", cxxopts::value<std::string>()->default_value("text"))
+      ("json", "also write the JSON result to FILE", cxxopts::value<std::string>()->default_value(""))
+      ("quiet", "no progress on stderr")
+      ("h,help", "show this help");
+  options.parse_positional({"file"});
+  options.positional_help("FILE");
+}
+
+bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
+                  CommonOptions& common) {
+  try {
+    parsed = options.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
+  }
+  if (parsed.count("help")) {
+    std::cout << options.help() << std::endl;
+    return false;
+  }
+  if (!parsed.count("file")) throw UsageError("missing FILE: give a judgment records file (see --help)");
+  try {
+    common.file = parsed["file"].as<std::string>();
+    common.replicates = parsed["replicates"].as<uint64_t>();
+    common.seed = parsed["seed"].as<uint64_t>();
+    common.ci = parse_ci_method(parsed["ci"].as<std::string>());
+    common.level = parsed["level"].as<double>();
+    common.backend = parsed["backend"].as<std::string>();
+    common.threads = parsed["threads"].as<int>();
+    common.max_chunk = parsed["chunk"].as<uint64_t>();
+    common.load.labels = split_list(parsed["labels"].as<std::string>());
+    common.format = parsed["format"].as<std::string>();
+    common.json_path = parsed["json"].as<std::string>();
+    common.quiet = parsed.count("quiet") > 0;
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
+  }
+  if (common.format != "text" && common.format != "md" && common.format != "csv" &&
+      common.format != "json")
+    throw UsageError("--format: expected text, md, csv or json, got '" + common.format + "'");
+  if (!(common.level > 0 && common.level < 1)) throw UsageError("--level: expected a number in (0, 1)");
+  if (common.replicates < 2) throw UsageError("--replicates: need at least 2");
+  if (common.threads < 0) throw UsageError("--threads: expected 0 (all) or a positive count");
+  return true;
+}
+
+Json bootstrap_settings(const CommonOptions& common, const Backend& backend,
+                        const std::string& strata) {
+  Json settings;
+  settings["seed"] = common.seed;
+  settings["replicates"] = common.replicates;
+  settings["ci"] = to_string(common.ci);
+  settings["level"] = common.level;
+  settings["backend"] = backend.name();
+  settings["device"] = backend.device();
+  settings["strata"] = strata.empty() ? Json(nullptr) : Json(strata);
+  return settings;
+}
+
+Json bootstrap_timing(double load_s, const BootstrapResult& result) {
+  const double rate = result.resample_s > 0 ? result.replicates_run / result.resample_s : 0.0;
+  return {{"load_s", load_s}, {"resample_s", result.resample_s}, {"replicates_per_s", rate}};
+}
+
+void emit(const CommonOptions& common, const Json& json, const std::string& table_text) {
+  const std::string json_text = dump_json(json, 1) + "\n";
+  if (!common.json_path.empty()) write_file(common.json_path, json_text);
+  std::cout << (common.format == "json" ? json_text : table_text);
+  std::cout.flush();
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+double seconds_since(double start) { return now_seconds() - start; }
+
+}  // namespace judgestat

@@ -1,0 +1,48 @@
+// Options every resampling command shares (SPEC §2, §4), parsed once.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <cxxopts.hpp>
+
+#include "judgestat/backend.hpp"
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/records.hpp"
+#include "report.hpp"
+
+namespace judgestat {
+
+struct CommonOptions {
+  std::string file;
+  uint64_t replicates = 10000, seed = 1, max_chunk = 0;
+  CiMethod ci = CiMethod::kPercentile;
+  double level = 0.95;
+  std::string backend = "auto", format = "text", json_path;
+  int threads = 0;
+  bool quiet = false;
+  LoadOptions load;
+};
+
+/// Adds FILE, --replicates, --seed, --ci, --level, --backend, --threads, --labels, --format,
+/// --json, --quiet, --chunk and --help.
+void add_common_options(cxxopts::Options& options);
+
+/// Parses argv; prints help and returns false when --help was given. UsageError on bad values.
+bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
+                  CommonOptions& common);
+
+/// SPEC §4's settings object for a bootstrap run.
+Json bootstrap_settings(const CommonOptions& common, const Backend& backend,
+                        const std::string& strata);
+
+/// SPEC §4's timing object.
+Json bootstrap_timing(double load_s, const BootstrapResult& result);
+
+/// Prints the table (or the JSON when --format json) and writes --json FILE.
+void emit(const CommonOptions& common, const Json& json, const std::string& table_text);
+
+double seconds_since(double start);
+double now_seconds();
+
+}  // namespace judgestat

@@ -1,0 +1,13 @@
+// Subcommands of the judgestat CLI; main.cpp dispatches on the first argument.
+// Each takes the arguments after the subcommand name (argv[0] = "judgestat <name>") and returns
+// the process exit code; errors are thrown (InputError, UsageError, std::runtime_error) and
+// reported by main.
+#pragma once
+
+namespace judgestat {
+int command_metrics(int argc, char** argv);
+int command_import(int argc, char** argv);
+int command_budget(int argc, char** argv);
+int command_cascade(int argc, char** argv);
+int command_bench(int argc, char** argv);
+}  // namespace judgestat

@@ -1,0 +1,128 @@
+#include "csv.hpp"
+
+#include <cstring>
+
+#include "judgestat/records.hpp"
+
+namespace judgestat {
+
+CsvReader::CsvReader(std::string& text, std::string file_name)
+    : text_(text), file_name_(std::move(file_name)) {
+  if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;
+}
+
+void CsvReader::fail(int64_t line, size_t field, const std::string& what) const {
+  std::string column = field < column_names_.size() ? "column '" + column_names_[field] + "'"
+                                                    : "field " + std::to_string(field + 1);
+  throw InputError(file_name_ + ":" + std::to_string(line) + ": " + column + ": " + what);
+}
+
+std::string_view CsvReader::read_quoted_field(size_t field_index, int64_t row_line) {
+  const int64_t start_line = line_;
+  const size_t size = text_.size();
+  size_t read = pos_ + 1;  // past the opening quote
+  size_t write = pos_;     // unescaped bytes are moved down over the opening quote
+  const size_t begin = write;
+  while (true) {
+    const char* quote = static_cast<const char*>(
+        std::memchr(text_.data() + read, '"', size - read));
+    if (quote == nullptr) {
+      fail(start_line, field_index,
+           "unterminated quoted field (row starting on line " + std::to_string(row_line) +
+               "); close it with '\"' and write a quote inside a field as '\"\"'");
+    }
+    const size_t quote_at = static_cast<size_t>(quote - text_.data());
+    for (size_t k = read; k < quote_at; ++k) {
+      if (text_[k] == '\n') ++line_;
+      text_[write++] = text_[k];
+    }
+    if (quote_at + 1 < size && text_[quote_at + 1] == '"') {  // "" inside a quoted field
+      text_[write++] = '"';
+      read = quote_at + 2;
+      continue;
+    }
+    pos_ = quote_at + 1;
+    break;
+  }
+  // After the closing quote only a separator or the end of the row may follow.
+  if (pos_ < size && text_[pos_] != ',' && text_[pos_] != '\n' &&
+      !(text_[pos_] == '\r' && (pos_ + 1 == size || text_[pos_ + 1] == '\n'))) {
+    fail(line_, field_index,
+         std::string("expected ',' or the end of the row after a closing quote, got '") +
+             text_[pos_] + "'; write a quote inside a quoted field as '\"\"'");
+  }
+  return std::string_view(text_.data() + begin, write - begin);
+}
+
+std::string_view CsvReader::read_plain_field() {
+  const size_t begin = pos_;
+  const size_t size = text_.size();
+  while (pos_ < size && text_[pos_] != ',' && text_[pos_] != '\n') ++pos_;
+  size_t end = pos_;
+  if (end > begin && text_[end - 1] == '\r' && (pos_ == size || text_[pos_] == '\n')) --end;
+  return std::string_view(text_.data() + begin, end - begin);
+}
+
+bool CsvReader::next_row(std::vector<std::string_view>& fields, int64_t& line) {
+  fields.clear();
+  const size_t size = text_.size();
+  // Skip blank lines (LF or CRLF only).
+  while (pos_ < size) {
+    if (text_[pos_] == '\n') {
+      ++pos_;
+      ++line_;
+    } else if (text_[pos_] == '\r' && pos_ + 1 < size && text_[pos_ + 1] == '\n') {
+      pos_ += 2;
+      ++line_;
+    } else {
+      break;
+    }
+  }
+  if (pos_ >= size) return false;
+  line = line_;
+  while (true) {
+    if (text_[pos_] == '"') {
+      fields.push_back(read_quoted_field(fields.size(), line));
+    } else {
+      fields.push_back(read_plain_field());
+    }
+    if (pos_ >= size) break;
+    if (text_[pos_] == ',') {
+      ++pos_;
+      if (pos_ >= size) {  // a trailing comma at the end of the text: one more, empty field
+        fields.emplace_back();
+        break;
+      }
+      continue;
+    }
+    // End of row: skip the optional CR and the LF.
+    if (text_[pos_] == '\r') ++pos_;
+    if (pos_ < size && text_[pos_] == '\n') {
+      ++pos_;
+      ++line_;
+    }
+    break;
+  }
+  return true;
+}
+
+std::string csv_field(std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted.push_back('"');
+    quoted.push_back(c);
+  }
+  quoted.push_back('"');
+  return quoted;
+}
+
+void append_csv_row(std::string& out, const std::vector<std::string>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out += csv_field(fields[i]);
+  }
+  out.push_back('\n');
+}
+
+}  // namespace judgestat

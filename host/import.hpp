@@ -1,0 +1,57 @@
+// Importers: JudgeBench and LLMBar outputs in their own formats → judgment records (SPEC §1), as
+// ../shared/data/README.md describes the conversion of the bundled files.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace judgestat {
+
+/// One converted judgment record: the columns of the bundled converted files, as text.
+struct ImportedRecord {
+  std::string judge, item, cluster, benchmark, condition;
+  int order = 0;
+  std::string gold, verdict;
+  std::string p_a, p_b;  // printed probabilities ("%.6f"); empty when the judge gives none
+
+  bool operator==(const ImportedRecord& other) const;
+};
+
+/// judge,item,cluster,benchmark,condition,order,gold,verdict,p.A,p.B
+const std::vector<std::string>& imported_header();
+
+/// The records as CSV text: imported_header() and one row per record.
+std::string imported_csv(const std::vector<ImportedRecord>& records);
+
+/// A reward model's p.A from its two scores: 1 / (1 + exp(-(score_a - score_b))).
+double reward_probability(double score_a, double score_b);
+
+/// A probability as written in converted files: six digits after the point.
+std::string probability_text(double p);
+
+/// One JudgeBench output line (a pair with its judgments): one record per judgment, order 0 =
+/// as presented first, 1 = swapped, with the swapped decision and scores flipped back to
+/// canonical terms. `where` ("file:line") prefixes error messages. Throws InputError.
+std::vector<ImportedRecord> convert_judgebench_pair(const nlohmann::json& pair,
+                                                    const std::string& where);
+
+/// A JudgeBench outputs/*.jsonl file, one pair per line.
+std::vector<ImportedRecord> convert_judgebench_file(const std::string& path);
+
+/// One LLMBar result.json (an array of items) of evaluator/strategy `judge` on subset
+/// `condition` of `benchmark`; item i is "<condition>-<i>" and its own cluster. `where` names the
+/// file in error messages. Throws InputError.
+std::vector<ImportedRecord> convert_llmbar_results(const nlohmann::json& results,
+                                                   const std::string& judge,
+                                                   const std::string& benchmark,
+                                                   const std::string& condition,
+                                                   const std::string& where);
+
+/// Every <subset>/evaluators/<evaluator>/<strategy>/result.json under an LLMBar dataset root
+/// (the folder holding Natural/ and Adversarial/): subsets by depth then path (Natural before
+/// Adversarial/Neighbor), judges "<evaluator>/<strategy>" in byte order within a subset. The
+/// benchmark of a nested subset is its parent folder's name (Adversarial), else "LLMBar".
+std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir);
+
+}  // namespace judgestat

@@ -1,0 +1,36 @@
+// The accuracy family of SPEC §3.1 as a plan builder: per judge acc per order, pa, bc, cons,
+// stable_wrong, jb_score, macro_f1, and diff of acc/pa/bc against a reference judge.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "judgestat/plan.hpp"
+#include "judgestat/records.hpp"
+#include "selection.hpp"
+
+namespace judgestat {
+
+struct MetricsOptions {
+  bool invalid_match = false;  // two invalid verdicts agree in `cons` (LLMBar's `equal`)
+  std::string reference;       // judge for `diff`; empty: the first selected judge
+  bool per_group = false;      // statistics per stratum as well as overall
+};
+
+struct JudgeValidity {
+  std::string judge;
+  int64_t records = 0, invalid = 0;
+};
+
+struct MetricsPlan {
+  Plan plan;
+  std::vector<JudgeValidity> validity;
+  std::vector<std::string> notes;  // statistics left out and why
+};
+
+MetricsPlan build_metrics_plan(const ItemMatrix& matrix, const Selection& selection,
+                               const MetricsOptions& options);
+
+/// Point estimates of a plan on the original data (no resampling), in statistic order.
+std::vector<double> point_estimates(const Plan& plan);
+
+}  // namespace judgestat

@@ -1,0 +1,58 @@
+// Reporting layer: SPEC §4's JSON envelope (numbers with 17 significant digits) and tables for
+// people (text, md, csv).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/records.hpp"
+
+namespace judgestat {
+
+using Json = nlohmann::ordered_json;
+
+/// JSON text with every floating-point number printed with 17 significant digits; NaN and
+/// infinities print as null.
+std::string dump_json(const Json& value, int indent = -1);
+
+/// The envelope's head: tool, version, command, argv, input (path, sha256, records, invalid).
+Json json_envelope(const std::string& command, int argc, char** argv, const ItemMatrix& input);
+
+/// SPEC §4 statistics rows from a bootstrap result.
+Json statistics_json(const BootstrapResult& result);
+
+/// A table for people: header, rows of cells; `format` is text, md, csv or json (json: not
+/// handled here). Text columns are padded; numbers are right-aligned.
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> notes;  // printed under the table (why a statistic is left out, …)
+  std::string render(const std::string& format) const;
+};
+
+/// "0.7576 (0.6515, 0.8636)" style cell; digits after the point.
+std::string estimate_cell(const Interval& interval, int digits = 4);
+std::string fixed(double value, int digits = 4);
+
+/// Writes text to FILE ("-" = stdout); throws std::runtime_error naming the file on failure.
+void write_file(const std::string& path, const std::string& text);
+
+/// Progress on stderr: "replicates 120000/1000000  3.1e5/s  ETA 3s", at most a few times a
+/// second, only when the run has taken over a second; silent when quiet.
+class Progress {
+ public:
+  Progress(std::string what, bool quiet);
+  void operator()(uint64_t done, uint64_t total);
+  void finish();
+
+ private:
+  std::string what_;
+  bool quiet_;
+  double start_, last_ = 0;
+  bool shown_ = false;
+};
+
+}  // namespace judgestat

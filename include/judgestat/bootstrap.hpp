@@ -1,0 +1,65 @@
+// Clustered bootstrap of a plan on a backend, and the intervals of SPEC §2: the result a user
+// expects (estimate, CI, SE, undefined count; the replicate distribution on request).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "judgestat/backend.hpp"
+#include "judgestat/plan.hpp"
+
+namespace judgestat {
+
+enum class CiMethod { kPercentile, kBasic, kBca };
+CiMethod parse_ci_method(const std::string& name);  // UsageError on an unknown name
+std::string to_string(CiMethod method);
+
+struct BootstrapOptions {
+  uint64_t replicates = 10000;
+  uint64_t seed = 1;
+  CiMethod ci = CiMethod::kPercentile;
+  double level = 0.95;
+  bool keep_replicates = false;  // return the B x S replicate values
+  /// Called after each chunk with (replicates done, total); may print progress.
+  std::function<void(uint64_t, uint64_t)> progress;
+};
+
+struct Interval {
+  double estimate = 0, lo = 0, hi = 0, se = 0;
+  int64_t undefined = 0;  // replicates whose value was undefined (left out of CI and SE)
+};
+
+struct BootstrapResult {
+  std::vector<StatLabel> labels;
+  std::vector<Interval> intervals;
+  std::vector<double> replicates;  // B x S, replicate-major, when keep_replicates
+  double resample_s = 0;
+  uint64_t replicates_run = 0;
+  int64_t n_clusters = 0;
+  std::string backend, device;
+};
+
+/// Compiles the plan, runs options.replicates replicates in memory-bounded chunks on the
+/// backend and summarises each statistic.
+BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const BootstrapOptions& options);
+BootstrapResult run_bootstrap(const CompiledPlan& compiled, const std::vector<StatLabel>& labels,
+                              Backend& backend, const BootstrapOptions& options);
+
+/// Quantile type 7 (numpy's linear) of sorted values, q in [0, 1].
+double quantile_type7(const std::vector<double>& sorted, double q);
+
+/// Jackknife values of one statistic: per stratum, the statistic with each cluster left out.
+using JackknifeValues = std::vector<std::vector<double>>;
+JackknifeValues jackknife(const CompiledPlan& compiled, int32_t statistic);
+
+/// SPEC §2 interval from the replicate values of one statistic (NaN = undefined).
+/// `jack` is needed for BCa only.
+Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
+                   const JackknifeValues* jack = nullptr);
+
+/// Standard normal CDF and its inverse (Acklam's rational start + Newton refinement).
+double normal_cdf(double x);
+double normal_quantile(double p);
+
+}  // namespace judgestat

@@ -1,0 +1,99 @@
+// Judgment records (SPEC §1) and the item matrix they pivot into.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace judgestat {
+
+/// Bad input: names the file, line and column and says what was expected. Nothing is computed
+/// from a file that raised it.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A user request that does not fit the data (unknown judge, empty subset, bad flag value).
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
+
+/// One parsed record, in canonical terms, as it stood in the file.
+struct Record {
+  std::string judge, item, gold, verdict, cluster, benchmark, condition, variant;
+  int order = 0;
+  bool verdict_given = false;                  // false: empty or null verdict
+  std::vector<std::string> prob_labels;        // labels named by p.<label> / probs keys
+  std::vector<double> probs;                   // same length; NaN where the field was empty
+  bool nan_probability = false;                // a probability was given as NaN: output invalid
+  double rationale_ok = kMissing, fee_usd = kMissing, latency_s = kMissing;
+  int flag = 0;
+  int64_t line = 0;                            // 1-based line in the file (header = line 1 in CSV)
+};
+
+struct LoadOptions {
+  std::vector<std::string> labels;  // --labels; empty: from probability columns and gold labels
+};
+
+/// Verdict codes of a cell besides a label index >= 0.
+inline constexpr int16_t kAbsent = -1;   // no record for this (judge, item, order, variant)
+inline constexpr int16_t kInvalid = -2;  // record present, output invalid (SPEC §1 validity)
+inline constexpr int16_t kTie = -3;      // valid "tie" on a two-label item: wrong, JudgeBench 0
+
+/// Records pivoted into dense judges x items x orders x variants cells.
+/// Items, clusters, benchmarks, conditions, variants and judges are numbered by first appearance
+/// in the file; analyses renumber clusters after their own filters (SPEC §2) from `line`.
+struct ItemMatrix {
+  std::string path;                      // as given by the user
+  std::string sha256;                    // of the file's bytes
+  int64_t records = 0;                   // records read
+  int64_t invalid = 0;                   // records whose output is invalid
+  std::vector<std::string> judges, items, labels, clusters, benchmarks, conditions, variants;
+  int orders = 1;                        // 1 + the largest order index
+  bool has_probs = false, has_fee = false, has_latency = false, has_rationale = false;
+
+  // Per item.
+  std::vector<int32_t> gold;             // label index
+  std::vector<int32_t> item_cluster;     // index into clusters
+  std::vector<int32_t> item_benchmark;   // index into benchmarks ("default" when empty)
+  std::vector<int32_t> item_condition;   // index into conditions ("" when empty)
+  std::vector<uint8_t> item_flag;        // 1 when any record of the item had flag = 1
+
+  // Per cell, index cell(j, i, o, v).
+  std::vector<int16_t> verdict;          // label index, kAbsent, kInvalid or kTie
+  std::vector<int64_t> line;             // file line of the cell's record (0 when absent)
+  std::vector<double> prob;              // cells x labels; NaN where not given
+  std::vector<double> fee, latency, rationale_ok;  // NaN where not given
+
+  int32_t n_judges() const { return static_cast<int32_t>(judges.size()); }
+  int32_t n_items() const { return static_cast<int32_t>(items.size()); }
+  int32_t n_labels() const { return static_cast<int32_t>(labels.size()); }
+  int32_t n_variants() const { return static_cast<int32_t>(variants.size()); }
+  size_t cell(int32_t j, int32_t i, int32_t o, int32_t v) const {
+    return ((static_cast<size_t>(j) * items.size() + i) * orders + o) * variants.size() + v;
+  }
+  bool present(size_t c) const { return verdict[c] != kAbsent; }
+  bool valid(size_t c) const { return verdict[c] >= 0 || verdict[c] == kTie; }
+  bool correct(size_t c, int32_t item) const { return verdict[c] == gold[item]; }
+  const double* probs_of(size_t c) const { return prob.data() + c * labels.size(); }
+
+  int32_t judge_index(const std::string& name) const;  // UsageError naming the judges when absent
+  int32_t variant_index(const std::string& name) const;  // -1 when absent
+};
+
+/// Parses CSV (header row) or JSONL by extension; "-" reads CSV from stdin. Throws InputError.
+std::vector<Record> read_records(const std::string& path, std::string* sha256_out = nullptr);
+
+/// Applies SPEC §1's consistency checks and validity rule and pivots. Throws InputError.
+ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::string& path,
+                             const LoadOptions& options = {});
+
+/// read_records + build_item_matrix.
+ItemMatrix load_item_matrix(const std::string& path, const LoadOptions& options = {});
+
+}  // namespace judgestat

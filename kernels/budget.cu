@@ -1,0 +1,301 @@
+// CUDA engine of the label-budget simulation (SPEC §3.5): one fused kernel per (k, rule) batch
+// of draws, one warp per draw. Per draw, nothing larger than the selection set (k indices) and
+// the per-stratum selection counts lives anywhere; only per-draw outcomes leave the device.
+//
+// Per draw the warp
+//   1. draws the selection set with Floyd's algorithm, 32 steps at a time: lane l computes step
+//      i0 + l's Philox word and candidate j, checks j against the picks of earlier batches (in
+//      shared memory), then the batch is resolved in step order by shuffles (a step takes t
+//      instead of j when an earlier step of the batch picked j); each pick adds 1 to its
+//      (stratum, level, 2d) count in shared memory;
+//   2. evaluates the rule for every (stratum, grid threshold) pair across lanes and keeps, per
+//      stratum, the preferred passing threshold with one atomicMax on (accepted << 8 | g);
+//   3. scores the chosen policy on the held-out items as pool totals minus the selection's part,
+//      in integers (Σ 2d and fixed-point fees), reduced across the warp by shuffles.
+// The CPU engine (host/budget.cpp) performs the same integer steps, so outcomes are identical.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "judgestat/budget.hpp"
+
+namespace judgestat {
+namespace {
+
+constexpr unsigned kFullMask = 0xFFFFFFFFu;
+constexpr int kWarpsPerBlockMax = 8;
+
+void check_cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA budget engine: ") + what + ": " + cudaGetErrorString(status));
+}
+
+struct KernelArgs {
+  const uint32_t* item_code;
+  const int64_t* fee_first;
+  const int64_t* fee_fallback;
+  const int64_t* total_accepted_2d;  // n_strata × n_choices
+  const int64_t* total_cascade_fee;  // n_strata × n_choices
+  int64_t total_fallback_fee;
+  uint32_t n_items, k;
+  int32_t n_grid, n_strata;
+  RuleSettings rule;
+  uint32_t key0, key1;
+  uint32_t first_draw, count;
+  int64_t* out_heldout_2d;
+  double* out_fee_ratio;
+  uint8_t* out_chosen;  // count × n_strata
+};
+
+// Shared memory of one warp, in 32-bit words: counts, then per-stratum choices, then picks.
+__host__ __device__ inline size_t warp_words(uint32_t k, int32_t n_grid, int32_t n_strata) {
+  const size_t words = static_cast<size_t>(n_strata) * (n_grid + 1) * 5 + n_strata + k;
+  return (words + 3) & ~size_t{3};  // keep every warp's area 16-byte aligned
+}
+
+__device__ __forceinline__ int64_t warp_sum(int64_t value) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(kFullMask, value, offset);
+  return value;
+}
+
+__global__ void budget_kernel(KernelArgs a) {
+  extern __shared__ uint32_t shared_words[];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps_per_block = blockDim.x >> 5;
+  const int32_t n_choices = a.n_grid + 1;
+  const int32_t n_counts = a.n_strata * n_choices * 5;
+
+  uint32_t* area = shared_words + warp_words(a.k, a.n_grid, a.n_strata) * warp;
+  int32_t* counts = reinterpret_cast<int32_t*>(area);  // [stratum][level][2d + 2]
+  int32_t* best = counts + n_counts;                   // per stratum: packed choice, then index
+  uint32_t* picks = reinterpret_cast<uint32_t*>(best + a.n_strata);
+  const PhiloxKey key(uint64_t{a.key0} | (uint64_t{a.key1} << 32));
+
+  for (uint32_t r = blockIdx.x * warps_per_block + warp; r < a.count; r += gridDim.x * warps_per_block) {
+    const uint32_t draw = a.first_draw + r;
+    for (int32_t x = lane; x < n_counts; x += 32) counts[x] = 0;
+    for (int32_t h = lane; h < a.n_strata; h += 32) best[h] = -1;
+    __syncwarp();
+
+    // 1. Floyd's selection, one batch of 32 steps per iteration.
+    for (uint32_t i0 = 0; i0 < a.k; i0 += 32) {
+      const uint32_t i = i0 + lane;
+      const bool active = i < a.k;
+      uint32_t j = 0, t = 0;
+      bool taken = false;
+      if (active) {
+        const Words4 block = draw_block(key, i >> 2, draw, kBudgetStream);
+        j = floyd_candidate(block, i, a.n_items, a.k);
+        t = a.n_items - a.k + i;
+        for (uint32_t e = 0; e < i0; ++e) taken |= picks[e] == j;
+      }
+      const uint32_t batch = min(32u, a.k - i0);
+      for (uint32_t m = 0; m < batch; ++m) {
+        // Step i0 + m's pick is final once the steps before it have been applied.
+        const uint32_t pick_m = __shfl_sync(kFullMask, taken ? t : j, m);
+        if (static_cast<uint32_t>(lane) > m && j == pick_m) taken = true;
+      }
+      if (active) {
+        const uint32_t pick = taken ? t : j;
+        picks[i] = pick;
+        const uint32_t code = a.item_code[pick];
+        atomicAdd(&counts[(item_stratum(code) * n_choices + item_level(code)) * 5 + item_d_code(code)], 1);
+      }
+      __syncwarp();
+    }
+
+    // 2. The rule at every (stratum, threshold); accepted at g = levels above g.
+    for (int32_t pair = lane; pair < a.n_strata * a.n_grid; pair += 32) {
+      const int32_t h = pair / a.n_grid, g = pair % a.n_grid;
+      const int32_t* stratum_counts = counts + h * n_choices * 5;
+      int64_t labelled = 0, accepted = 0, sum_2d = 0, sum_4d2 = 0;
+      for (int32_t level = 0; level < n_choices; ++level) {
+        for (int32_t b = 0; b < 5; ++b) {
+          const int64_t count = stratum_counts[level * 5 + b], twice_d = b - 2;
+          labelled += count;
+          if (level > g) {
+            accepted += count;
+            sum_2d += count * twice_d;
+            sum_4d2 += count * twice_d * twice_d;
+          }
+        }
+      }
+      // ThresholdChoice's order: more accepted first, then the larger grid index.
+      if (rule_passes(a.rule, sum_2d, sum_4d2, labelled))
+        atomicMax(&best[h], static_cast<int32_t>((accepted << 8) | g));
+    }
+    __syncwarp();
+
+    // 3. Pool totals under each stratum's choice ...
+    int64_t heldout_2d = 0, cascade_fee = 0, fallback_fee = lane == 0 ? a.total_fallback_fee : 0;
+    for (int32_t h = lane; h < a.n_strata; h += 32) {
+      const int32_t c = best[h] < 0 ? a.n_grid : (best[h] & 0xFF);
+      best[h] = c;
+      a.out_chosen[static_cast<size_t>(r) * a.n_strata + h] = static_cast<uint8_t>(c);
+      heldout_2d += a.total_accepted_2d[h * n_choices + c];
+      cascade_fee += a.total_cascade_fee[h * n_choices + c];
+    }
+    __syncwarp();
+    // ... minus the labelled items' part.
+    for (uint32_t i = lane; i < a.k; i += 32) {
+      const uint32_t pick = picks[i];
+      const uint32_t code = a.item_code[pick];
+      const bool accepted = item_level(code) > best[item_stratum(code)];
+      if (accepted) heldout_2d -= item_twice_d(code);
+      cascade_fee -= a.fee_first[pick] + (accepted ? 0 : a.fee_fallback[pick]);
+      fallback_fee -= a.fee_fallback[pick];
+    }
+    heldout_2d = warp_sum(heldout_2d);
+    cascade_fee = warp_sum(cascade_fee);
+    fallback_fee = warp_sum(fallback_fee);
+    if (lane == 0) {
+      a.out_heldout_2d[r] = heldout_2d;
+      a.out_fee_ratio[r] = fee_ratio_of(cascade_fee, fallback_fee);
+    }
+    __syncwarp();
+  }
+}
+
+template <class T>
+struct DeviceArray {
+  T* data = nullptr;
+  size_t size = 0;
+  DeviceArray() = default;
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() {
+    if (data) cudaFree(data);
+  }
+  void reserve(size_t n, const char* what) {
+    if (n <= size) return;
+    if (data) cudaFree(data);
+    data = nullptr;
+    size = 0;
+    check_cuda(cudaMalloc(&data, std::max<size_t>(n, 1) * sizeof(T)), what);
+    size = n;
+  }
+  void upload(const std::vector<T>& host, const char* what) {
+    reserve(host.size(), what);
+    if (!host.empty())
+      check_cuda(cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), what);
+  }
+};
+
+class CudaBudgetEngine final : public BudgetEngine {
+ public:
+  CudaBudgetEngine(const BudgetProblem& problem, int device) : problem_(problem), device_(device) {
+    int devices = 0;
+    check_cuda(cudaGetDeviceCount(&devices), "no usable CUDA device");
+    if (device < 0 || device >= devices)
+      throw std::runtime_error("CUDA budget engine: device " + std::to_string(device) + " does not exist (" +
+                               std::to_string(devices) + " devices)");
+    check_cuda(cudaSetDevice(device), "cudaSetDevice");
+    check_cuda(cudaGetDeviceProperties(&properties_, device), "cudaGetDeviceProperties");
+    item_code_.upload(problem.item_code, "upload item codes");
+    fee_first_.upload(problem.fee_first_fx, "upload first-stage fees");
+    fee_fallback_.upload(problem.fee_fallback_fx, "upload fallback fees");
+    total_accepted_2d_.upload(problem.total_accepted_2d, "upload pool totals");
+    total_cascade_fee_.upload(problem.total_cascade_fee, "upload pool totals");
+  }
+
+  std::string name() const override { return "cuda"; }
+  std::string device() const override { return properties_.name; }
+
+  uint32_t max_chunk(const BudgetRun&) const override {
+    // Device outcome buffers within a quarter of free memory; host copies stay modest too.
+    size_t free_bytes = 0, total_bytes = 0;
+    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+    check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    const size_t per_draw = sizeof(int64_t) + sizeof(double) + static_cast<size_t>(problem_.n_strata);
+    const size_t fits = free_bytes / 4 / per_draw;
+    return static_cast<uint32_t>(std::max<size_t>(1, std::min<size_t>(fits, size_t{1} << 22)));
+  }
+
+  void run(const BudgetRun& run, uint32_t first_draw, uint32_t count, DrawOutcomes& out) override {
+    check_budget_shape(run);
+    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+    out.resize(count, problem_.n_strata);
+    if (count == 0) return;
+    heldout_2d_.reserve(count, "allocate outcomes");
+    fee_ratio_.reserve(count, "allocate outcomes");
+    chosen_.reserve(static_cast<size_t>(count) * problem_.n_strata, "allocate outcomes");
+
+    const size_t warp_bytes = warp_words(run.k, problem_.n_grid, problem_.n_strata) * sizeof(uint32_t);
+    const size_t shared_limit = properties_.sharedMemPerBlockOptin;
+    if (warp_bytes > shared_limit)
+      throw std::runtime_error("CUDA budget engine: k = " + std::to_string(run.k) + " with " +
+                               std::to_string(problem_.n_strata) + " strata and " +
+                               std::to_string(problem_.n_grid) +
+                               " thresholds needs more shared memory than one block has (use --backend cpu)");
+    const int warps = static_cast<int>(std::min<size_t>(kWarpsPerBlockMax, shared_limit / warp_bytes));
+    const size_t block_bytes = warp_bytes * warps;
+    check_cuda(cudaFuncSetAttribute(budget_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(block_bytes)),
+               "cudaFuncSetAttribute");
+    int blocks_per_sm = 0;
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, budget_kernel, warps * 32, block_bytes),
+               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    const uint64_t needed = (static_cast<uint64_t>(count) + warps - 1) / warps;
+    const uint64_t resident = static_cast<uint64_t>(std::max(blocks_per_sm, 1)) * properties_.multiProcessorCount;
+    const unsigned blocks = static_cast<unsigned>(std::max<uint64_t>(1, std::min(needed, resident)));
+
+    KernelArgs args{};
+    args.item_code = item_code_.data;
+    args.fee_first = fee_first_.data;
+    args.fee_fallback = fee_fallback_.data;
+    args.total_accepted_2d = total_accepted_2d_.data;
+    args.total_cascade_fee = total_cascade_fee_.data;
+    args.total_fallback_fee = problem_.total_fallback_fee;
+    args.n_items = static_cast<uint32_t>(problem_.n_items);
+    args.k = run.k;
+    args.n_grid = problem_.n_grid;
+    args.n_strata = problem_.n_strata;
+    args.rule = run.rule;
+    const PhiloxKey key(run.seed);
+    args.key0 = key.k0;
+    args.key1 = key.k1;
+    args.first_draw = first_draw;
+    args.count = count;
+    args.out_heldout_2d = heldout_2d_.data;
+    args.out_fee_ratio = fee_ratio_.data;
+    args.out_chosen = chosen_.data;
+    budget_kernel<<<blocks, warps * 32, block_bytes>>>(args);
+    check_cuda(cudaGetLastError(), "launch budget kernel");
+    check_cuda(cudaMemcpy(out.heldout_2d.data(), heldout_2d_.data, count * sizeof(int64_t), cudaMemcpyDeviceToHost),
+               "copy outcomes");
+    check_cuda(cudaMemcpy(out.fee_ratio.data(), fee_ratio_.data, count * sizeof(double), cudaMemcpyDeviceToHost),
+               "copy outcomes");
+    check_cuda(cudaMemcpy(out.chosen.data(), chosen_.data, out.chosen.size(), cudaMemcpyDeviceToHost),
+               "copy outcomes");
+  }
+
+ private:
+  void check_budget_shape(const BudgetRun& run) const {
+    check_budget_k(problem_, run.k, run.rule.rule);
+    // The packed choice (accepted << 8 | g) must stay a non-negative int32.
+    if (run.k >= (1u << 23))
+      throw std::runtime_error("CUDA budget engine: k must be below 2^23 (use --backend cpu)");
+  }
+
+  const BudgetProblem& problem_;
+  int device_;
+  cudaDeviceProp properties_{};
+  DeviceArray<uint32_t> item_code_;
+  DeviceArray<int64_t> fee_first_, fee_fallback_, total_accepted_2d_, total_cascade_fee_;
+  DeviceArray<int64_t> heldout_2d_;
+  DeviceArray<double> fee_ratio_;
+  DeviceArray<uint8_t> chosen_;
+};
+
+}  // namespace
+
+std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem& problem, int device) {
+  return std::make_unique<CudaBudgetEngine>(problem, device);
+}
+
+}  // namespace judgestat

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages judgestat builds with, when they are missing. As root it runs
+# apt-get; otherwise it prints the apt-get line to run. CUDA (nvcc) is optional and not
+# installed here: without it the CPU backend is built.
+set -euo pipefail
+packages=(cmake g++ make libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "install-deps: missing packages; run as root:" >&2
+  echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi

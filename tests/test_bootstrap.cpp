@@ -1,0 +1,194 @@
+// The bootstrap engine against an independent brute-force bootstrap, its invariance to threads
+// and chunking, and BCa against scipy.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "judgestat/backend.hpp"
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/philox.hpp"
+
+using namespace judgestat;
+
+namespace {
+
+// 2 strata (5 and 7 clusters), 31 units; a is real-valued, b a count, c half-valued.
+struct SmallInput {
+  std::vector<int64_t> offsets{0, 5, 12};
+  std::vector<int32_t> unit_cluster;
+  std::vector<double> a, b, c;
+  SmallInput() {
+    for (int u = 0; u < 31; ++u) {
+      unit_cluster.push_back((u * 7 + u / 3) % 12);
+      a.push_back(0.1 * ((u * 37) % 11) + 0.013 * u);
+      b.push_back((u % 4) != 0);
+      c.push_back(0.5 * ((u * 5) % 3));
+    }
+  }
+  Plan plan() const {
+    Plan p;
+    p.stratum_offset = offsets;
+    p.stratum_names = {"s0", "s1"};
+    p.unit_cluster = unit_cluster;
+    const int32_t ka = p.add_column("a"), kb = p.add_column("b"), kc = p.add_column("c");
+    p.columns[ka] = a;
+    p.columns[kb] = b;
+    p.columns[kc] = c;
+    StatisticDef ratio{{"a_over_b"}, ratio_program(ka, kb)};
+    StatisticDef diff{{"diff"}, difference_program(ratio_program(ka, kb), ratio_program(kc, kb))};
+    StatisticDef absolute{{"abs"}, difference_program(ratio_program(kc, kb), {{OpCode::kConstant, 0, 0.6}})};
+    absolute.program.push_back({OpCode::kAbs});
+    p.statistics = {ratio, diff, absolute};
+    return p;
+  }
+};
+
+// Brute force: explicit loops over strata, draws and units, sums in double.
+std::vector<std::vector<double>> brute_force(const SmallInput& in, uint64_t seed, int B) {
+  std::vector<std::vector<double>> out(3);
+  for (int r = 0; r < B; ++r) {
+    double sa = 0, sb = 0, sc = 0;
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t size = static_cast<uint32_t>(in.offsets[h + 1] - in.offsets[h]);
+      for (uint32_t d = 0; d < size; ++d) {
+        const Words4 w = philox4x32_10(d / 4, r, h, 0, static_cast<uint32_t>(seed),
+                                       static_cast<uint32_t>(seed >> 32));
+        const uint64_t cluster = in.offsets[h] + ((static_cast<uint64_t>(w.w[d % 4]) * size) >> 32);
+        for (size_t u = 0; u < in.unit_cluster.size(); ++u) {
+          if (static_cast<uint64_t>(in.unit_cluster[u]) != cluster) continue;
+          sa += in.a[u];
+          sb += in.b[u];
+          sc += in.c[u];
+        }
+      }
+    }
+    out[0].push_back(sb == 0 ? NAN : sa / sb);
+    out[1].push_back(sb == 0 ? NAN : sa / sb - sc / sb);
+    out[2].push_back(sb == 0 ? NAN : std::fabs(sc / sb - 0.6));
+  }
+  return out;
+}
+
+double percentile(std::vector<double> v, double q) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+  std::sort(v.begin(), v.end());
+  const double h = (v.size() - 1) * q;
+  const size_t lo = static_cast<size_t>(h);
+  return v[lo] + (h - lo) * (v[std::min(lo + 1, v.size() - 1)] - v[lo]);
+}
+
+}  // namespace
+
+TEST(Bootstrap, PercentileMatchesBruteForceOnStratifiedInput) {
+  const SmallInput input;
+  const uint64_t seed = 20261130ull | (3ull << 32);
+  const int B = 3000;
+  auto backend = make_cpu_backend(2);
+  BootstrapOptions options;
+  options.replicates = B;
+  options.seed = seed;
+  options.keep_replicates = true;
+  const BootstrapResult result = run_bootstrap(input.plan(), *backend, options);
+  const auto expected = brute_force(input, seed, B);
+  for (int s = 0; s < 3; ++s) {
+    for (int r = 0; r < B; ++r) {
+      const double got = result.replicates[r * 3 + s], want = expected[s][r];
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got));
+      } else {
+        EXPECT_NEAR(got, want, 1e-12 * std::max(1.0, std::fabs(want))) << "stat " << s << " r " << r;
+      }
+    }
+    EXPECT_NEAR(result.intervals[s].lo, percentile(expected[s], 0.025), 1e-12);
+    EXPECT_NEAR(result.intervals[s].hi, percentile(expected[s], 0.975), 1e-12);
+  }
+  // The count statistic c/b is exact in fixed point: bit-identical to the brute force.
+  EXPECT_EQ(result.intervals[2].lo, percentile(expected[2], 0.025));
+}
+
+TEST(Bootstrap, ReplicatesIdenticalAcrossThreadsAndChunks) {
+  const SmallInput input;
+  BootstrapOptions options;
+  options.replicates = 1001;
+  options.seed = 7;
+  options.keep_replicates = true;
+  auto reference_backend = make_cpu_backend(1);
+  const auto reference = run_bootstrap(input.plan(), *reference_backend, options);
+  for (int threads : {2, 3, 8}) {
+    for (uint64_t chunk : {1ull, 7ull, 1000ull, 0ull}) {
+      auto backend = make_cpu_backend(threads, chunk);
+      const auto result = run_bootstrap(input.plan(), *backend, options);
+      ASSERT_EQ(result.replicates.size(), reference.replicates.size());
+      EXPECT_EQ(0, std::memcmp(result.replicates.data(), reference.replicates.data(),
+                               reference.replicates.size() * sizeof(double)))
+          << threads << " threads, chunk " << chunk;
+      for (size_t s = 0; s < result.intervals.size(); ++s) {
+        EXPECT_EQ(result.intervals[s].lo, reference.intervals[s].lo);
+        EXPECT_EQ(result.intervals[s].hi, reference.intervals[s].hi);
+        EXPECT_EQ(result.intervals[s].se, reference.intervals[s].se);
+      }
+    }
+  }
+}
+
+TEST(Bootstrap, BcaMatchesScipy) {
+  // Values from tests/scripts/bca_reference.py (scipy 1.10.1's _bca_interval on the same
+  // replicates): lo 0.595, hi 0.8376871916260518.
+  const std::vector<double> a{3.25, 1.5, 0.125, 2.75, 3.875, 1.0, 1.375, 0.25, 2.5, 2.0, 2.625, 1.125};
+  const std::vector<double> b{4, 2, 1, 3, 4, 2, 3, 1, 3, 2, 4, 2};
+  Plan plan;
+  plan.stratum_offset = {0, 12};
+  for (int c = 0; c < 12; ++c) plan.unit_cluster.push_back(c);
+  const int32_t ka = plan.add_column("a"), kb = plan.add_column("b");
+  plan.columns[ka] = a;
+  plan.columns[kb] = b;
+  plan.statistics = {{{"ratio"}, ratio_program(ka, kb)}};
+  auto backend = make_cpu_backend(2);
+  BootstrapOptions options;
+  options.replicates = 2000;
+  options.seed = 42;
+  options.ci = CiMethod::kBca;
+  const auto result = run_bootstrap(plan, *backend, options);
+  EXPECT_NEAR(result.intervals[0].estimate, 0.7217741935483871, 1e-15);
+  EXPECT_NEAR(result.intervals[0].lo, 0.595, 1e-12);
+  EXPECT_NEAR(result.intervals[0].hi, 0.8376871916260518, 1e-12);
+}
+
+TEST(Bootstrap, BasicIsReflectedPercentile) {
+  const SmallInput input;
+  auto backend = make_cpu_backend(2);
+  BootstrapOptions options;
+  options.replicates = 500;
+  const auto percentile_result = run_bootstrap(input.plan(), *backend, options);
+  options.ci = CiMethod::kBasic;
+  const auto basic = run_bootstrap(input.plan(), *backend, options);
+  for (size_t s = 0; s < basic.intervals.size(); ++s) {
+    const double theta = basic.intervals[s].estimate;
+    EXPECT_DOUBLE_EQ(basic.intervals[s].lo, 2 * theta - percentile_result.intervals[s].hi);
+    EXPECT_DOUBLE_EQ(basic.intervals[s].hi, 2 * theta - percentile_result.intervals[s].lo);
+  }
+}
+
+TEST(Bootstrap, UndefinedReplicatesAreCountedAndLeftOut) {
+  // One cluster of two holds the only denominator: about a quarter of replicates miss it.
+  Plan plan;
+  plan.stratum_offset = {0, 2};
+  plan.unit_cluster = {0, 1};
+  const int32_t kn = plan.add_column("num"), kd = plan.add_column("den");
+  plan.columns[kn] = {1, 0};
+  plan.columns[kd] = {1, 0};
+  plan.statistics = {{{"r"}, ratio_program(kn, kd)}};
+  auto backend = make_cpu_backend(1);
+  BootstrapOptions options;
+  options.replicates = 4000;
+  options.keep_replicates = true;
+  const auto result = run_bootstrap(plan, *backend, options);
+  int64_t nan_count = 0;
+  for (double v : result.replicates) nan_count += std::isnan(v);
+  EXPECT_EQ(result.intervals[0].undefined, nan_count);
+  EXPECT_NEAR(nan_count / 4000.0, 0.25, 0.03);
+  EXPECT_EQ(result.intervals[0].lo, 1.0);
+  EXPECT_EQ(result.intervals[0].se, 0.0);
+}

@@ -1,0 +1,117 @@
+// The accuracy family on real data: LLMBar's own published counts reproduced exactly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "metrics.hpp"
+#include "selection.hpp"
+
+using namespace judgestat;
+
+namespace {
+
+const std::string kRoot = JUDGESTAT_SOURCE_DIR;
+
+std::vector<std::vector<std::string>> read_simple_csv(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::vector<std::string> fields;
+    std::stringstream ss(line);
+    std::string field;
+    while (std::getline(ss, field, ',')) fields.push_back(field);
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+// Count = estimate × n for each (name, judge, order) statistic of a plan.
+std::map<std::string, double> counts(const MetricsPlan& built) {
+  std::map<std::string, double> out;
+  const auto estimates = point_estimates(built.plan);
+  for (size_t s = 0; s < estimates.size(); ++s) {
+    const StatLabel& label = built.plan.statistics[s].label;
+    if (label.name == "diff") continue;
+    const std::string key = label.judge + "|" + label.name +
+                            (label.order && label.name == "acc" ? std::to_string(*label.order) : "");
+    out[key] = estimates[s] * static_cast<double>(label.n);
+    out[key + "|n"] = static_cast<double>(label.n);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(MetricsLLMBar, ReproducesAllPublishedCounts) {
+  const ItemMatrix matrix = load_item_matrix(kRoot + "/data/llmbar/natural_neighbor.csv");
+  const auto published = read_simple_csv(kRoot + "/data/llmbar/statistics_natural_neighbor.csv");
+  ASSERT_EQ(published.size(), 131u);  // header + 130 rows
+  ASSERT_EQ(published[0], (std::vector<std::string>{"benchmark", "condition", "judge", "n",
+                                                     "correct_order0", "correct_order1",
+                                                     "correct_both", "equal"}));
+  std::map<std::string, std::map<std::string, double>> by_condition;
+  for (const std::string condition : {"Natural", "Neighbor"}) {
+    SelectionOptions select;
+    select.conditions = {condition};
+    const Selection selection = select_records(matrix, select);
+    MetricsOptions options;
+    options.invalid_match = true;
+    by_condition[condition] = counts(build_metrics_plan(matrix, selection, options));
+  }
+  int checked = 0;
+  for (size_t row = 1; row < published.size(); ++row) {
+    const auto& f = published[row];
+    const auto& c = by_condition.at(f[1]);
+    const std::string judge = f[2];
+    SCOPED_TRACE(f[1] + " " + judge);
+    EXPECT_EQ(c.at(judge + "|acc0|n"), std::stod(f[3]));
+    EXPECT_EQ(std::lround(c.at(judge + "|acc0")), std::stol(f[4]));
+    EXPECT_EQ(std::lround(c.at(judge + "|acc1")), std::stol(f[5]));
+    EXPECT_EQ(std::lround(c.at(judge + "|bc")), std::stol(f[6]));
+    EXPECT_EQ(std::lround(c.at(judge + "|cons")), std::stol(f[7]));
+    // Counts are exact, not rounded: estimate × n is an integer.
+    EXPECT_NEAR(c.at(judge + "|acc0"), std::lround(c.at(judge + "|acc0")), 1e-9);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 130);
+}
+
+TEST(MetricsLLMBar, InvalidVerdictsMatchNothingByDefault) {
+  const ItemMatrix matrix = load_item_matrix(kRoot + "/data/llmbar/natural_neighbor.csv");
+  SelectionOptions select;
+  select.conditions = {"Natural"};
+  const Selection selection = select_records(matrix, select);
+  const auto strict = counts(build_metrics_plan(matrix, selection, MetricsOptions{}));
+  MetricsOptions lenient_options;
+  lenient_options.invalid_match = true;
+  const auto lenient = counts(build_metrics_plan(matrix, selection, lenient_options));
+  // Some evaluator has invalid outputs in both orders of an item: cons differs there, never bc.
+  bool any_difference = false;
+  for (const auto& [key, value] : strict) {
+    if (key.find("|cons") != std::string::npos && key.find("|n") == std::string::npos) {
+      EXPECT_LE(value, lenient.at(key));
+      any_difference = any_difference || value < lenient.at(key);
+    }
+    if (key.find("|bc") != std::string::npos) EXPECT_EQ(value, lenient.at(key));
+  }
+  EXPECT_TRUE(any_difference);
+}
+
+TEST(MetricsJudgeBench, PositionAveragedIsMeanOfOrders) {
+  const ItemMatrix matrix = load_item_matrix(kRoot + "/data/judgebench/gpt4o_split.csv");
+  const Selection selection = select_records(matrix, SelectionOptions{});
+  const MetricsPlan built = build_metrics_plan(matrix, selection, MetricsOptions{});
+  const auto c = counts(built);
+  for (const auto& judge : matrix.judges) {
+    // Every judge covers all 350 pairs in both orders here, so pa = (acc0 + acc1) / 2.
+    EXPECT_EQ(c.at(judge + "|acc0|n"), 350);
+    EXPECT_NEAR(c.at(judge + "|pa"), (c.at(judge + "|acc0") + c.at(judge + "|acc1")) / 2, 1e-9);
+    EXPECT_LE(c.at(judge + "|bc"), std::min(c.at(judge + "|acc0"), c.at(judge + "|acc1")));
+    EXPECT_GE(c.at(judge + "|cons"), c.at(judge + "|bc"));
+  }
+}
