@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "judgestat/backend.hpp"
+#include "philox_simd.hpp"
 
 namespace judgestat {
 namespace {
@@ -39,6 +40,49 @@ void replicate_sums(const CompiledPlan& plan, const Sum* cluster_sums, PhiloxKey
   }
 }
 
+// Multiplicity form of the same sums (SPEC §2: stat = Σ_c m_c A_c): count how often each cluster
+// is drawn, then one dot product per column over the transposed int16 cluster sums
+// (column_dots), exact in int32 when the plan fits int32.
+void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, bool avx2,
+                 int16_t* multiplicity) {
+  std::fill(multiplicity, multiplicity + plan.n_clusters, int16_t{0});
+  for (int32_t h = 0; h < plan.n_strata(); ++h) {
+    const int64_t offset = plan.stratum_offset[h];
+    const auto size = static_cast<uint32_t>(plan.stratum_offset[h + 1] - offset);
+    int16_t* m = multiplicity + offset;
+    uint32_t d = 0;
+    if (avx2) {
+      uint32_t words[32];
+      for (; d + 32 <= size; d += 32) {
+        philox_blocks8(key, d >> 2, replicate, bootstrap_stream(h), words);
+        for (uint32_t word : words) ++m[scale_to(word, size)];
+      }
+    }
+    for (; d + 4 <= size; d += 4) {
+      const Words4 w = draw_block(key, d >> 2, replicate, bootstrap_stream(h));
+      ++m[scale_to(w.w[0], size)];
+      ++m[scale_to(w.w[1], size)];
+      ++m[scale_to(w.w[2], size)];
+      ++m[scale_to(w.w[3], size)];
+    }
+    if (d < size) {
+      const Words4 w = draw_block(key, d >> 2, replicate, bootstrap_stream(h));
+      for (int t = 0; d + t < size; ++t) ++m[scale_to(w.w[t], size)];
+    }
+  }
+}
+
+// The multiplicity form applies when multiplicities fit int16 (every stratum under 2^15
+// clusters), cluster sums fit int16 and replicate sums fit int32.
+bool multiplicity_form_fits(const CompiledPlan& plan) {
+  if (!plan.fits_int32) return false;
+  for (int32_t h = 0; h < plan.n_strata(); ++h)
+    if (plan.stratum_offset[h + 1] - plan.stratum_offset[h] > 32767) return false;
+  for (int64_t v : plan.cluster_sums)
+    if (v < -32768 || v > 32767) return false;
+  return true;
+}
+
 class CpuBackend final : public Backend {
  public:
   CpuBackend(int threads, uint64_t max_chunk)
@@ -61,19 +105,38 @@ class CpuBackend final : public Backend {
 
   void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
                       double* out) override {
-    if (plan.fits_int32) {
+    if (multiplicity_form_fits(plan)) {
+      const int64_t C = plan.n_clusters, stride = (C + 15) / 16 * 16;
+      const bool avx2 = philox_avx2_supported();
+      std::vector<int16_t> transposed(static_cast<size_t>(stride) * plan.n_columns, 0);
+      for (int64_t c = 0; c < C; ++c)
+        for (int32_t k = 0; k < plan.n_columns; ++k)
+          transposed[k * stride + c] = static_cast<int16_t>(plan.cluster_sums[c * plan.n_columns + k]);
+      run<int32_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int32_t* sums) {
+        thread_local std::vector<int16_t> multiplicity;
+        multiplicity.resize(stride);
+        count_draws(plan, key, r, avx2, multiplicity.data());
+        column_dots(multiplicity.data(), transposed.data(), stride, plan.n_columns, sums);
+      });
+    } else if (plan.fits_int32) {
       // Narrow rows halve the memory traffic; the copy costs one pass over the clusters.
       const std::vector<int32_t> narrow(plan.cluster_sums.begin(), plan.cluster_sums.end());
-      run<int32_t>(plan, narrow.data(), seed, first, count, out);
+      run<int32_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int32_t* sums) {
+        replicate_sums(plan, narrow.data(), key, r, sums);
+      });
     } else {
-      run<int64_t>(plan, plan.cluster_sums.data(), seed, first, count, out);
+      run<int64_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int64_t* sums) {
+        replicate_sums(plan, plan.cluster_sums.data(), key, r, sums);
+      });
     }
   }
 
  private:
-  template <typename Sum>
-  void run(const CompiledPlan& plan, const Sum* cluster_sums, uint64_t seed, uint64_t first,
-           uint64_t count, double* out) {
+  // Runs replicates [first, first + count) over the threads; `sums_of` fills one replicate's
+  // column sums.
+  template <typename Sum, typename SumsOf>
+  void run(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, double* out,
+           const SumsOf& sums_of) {
     const PhiloxKey key(seed);
     const int32_t S = plan.n_statistics;
     auto work = [&](uint64_t begin, uint64_t end) {
@@ -81,7 +144,7 @@ class CpuBackend final : public Backend {
       std::vector<double> normals(plan.n_normals);
       for (uint64_t i = begin; i < end; ++i) {
         const auto r = static_cast<uint32_t>(first + i);
-        replicate_sums(plan, cluster_sums, key, r, sums.data());
+        sums_of(key, r, sums.data());
         for (int32_t k = 0; k < plan.n_normals; ++k) normals[k] = normal_draw(key, r, k);
         for (int32_t s = 0; s < S; ++s)
           out[i * S + s] = evaluate(plan.ops.data() + plan.op_offset[s],

@@ -353,9 +353,10 @@ int command_import(int argc, char** argv) {
   options.add_options()("o,out", "output CSV file ('-' = stdout)",
                         cxxopts::value<std::string>()->default_value("-"))(
       "h,help", "show this help")("source", "judgebench or llmbar",
-                                  cxxopts::value<std::string>())(
-      "inputs", "input files or folder", cxxopts::value<std::vector<std::string>>());
-  options.parse_positional({"source", "inputs"});
+                                  cxxopts::value<std::string>());
+  // The inputs are read from the unmatched positionals rather than a vector option, which
+  // cxxopts would split at commas (JudgeBench file names hold commas).
+  options.parse_positional({"source"});
   options.positional_help("judgebench|llmbar INPUT...");
 
   cxxopts::ParseResult args;
@@ -372,9 +373,7 @@ int command_import(int argc, char** argv) {
     throw UsageError("import: name the source, judgebench or llmbar (see judgestat import --help)");
   }
   const std::string source = args["source"].as<std::string>();
-  const std::vector<std::string> inputs =
-      args.count("inputs") ? args["inputs"].as<std::vector<std::string>>()
-                           : std::vector<std::string>{};
+  const std::vector<std::string>& inputs = args.unmatched();
 
   std::vector<ImportedRecord> records;
   if (source == "judgebench") {

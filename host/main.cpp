@@ -20,6 +20,7 @@ const CommandEntry kCommands[] = {
     {"metrics", judgestat::command_metrics, "accuracy family per judge with clustered CIs"},
     {"import", judgestat::command_import, "convert JudgeBench/LLMBar outputs to judgment records"},
     {"bench", judgestat::command_bench, "time a benchmark workload (w1)"},
+    {"budget", judgestat::command_budget, "label-budget simulation of threshold rules"},
 };
 
 void print_usage() {

@@ -276,7 +276,11 @@ class CudaBudgetEngine final : public BudgetEngine {
 
  private:
   void check_budget_shape(const BudgetRun& run) const {
-    check_budget_k(problem_, run.k, run.rule.rule);
+    if (run.k < static_cast<uint32_t>(rule_min_labels(run.rule.rule)) ||
+        run.k >= static_cast<uint32_t>(problem_.n_items))
+      throw std::runtime_error("CUDA budget engine: k = " + std::to_string(run.k) + " does not fit a pool of " +
+                               std::to_string(problem_.n_items) + " items and the " + rule_name(run.rule.rule) +
+                               " rule");
     // The packed choice (accepted << 8 | g) must stay a non-negative int32.
     if (run.k >= (1u << 23))
       throw std::runtime_error("CUDA budget engine: k must be below 2^23 (use --backend cpu)");

@@ -14,14 +14,17 @@ using namespace judgestat;
 
 namespace {
 
-// 2 strata (5 and 7 clusters), 31 units; a is real-valued, b a count, c half-valued.
+// 2 strata (5 and 7 clusters by default), units spread over them; a is real-valued, b a count,
+// c half-valued.
 struct SmallInput {
-  std::vector<int64_t> offsets{0, 5, 12};
+  std::vector<int64_t> offsets;
   std::vector<int32_t> unit_cluster;
   std::vector<double> a, b, c;
-  SmallInput() {
-    for (int u = 0; u < 31; ++u) {
-      unit_cluster.push_back((u * 7 + u / 3) % 12);
+  explicit SmallInput(int first_stratum = 5, int second_stratum = 7, int units = 31)
+      : offsets{0, first_stratum, first_stratum + second_stratum} {
+    const int clusters = first_stratum + second_stratum;
+    for (int u = 0; u < units; ++u) {
+      unit_cluster.push_back((u * 7 + u / 3) % clusters);
       a.push_back(0.1 * ((u * 37) % 11) + 0.013 * u);
       b.push_back((u % 4) != 0);
       c.push_back(0.5 * ((u * 5) % 3));
@@ -106,6 +109,31 @@ TEST(Bootstrap, PercentileMatchesBruteForceOnStratifiedInput) {
   }
   // The count statistic c/b is exact in fixed point: bit-identical to the brute force.
   EXPECT_EQ(result.intervals[2].lo, percentile(expected[2], 0.025));
+}
+
+TEST(Bootstrap, CountOnlyPlanMatchesBruteForceExactly) {
+  // Counts and quarters only: the CPU backend takes its multiplicity form (histogram of draws,
+  // eight-wide Philox for strata of 32+ clusters, then column dot products); the values must
+  // equal the brute force exactly.
+  for (auto [first_stratum, second_stratum] : {std::pair{5, 7}, std::pair{70, 45}}) {
+  SmallInput input(first_stratum, second_stratum, 300);
+  for (double& v : input.a) v = std::floor(v * 4) / 4;  // quarters: exact in fixed point
+  const uint64_t seed = 99;
+  const int B = 2000;
+  auto backend = make_cpu_backend(2);
+  BootstrapOptions options;
+  options.replicates = B;
+  options.seed = seed;
+  options.keep_replicates = true;
+  const BootstrapResult result = run_bootstrap(input.plan(), *backend, options);
+  const auto expected = brute_force(input, seed, B);
+  for (int s = 0; s < 3; ++s)
+    for (int r = 0; r < B; ++r) {
+      const double got = result.replicates[r * 3 + s], want = expected[s][r];
+      if (std::isnan(want)) EXPECT_TRUE(std::isnan(got));
+      else ASSERT_EQ(got, want) << "stat " << s << " r " << r;
+    }
+  }
 }
 
 TEST(Bootstrap, ReplicatesIdenticalAcrossThreadsAndChunks) {

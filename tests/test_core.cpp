@@ -60,3 +60,16 @@ TEST(Intervals, NormalQuantileAgreesWithScipy) {
   EXPECT_NEAR(normal_quantile(0.5), 0.0, 1e-15);
   EXPECT_NEAR(normal_cdf(normal_quantile(0.3)), 0.3, 1e-15);
 }
+
+#include "philox_simd.hpp"
+
+TEST(Philox, EightWideBlocksEqualScalar) {
+  if (!philox_avx2_supported()) GTEST_SKIP() << "this CPU has no AVX2; the scalar path is used";
+  const PhiloxKey key(0xDEADBEEF12345678ull);
+  uint32_t words[32];
+  for (uint32_t first : {0u, 8u, 1000u, 0xFFFFFFF8u}) {
+    philox_blocks8(key, first, 77, 5, words);
+    for (uint32_t b = 0; b < 8; ++b)
+      for (int t = 0; t < 4; ++t) EXPECT_EQ(words[4 * b + t], draw_block(key, first + b, 77, 5).w[t]);
+  }
+}

@@ -1,0 +1,600 @@
+// CUDA backend: replicate statistics of a compiled plan (SPEC §2) on one GPU, bit-identical to
+// the CPU backend (host/cpu_backend.cpp) for the same seed.
+//
+// Layering, in the spirit of CUB (dispatch -> kernel -> per-block agent):
+//   * dispatch (this file, CudaBackend): validates and uploads a plan once, picks the kernel
+//     path for it, sizes grids from occupancy, splits a call into slices so that copying one
+//     slice's results to the host overlaps the next slice's kernel, and checks every CUDA call.
+//   * kernels (detail/*_agent.cuh, bottom of each): a grid-stride loop over work units of the
+//     chunk (tiles of 16 replicates, or single replicates) that hands each unit to an agent.
+//   * agents: what one thread block does for one unit, phase by phase, with its shared memory:
+//       MultiplicityTileAgent (detail/multiplicity_tile_agent.cuh), the fast path: multiplicity
+//         histograms of 16 replicates in shared memory, column sums as a tensor-core product of
+//         multiplicities and per-cluster sums split into bytes, then the statistics;
+//       GatherAgent (detail/gather_agent.cuh), the general path: rows of drawn clusters added
+//         directly, for plans too large for the histograms (tens of millions of clusters).
+//     Both draw clusters from the same Philox stream as the CPU (detail/replicate_common.cuh).
+//
+// Why the sums are fixed point: a replicate's column sum adds thousands of per-cluster sums in
+// an order that differs by backend, thread count and path (histogram product, per-lane
+// partials, atomics). Integer addition is associative, so with the plan's int64 fixed-point
+// per-cluster sums every order gives the same sum, and the statistic's finishing program then
+// sees identical inputs on every backend. The agents go further and add modulo 2^32 or 2^64
+// (or in byte planes); the result is still exact because the true sum fits the signed type.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda_backend_paths.hpp"
+#include "detail/cuda_check.cuh"
+#include "detail/gather_agent.cuh"
+#include "detail/multiplicity_tile_agent.cuh"
+#include "detail/replicate_common.cuh"
+#include "judgestat/backend.hpp"
+#include "judgestat/plan.hpp"
+
+namespace judgestat {
+namespace {
+
+using cuda_detail::DeviceBuffer;
+
+// ---------------------------------------------------------------------------------------------
+// Plan checks: a malformed plan must fail here with a message, not as an illegal address in a
+// kernel.
+
+[[noreturn]] void reject_plan(const std::string& why) {
+  throw std::invalid_argument("CUDA backend: malformed compiled plan: " + why);
+}
+
+void validate_plan(const CompiledPlan& plan) {
+  if (plan.n_columns < 0 || plan.n_statistics < 0 || plan.n_normals < 0)
+    reject_plan("negative column, statistic or normal count");
+  if (plan.stratum_offset.size() < 2 || plan.stratum_offset.front() != 0 ||
+      plan.stratum_offset.back() != plan.n_clusters)
+    reject_plan("stratum_offset must run from 0 to n_clusters");
+  for (size_t h = 1; h < plan.stratum_offset.size(); ++h)
+    if (plan.stratum_offset[h] < plan.stratum_offset[h - 1])
+      reject_plan("stratum_offset decreases at stratum " + std::to_string(h - 1));
+  // Draws and clusters are numbered in uint32 on the device (Philox counter words are 32 bits).
+  if (plan.n_clusters >= (int64_t(1) << 31))
+    reject_plan("more than 2^31 - 1 clusters (" + std::to_string(plan.n_clusters) + ")");
+  if (plan.cluster_sums.size() != size_t(plan.n_clusters) * size_t(plan.n_columns))
+    reject_plan("cluster_sums is not n_clusters x n_columns");
+  if (plan.column_unscale.size() != size_t(plan.n_columns))
+    reject_plan("column_unscale does not have n_columns entries");
+  if (plan.op_offset.size() != size_t(plan.n_statistics) + 1 || plan.op_offset.front() != 0 ||
+      plan.op_offset.back() != int64_t(plan.ops.size()))
+    reject_plan("op_offset must run from 0 to ops.size() over n_statistics + 1 entries");
+  for (int32_t s = 0; s < plan.n_statistics; ++s) {
+    if (plan.op_offset[s + 1] < plan.op_offset[s])
+      reject_plan("op_offset decreases at statistic " + std::to_string(s));
+    // The stack discipline evaluate() relies on: no underflow, no overflow past kMaxStack.
+    int depth = 0;
+    for (int32_t i = plan.op_offset[s]; i < plan.op_offset[s + 1]; ++i) {
+      const Op& op = plan.ops[i];
+      switch (op.code) {
+        case OpCode::kColumn:
+          if (op.arg < 0 || op.arg >= plan.n_columns)
+            reject_plan("statistic " + std::to_string(s) + " reads column " +
+                        std::to_string(op.arg));
+          ++depth;
+          break;
+        case OpCode::kNormal:
+          if (op.arg < 0 || op.arg >= plan.n_normals)
+            reject_plan("statistic " + std::to_string(s) + " reads normal draw " +
+                        std::to_string(op.arg));
+          ++depth;
+          break;
+        case OpCode::kConstant:
+          ++depth;
+          break;
+        case OpCode::kAbs:
+          if (depth < 1) reject_plan("statistic " + std::to_string(s) + ": abs of nothing");
+          break;
+        default:
+          if (depth < 2)
+            reject_plan("statistic " + std::to_string(s) + ": binary op on a short stack");
+          --depth;
+      }
+      if (depth > kMaxStack)
+        reject_plan("statistic " + std::to_string(s) + " needs more than kMaxStack slots");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan identity: the cache is keyed on the plan's address and a hash of its whole content, so
+// a different plan that happens to reuse an address (a plan rebuilt in a loop) is re-uploaded.
+
+class ContentHash {
+ public:
+  void add(uint64_t word) {
+    // Four interleaved multiply-xorshift lanes keep long arrays near memory speed.
+    uint64_t& lane = lanes_[count_++ & 3];
+    lane = (lane ^ word) * 0x9E3779B97F4A7C15ull;
+    lane ^= lane >> 29;
+  }
+  template <typename T>
+  void add_all(const std::vector<T>& values) {
+    add(values.size());
+    for (const T& v : values) add(static_cast<uint64_t>(v));
+  }
+  void add_all(const std::vector<double>& values) {
+    add(values.size());
+    for (double v : values) {
+      uint64_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      add(bits);
+    }
+  }
+  uint64_t value() const {
+    uint64_t h = count_;
+    for (uint64_t lane : lanes_) h = (h ^ lane) * 0xBF58476D1CE4E5B9ull, h ^= h >> 31;
+    return h;
+  }
+
+ private:
+  uint64_t lanes_[4] = {1, 2, 3, 4};
+  uint64_t count_ = 0;
+};
+
+uint64_t plan_fingerprint(const CompiledPlan& plan) {
+  ContentHash hash;
+  hash.add(uint64_t(plan.n_clusters));
+  hash.add(uint64_t(uint32_t(plan.n_columns)) << 32 | uint32_t(plan.n_statistics));
+  hash.add(uint64_t(uint32_t(plan.n_normals)) << 1 | (plan.fits_int32 ? 1u : 0u));
+  hash.add_all(plan.stratum_offset);
+  hash.add_all(plan.cluster_sums);
+  hash.add_all(plan.column_unscale);
+  hash.add_all(plan.op_offset);
+  hash.add(plan.ops.size());
+  for (const Op& op : plan.ops) {
+    uint64_t value_bits;
+    std::memcpy(&value_bits, &op.value, sizeof value_bits);
+    hash.add(uint64_t(op.code) << 32 | uint32_t(op.arg));
+    hash.add(value_bits);
+  }
+  return hash.value();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fast path's byte planes of the per-cluster sums.
+
+struct PlaneLayout {
+  std::vector<int64_t> column_min;         // n_columns
+  std::vector<int32_t> column_first_plane; // n_columns + 1
+  std::vector<int32_t> plane_column;       // per plane column: its column
+  std::vector<int32_t> plane_byte;         // per plane column: which byte of (value - min)
+  uint32_t n_tiles = 0, k_steps = 0, row_stride = 0;
+};
+
+PlaneLayout plane_layout(const CompiledPlan& plan) {
+  using cuda_detail::kClusterPadding;
+  using cuda_detail::kClustersPerKStep;
+  using cuda_detail::kPlaneColumnsPerNTile;
+  using cuda_detail::kRowSkew;
+  const int32_t K = plan.n_columns;
+  const int64_t C = plan.n_clusters;
+  PlaneLayout layout;
+  layout.column_min.assign(K, 0);
+  layout.column_first_plane.assign(K + 1, 0);
+  for (int32_t k = 0; k < K; ++k) {
+    int64_t lo = 0, hi = 0;
+    for (int64_t c = 0; c < C; ++c) {
+      const int64_t v = plan.cluster_sums[size_t(c) * K + k];
+      if (c == 0 || v < lo) lo = v;
+      if (c == 0 || v > hi) hi = v;
+    }
+    const uint64_t range = uint64_t(hi) - uint64_t(lo);  // exact: hi >= lo
+    int32_t bytes = 0;
+    while (bytes < 8 && (range >> (8 * bytes)) != 0) ++bytes;
+    layout.column_min[k] = lo;
+    layout.column_first_plane[k + 1] = layout.column_first_plane[k] + bytes;
+    for (int32_t p = 0; p < bytes; ++p) {
+      layout.plane_column.push_back(k);
+      layout.plane_byte.push_back(p);
+    }
+  }
+  const auto n_planes = static_cast<uint32_t>(layout.plane_column.size());
+  const uint32_t padded_clusters =
+      static_cast<uint32_t>((C + kClusterPadding - 1) / kClusterPadding * kClusterPadding);
+  layout.n_tiles = (n_planes + kPlaneColumnsPerNTile - 1) / kPlaneColumnsPerNTile;
+  layout.k_steps = padded_clusters / kClustersPerKStep;
+  layout.row_stride = padded_clusters + kRowSkew;
+  return layout;
+}
+
+/// The plane bytes in the order lanes load B fragments of mma.m16n8k32 (see
+/// mma_u8_m16n8k32): entry [tile][k_step][lane] holds, for plane column tile * 8 + lane / 4,
+/// the bytes of clusters k_step * 32 + 4 (lane % 4) + i (x) and the same + 16 (y), i = 0..3.
+std::vector<uint2> b_fragments(const CompiledPlan& plan, const PlaneLayout& layout) {
+  using cuda_detail::kClustersPerKStep;
+  using cuda_detail::kPlaneColumnsPerNTile;
+  using cuda_detail::kWarpSize;
+  const int32_t K = plan.n_columns;
+  const auto C = static_cast<uint32_t>(plan.n_clusters);
+  const auto n_planes = static_cast<uint32_t>(layout.plane_column.size());
+  auto plane_byte = [&](uint32_t c, uint32_t n) -> uint32_t {
+    if (c >= C || n >= n_planes) return 0;  // padding multiplies zero counters
+    const int32_t k = layout.plane_column[n];
+    const uint64_t offset = uint64_t(plan.cluster_sums[size_t(c) * K + k]) -
+                            uint64_t(layout.column_min[k]);
+    return static_cast<uint32_t>((offset >> (8 * layout.plane_byte[n])) & 0xFFu);
+  };
+  std::vector<uint2> fragments(size_t(layout.n_tiles) * layout.k_steps * kWarpSize);
+  size_t i = 0;
+  for (uint32_t tile = 0; tile < layout.n_tiles; ++tile)
+    for (uint32_t ks = 0; ks < layout.k_steps; ++ks)
+      for (uint32_t lane = 0; lane < uint32_t(kWarpSize); ++lane) {
+        const uint32_t n = tile * kPlaneColumnsPerNTile + lane / 4;
+        const uint32_t c0 = ks * kClustersPerKStep + 4 * (lane % 4);
+        uint2 fragment = make_uint2(0, 0);
+        for (uint32_t b = 0; b < 4; ++b) {
+          fragment.x |= plane_byte(c0 + b, n) << (8 * b);
+          fragment.y |= plane_byte(c0 + 16 + b, n) << (8 * b);
+        }
+        fragments[i++] = fragment;
+      }
+  return fragments;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A plan as uploaded for one kernel path.
+
+struct UploadedPlan {
+  const CompiledPlan* address = nullptr;
+  uint64_t fingerprint = 0;
+  CudaKernelPath path = CudaKernelPath::kGather;
+  bool narrow_words = false;   // gather path: uint32 per-cluster sums
+  size_t shared_bytes = 0;     // dynamic shared memory per block
+  int threads = 0;             // per block
+  int blocks_per_sm = 0;       // resident blocks per multiprocessor at that shared memory
+  uint32_t replicates_per_block = 1;
+
+  DeviceBuffer<uint32_t> cluster_offset, block_offset;
+  DeviceBuffer<Op> ops;
+  DeviceBuffer<int32_t> op_offset;
+  DeviceBuffer<double> column_unscale;
+  DeviceBuffer<uint2> fragments;
+  DeviceBuffer<int32_t> column_first_plane;
+  DeviceBuffer<int64_t> column_min;
+  DeviceBuffer<unsigned int> values32;
+  DeviceBuffer<unsigned long long> values64;
+
+  cuda_detail::StratumTable strata{};
+  cuda_detail::ProgramView program{};
+  cuda_detail::TilePlanView tile{};
+  cuda_detail::GatherPlanView<unsigned int> gather32{};
+  cuda_detail::GatherPlanView<unsigned long long> gather64{};
+};
+
+/// Why the multiplicity-tile path cannot take this plan on this device ("" when it can).
+std::string tile_path_refusal(const CompiledPlan& plan, const PlaneLayout& layout,
+                              const cudaDeviceProp& props, size_t shared_bytes) {
+  int64_t largest_stratum = 0;
+  for (size_t h = 1; h < plan.stratum_offset.size(); ++h)
+    largest_stratum =
+        std::max(largest_stratum, plan.stratum_offset[h] - plan.stratum_offset[h - 1]);
+  if (largest_stratum > int64_t(cuda_detail::kMaxStratumForCounters))
+    return "a stratum has " + std::to_string(largest_stratum) +
+           " clusters; 16-bit multiplicity counters hold at most 65535";
+  // Plane sums are int32: at most 255 * C.
+  if (plan.n_clusters > int64_t(std::numeric_limits<int32_t>::max() / 255))
+    return "too many clusters for int32 plane sums";
+  if (shared_bytes > size_t(props.sharedMemPerBlockOptin))
+    return "16 multiplicity histograms of " + std::to_string(plan.n_clusters) +
+           " clusters need " + std::to_string(shared_bytes) + " bytes of shared memory; the " +
+           "device offers " + std::to_string(props.sharedMemPerBlockOptin);
+  (void)layout;
+  return "";
+}
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(int device, uint64_t max_chunk, CudaKernelPath path)
+      : device_(device), max_chunk_(max_chunk), forced_path_(path) {
+    int n_devices = 0;
+    JS_CUDA_CHECK(cudaGetDeviceCount(&n_devices));
+    if (device < 0 || device >= n_devices)
+      throw std::runtime_error("CUDA backend: no device " + std::to_string(device) + " (" +
+                               std::to_string(n_devices) + " present)");
+    JS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device));
+    if (props_.major < 8)
+      throw std::runtime_error("CUDA backend: " + std::string(props_.name) +
+                               " has compute capability " + std::to_string(props_.major) + "." +
+                               std::to_string(props_.minor) + "; 8.0 or newer is needed");
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    JS_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_stream_, cudaStreamNonBlocking));
+    JS_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+    for (cudaEvent_t& event : slice_done_)
+      JS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    // Permission to use the device's whole opt-in shared memory; each launch asks for its own.
+    const int optin = static_cast<int>(props_.sharedMemPerBlockOptin);
+    JS_CUDA_CHECK(cudaFuncSetAttribute(cuda_detail::multiplicity_tile_kernel,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    JS_CUDA_CHECK(cudaFuncSetAttribute(cuda_detail::gather_kernel<unsigned int>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    JS_CUDA_CHECK(cudaFuncSetAttribute(cuda_detail::gather_kernel<unsigned long long>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+  }
+
+  ~CudaBackend() override {
+    cudaSetDevice(device_);  // destructors do not throw: errors here have nowhere to go
+    for (cudaEvent_t event : slice_done_)
+      if (event) cudaEventDestroy(event);
+    if (copy_stream_) cudaStreamDestroy(copy_stream_);
+    if (compute_stream_) cudaStreamDestroy(compute_stream_);
+  }
+
+  std::string name() const override { return "cuda"; }
+  std::string device() const override { return props_.name; }
+
+  uint64_t max_chunk(const CompiledPlan& plan) const override {
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    size_t free_bytes = 0, total_bytes = 0;
+    JS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    // Our own output buffer is reused, so it counts as free; a plan not yet uploaded will
+    // take at most 8 bytes per per-cluster sum (plus small tables).
+    uint64_t usable = uint64_t(free_bytes) + output_.bytes();
+    if (!uploaded_ || uploaded_->address != &plan) {
+      const uint64_t plan_bytes = plan.cluster_sums.size() * sizeof(int64_t) +
+                                  plan.stratum_offset.size() * 8 + plan.ops.size() * sizeof(Op);
+      usable = usable > plan_bytes ? usable - plan_bytes : 0;
+    }
+    const uint64_t per_replicate =
+        uint64_t(std::max<int32_t>(1, plan.n_statistics)) * sizeof(double);
+    uint64_t chunk = std::max<uint64_t>(1, usable / 4 / per_replicate);
+    if (max_chunk_) chunk = std::min(chunk, max_chunk_);
+    return chunk;
+  }
+
+  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
+                      double* out) override {
+    if (count == 0) return;
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    const UploadedPlan& uploaded = prepare(plan);
+    const uint64_t n_statistics = uint64_t(plan.n_statistics);
+    if (n_statistics == 0) return;
+    if (count > std::numeric_limits<uint64_t>::max() / sizeof(double) / n_statistics)
+      throw std::invalid_argument("CUDA backend: replicate count too large");
+    if (output_.size() < count * n_statistics) output_.allocate(count * n_statistics);
+
+    // Slices: copying slice i to the host (which blocks for pageable memory) overlaps the
+    // kernel of slice i + 1. Each slice fills the GPU several times over.
+    const uint64_t resident = uint64_t(uploaded.blocks_per_sm) * props_.multiProcessorCount *
+                              uploaded.replicates_per_block;
+    const uint64_t slice =
+        std::max(resident * kWavesPerSlice, (count + kMaxSlices - 1) / kMaxSlices);
+    const uint64_t n_slices = (count + slice - 1) / slice;
+    auto slice_count = [&](uint64_t i) { return std::min(slice, count - i * slice); };
+    try {
+      launch(uploaded, seed, first, slice_count(0), output_.data());
+      JS_CUDA_CHECK(cudaEventRecord(slice_done_[0], compute_stream_));
+      for (uint64_t i = 0; i < n_slices; ++i) {
+        if (i + 1 < n_slices) {
+          const uint64_t next = (i + 1) * slice;
+          launch(uploaded, seed, first + next, slice_count(i + 1),
+                 output_.data() + next * n_statistics);
+          JS_CUDA_CHECK(cudaEventRecord(slice_done_[(i + 1) % 2], compute_stream_));
+        }
+        JS_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, slice_done_[i % 2], 0));
+        const uint64_t begin = i * slice * n_statistics;
+        JS_CUDA_CHECK(cudaMemcpyAsync(out + begin, output_.data() + begin,
+                                      slice_count(i) * n_statistics * sizeof(double),
+                                      cudaMemcpyDeviceToHost, copy_stream_));
+      }
+      JS_CUDA_CHECK(cudaStreamSynchronize(copy_stream_));
+      JS_CUDA_CHECK(cudaStreamSynchronize(compute_stream_));
+    } catch (...) {
+      // Nothing may still write into `out` once the caller sees the error.
+      cudaStreamSynchronize(copy_stream_);
+      cudaStreamSynchronize(compute_stream_);
+      throw;
+    }
+  }
+
+ private:
+  static constexpr uint64_t kWavesPerSlice = 4;
+  static constexpr uint64_t kMaxSlices = 4;
+
+  /// The uploaded form of `plan`, uploading it when it is not the cached one.
+  const UploadedPlan& prepare(const CompiledPlan& plan) {
+    const uint64_t fingerprint = plan_fingerprint(plan);
+    if (uploaded_ && uploaded_->address == &plan && uploaded_->fingerprint == fingerprint)
+      return *uploaded_;
+    uploaded_.reset();  // free the old plan's device memory before taking the new one's
+    validate_plan(plan);
+    auto up = std::make_unique<UploadedPlan>();
+    up->address = &plan;
+    up->fingerprint = fingerprint;
+    upload_common(plan, *up);
+    const std::string refusal = choose_path(plan, *up);
+    if (!refusal.empty()) throw std::invalid_argument("CUDA backend: " + refusal);
+    uploaded_ = std::move(up);
+    return *uploaded_;
+  }
+
+  void upload_common(const CompiledPlan& plan, UploadedPlan& up) {
+    const int32_t H = plan.n_strata();
+    std::vector<uint32_t> cluster_offset(H + 1), block_offset(H + 1, 0);
+    for (int32_t h = 0; h <= H; ++h) cluster_offset[h] = static_cast<uint32_t>(plan.stratum_offset[h]);
+    for (int32_t h = 0; h < H; ++h) {
+      const uint32_t size = cluster_offset[h + 1] - cluster_offset[h];
+      block_offset[h + 1] = block_offset[h] + (size + 3) / 4;
+    }
+    up.cluster_offset.upload(cluster_offset);
+    up.block_offset.upload(block_offset);
+    up.ops.upload(plan.ops);
+    up.op_offset.upload(plan.op_offset);
+    up.column_unscale.upload(plan.column_unscale);
+    up.strata = {up.cluster_offset.data(), up.block_offset.data(), H, block_offset[H]};
+    up.program = {up.ops.data(),     up.op_offset.data(), up.column_unscale.data(),
+                  plan.n_statistics, plan.n_columns,      plan.n_normals};
+  }
+
+  /// Uploads the path-specific data; returns why the requested path is impossible, or "".
+  std::string choose_path(const CompiledPlan& plan, UploadedPlan& up) {
+    if (forced_path_ != CudaKernelPath::kGather) {
+      const PlaneLayout layout = plane_layout(plan);
+      const size_t shared_bytes =
+          cuda_detail::TileSharedLayout::of(plan.n_columns, plan.n_normals, layout.n_tiles,
+                                            layout.row_stride)
+              .total;
+      std::string refusal = tile_path_refusal(plan, layout, props_, shared_bytes);
+      int blocks_per_sm = 0;
+      if (refusal.empty()) {
+        JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks_per_sm, cuda_detail::multiplicity_tile_kernel, cuda_detail::kTileThreads,
+            shared_bytes));
+        if (blocks_per_sm == 0) refusal = "the tile kernel cannot be resident on this device";
+      }
+      if (refusal.empty()) {
+        up.fragments.upload(b_fragments(plan, layout));
+        up.column_first_plane.upload(layout.column_first_plane);
+        up.column_min.upload(layout.column_min);
+        up.tile = {up.strata,
+                   up.program,
+                   static_cast<uint32_t>(plan.n_clusters),
+                   layout.row_stride,
+                   layout.k_steps,
+                   layout.n_tiles,
+                   up.fragments.data(),
+                   up.column_first_plane.data(),
+                   up.column_min.data()};
+        up.path = CudaKernelPath::kMultiplicityTile;
+        up.shared_bytes = shared_bytes;
+        up.threads = cuda_detail::kTileThreads;
+        up.blocks_per_sm = blocks_per_sm;
+        up.replicates_per_block = cuda_detail::kTileReplicates;
+        return "";
+      }
+      if (forced_path_ == CudaKernelPath::kMultiplicityTile)
+        return "the multiplicity-tile path cannot run this plan: " + refusal;
+    }
+    return upload_gather(plan, up);
+  }
+
+  std::string upload_gather(const CompiledPlan& plan, UploadedPlan& up) {
+    // fits_int32: every replicate sum fits int32, so sums modulo 2^32 of the per-cluster sums
+    // modulo 2^32 are exact; half the bytes to gather.
+    up.narrow_words = plan.fits_int32;
+    up.shared_bytes =
+        up.narrow_words
+            ? cuda_detail::gather_shared_bytes<unsigned int>(plan.n_columns, plan.n_normals)
+            : cuda_detail::gather_shared_bytes<unsigned long long>(plan.n_columns,
+                                                                   plan.n_normals);
+    if (up.shared_bytes > size_t(props_.sharedMemPerBlockOptin))
+      return "a plan of " + std::to_string(plan.n_columns) + " columns and " +
+             std::to_string(plan.n_normals) + " normal draws needs " +
+             std::to_string(up.shared_bytes) + " bytes of shared memory per block; the device " +
+             "offers " + std::to_string(props_.sharedMemPerBlockOptin);
+    if (up.narrow_words) {
+      std::vector<unsigned int> values(plan.cluster_sums.size());
+      for (size_t i = 0; i < values.size(); ++i)
+        values[i] = static_cast<unsigned int>(static_cast<uint64_t>(plan.cluster_sums[i]));
+      up.values32.upload(values);
+      up.gather32 = {up.strata, up.program, up.values32.data()};
+      JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &up.blocks_per_sm, cuda_detail::gather_kernel<unsigned int>,
+          cuda_detail::kGatherThreads, up.shared_bytes));
+    } else {
+      static_assert(sizeof(unsigned long long) == sizeof(int64_t), "64-bit words");
+      std::vector<unsigned long long> values(plan.cluster_sums.size());
+      for (size_t i = 0; i < values.size(); ++i)
+        values[i] = static_cast<unsigned long long>(plan.cluster_sums[i]);
+      up.values64.upload(values);
+      up.gather64 = {up.strata, up.program, up.values64.data()};
+      JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &up.blocks_per_sm, cuda_detail::gather_kernel<unsigned long long>,
+          cuda_detail::kGatherThreads, up.shared_bytes));
+    }
+    if (up.blocks_per_sm == 0) return "the gather kernel cannot be resident on this device";
+    up.path = CudaKernelPath::kGather;
+    up.threads = cuda_detail::kGatherThreads;
+    up.replicates_per_block = 1;
+    return "";
+  }
+
+  /// Replicates [first, first + count) into device `out` (count x n_statistics), asynchronously.
+  void launch(const UploadedPlan& up, uint64_t seed, uint64_t first, uint64_t count,
+              double* out) {
+    const uint64_t resident_blocks = uint64_t(up.blocks_per_sm) * props_.multiProcessorCount;
+    const uint64_t units = (count + up.replicates_per_block - 1) / up.replicates_per_block;
+    const auto grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min(units, resident_blocks)));
+    if (up.path == CudaKernelPath::kMultiplicityTile) {
+      cuda_detail::multiplicity_tile_kernel<<<grid, up.threads, up.shared_bytes,
+                                              compute_stream_>>>(up.tile, seed, first, count,
+                                                                 out);
+    } else if (up.narrow_words) {
+      cuda_detail::gather_kernel<unsigned int>
+          <<<grid, up.threads, up.shared_bytes, compute_stream_>>>(up.gather32, seed, first,
+                                                                   count, out);
+    } else {
+      cuda_detail::gather_kernel<unsigned long long>
+          <<<grid, up.threads, up.shared_bytes, compute_stream_>>>(up.gather64, seed, first,
+                                                                   count, out);
+    }
+    JS_CUDA_CHECK(cudaGetLastError());
+  }
+
+  int device_;
+  uint64_t max_chunk_;
+  CudaKernelPath forced_path_;
+  cudaDeviceProp props_{};
+  cudaStream_t compute_stream_ = nullptr, copy_stream_ = nullptr;
+  cudaEvent_t slice_done_[2] = {nullptr, nullptr};
+  std::unique_ptr<UploadedPlan> uploaded_;
+  DeviceBuffer<double> output_;  // one chunk's replicate values, count x n_statistics
+};
+
+}  // namespace
+
+bool cuda_available(std::string* why) {
+  int n_devices = 0;
+  const cudaError_t status = cudaGetDeviceCount(&n_devices);
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (why) *why = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(status);
+    return false;
+  }
+  if (n_devices == 0) {
+    if (why) *why = "no CUDA device is present";
+    return false;
+  }
+  std::string first_device;
+  for (int d = 0; d < n_devices; ++d) {
+    cudaDeviceProp props{};
+    const cudaError_t query = cudaGetDeviceProperties(&props, d);
+    if (query != cudaSuccess) {
+      (void)cudaGetLastError();
+      if (d == 0) first_device = std::string("device 0: ") + cudaGetErrorString(query);
+      continue;
+    }
+    if (props.major >= 8) return true;
+    if (d == 0)
+      first_device = std::string(props.name) + " has compute capability " +
+                     std::to_string(props.major) + "." + std::to_string(props.minor);
+  }
+  if (why) *why = "no CUDA device of compute capability 8.0 or newer (" + first_device + ")";
+  return false;
+}
+
+std::unique_ptr<Backend> make_cuda_backend_with_path(int device, uint64_t max_chunk,
+                                                     CudaKernelPath path) {
+  std::string why;
+  if (!cuda_available(&why)) throw std::runtime_error("CUDA backend unavailable: " + why);
+  return std::make_unique<CudaBackend>(device, max_chunk, path);
+}
+
+std::unique_ptr<Backend> make_cuda_backend(int device, uint64_t max_chunk) {
+  return make_cuda_backend_with_path(device, max_chunk, CudaKernelPath::kAuto);
+}
+
+}  // namespace judgestat

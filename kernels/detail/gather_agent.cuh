@@ -1,0 +1,127 @@
+// General path: one thread block per replicate, for plans whose multiplicity histograms do not
+// fit in shared memory (C in the tens of millions is fine) or that the fast path cannot take.
+//
+// A warp's lanes each draw one Philox block (four clusters); the warp then walks the drawn
+// clusters one at a time (shuffled to every lane) and adds the cluster's row of per-cluster
+// sums, lane j holding columns j, j + 32, j + 64, j + 96 in registers, so each row is read with
+// coalesced loads. Lanes' partial sums meet in shared memory with integer atomics. Columns
+// beyond 128 take further passes over the same draws (recomputed: Philox is cheaper than
+// storing them). Nothing here grows with the number of replicates or clusters except the
+// uploaded plan itself.
+//
+// Word is uint32 when the plan promises int32 replicate sums (fits_int32), else uint64: sums
+// are formed modulo 2^32 or 2^64, which gives the exact sum whenever that sum fits the signed
+// type, whatever the order of additions and however partial sums wander.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "replicate_common.cuh"
+
+namespace judgestat::cuda_detail {
+
+constexpr int kGatherThreads = 256;
+constexpr int kGatherColumnsPerLane = 4;
+constexpr int kGatherColumnsPerPass = kWarpSize * kGatherColumnsPerLane;
+
+template <typename Word>
+struct GatherPlanView {
+  StratumTable strata;
+  ProgramView program;
+  const Word* values;  // n_clusters x n_columns per-cluster sums, modulo 2^(8 sizeof(Word))
+};
+
+/// Dynamic shared memory of one block: normals, then the column sums.
+template <typename Word>
+__host__ __device__ inline size_t gather_shared_bytes(int32_t n_columns, int32_t n_normals) {
+  return size_t(n_normals) * sizeof(double) + size_t(n_columns) * sizeof(Word);
+}
+
+template <typename Word>
+class GatherAgent {
+  static_assert(std::is_same<Word, unsigned int>::value ||
+                    std::is_same<Word, unsigned long long>::value,
+                "column sums are formed in uint32 or uint64 (the types atomicAdd takes)");
+  using SignedWord = std::make_signed_t<Word>;
+
+ public:
+  __device__ GatherAgent(const GatherPlanView<Word>& plan, PhiloxKey key, unsigned char* shared)
+      : plan_(plan), key_(key) {
+    normals_ = reinterpret_cast<double*>(shared);
+    sums_ = reinterpret_cast<Word*>(shared + size_t(plan.program.n_normals) * sizeof(double));
+  }
+
+  __device__ void run_replicate(uint32_t replicate, double* out_row) {
+    const int32_t n_columns = plan_.program.n_columns;
+    for (int32_t k = threadIdx.x; k < n_columns; k += blockDim.x) sums_[k] = 0;
+    for (int32_t k = threadIdx.x; k < plan_.program.n_normals; k += blockDim.x)
+      normals_[k] = normal_draw(key_, replicate, static_cast<uint32_t>(k));
+    __syncthreads();
+    for (int32_t first_column = 0; first_column < n_columns;
+         first_column += kGatherColumnsPerPass)
+      gather_columns(replicate, first_column);
+    __syncthreads();
+    // Two's complement: the signed reading of the wrapped sum is the true sum.
+    const auto* sums = reinterpret_cast<const SignedWord*>(sums_);
+    for (int32_t s = threadIdx.x; s < plan_.program.n_statistics; s += blockDim.x)
+      out_row[s] = evaluate_statistic(plan_.program, s, sums, normals_);
+    __syncthreads();  // the next replicate clears sums and normals
+  }
+
+ private:
+  // Adds columns [first_column, first_column + 128) of every drawn cluster's row.
+  __device__ void gather_columns(uint32_t replicate, int32_t first_column) {
+    const uint32_t lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+    const uint32_t n_warps = blockDim.x / kWarpSize;
+    const int32_t n_columns = plan_.program.n_columns;
+    const uint32_t n_blocks = plan_.strata.n_blocks;
+    Word acc[kGatherColumnsPerLane] = {};
+    bool lane_has_column[kGatherColumnsPerLane];
+#pragma unroll
+    for (int q = 0; q < kGatherColumnsPerLane; ++q)
+      lane_has_column[q] = first_column + q * kWarpSize + int32_t(lane) < n_columns;
+
+    for (uint32_t base = warp * kWarpSize; base < n_blocks; base += n_warps * kWarpSize) {
+      ClusterDraws draws{};
+      if (base + lane < n_blocks) draws = draw_clusters(key_, replicate, base + lane, plan_.strata);
+#pragma unroll
+      for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
+        uint32_t pending = __ballot_sync(kFullMask, i < draws.count);
+        while (pending) {  // warp-uniform: every lane sees the same ballot
+          const int source = __ffs(pending) - 1;
+          pending &= pending - 1;
+          const uint32_t cluster = __shfl_sync(kFullMask, draws.cluster[i], source);
+          const Word* row = plan_.values + size_t(cluster) * n_columns + first_column + lane;
+#pragma unroll
+          for (int q = 0; q < kGatherColumnsPerLane; ++q)
+            if (lane_has_column[q]) acc[q] += __ldg(row + q * kWarpSize);
+        }
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < kGatherColumnsPerLane; ++q)
+      if (lane_has_column[q]) atomicAdd(sums_ + first_column + q * kWarpSize + lane, acc[q]);
+  }
+
+  const GatherPlanView<Word> plan_;
+  PhiloxKey key_;
+  double* normals_;  // [n_normals]
+  Word* sums_;       // [n_columns]
+};
+
+/// Grid-stride loop over the chunk's replicates, one block each.
+template <typename Word>
+__global__ void __launch_bounds__(kGatherThreads)
+    gather_kernel(GatherPlanView<Word> plan, uint64_t seed, uint64_t first, uint64_t count,
+                  double* out) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  GatherAgent<Word> agent(plan, PhiloxKey(seed), shared);
+  const int32_t n_statistics = plan.program.n_statistics;
+  for (uint64_t i = blockIdx.x; i < count; i += gridDim.x)
+    agent.run_replicate(static_cast<uint32_t>(first + i), out + i * n_statistics);
+}
+
+}  // namespace judgestat::cuda_detail

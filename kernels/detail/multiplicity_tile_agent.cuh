@@ -1,0 +1,262 @@
+// Fast path: one thread block computes a tile of 16 replicates at a time.
+//
+//   1. draw:     threads split the tile's (replicate, Philox block) pairs and count every drawn
+//                cluster in a shared-memory multiplicity histogram, 16 rows x C uint16 counters;
+//   2. multiply: warps form the column sums' byte planes as a tensor-core product
+//                M (16 x C multiplicities) x U (C x N plane bytes) with mma.sync m16n8k32 u8;
+//   3. fold:     column sum k = C * min_k + sum_p 256^p * plane_sum[k, p]  (mod 2^64);
+//   4. evaluate: one thread per (replicate, statistic) runs the statistic's program.
+//
+// Why the planes: per-cluster sums are int64 fixed point, and the tensor cores multiply bytes.
+// Column k's values are stored as min_k + U[c][k] with 0 <= U < 256^P_k, U split into its P_k
+// bytes (plane columns; a count column needs one). A multiplicity m < 65536 is split the same
+// way into a low and a high byte; the high byte is nonzero only when one cluster is drawn 256+
+// times, which the warp detects with a vote and then adds as a second product times 256. Every
+// product and partial sum is an exact integer below 255 * C < 2^31, so the result does not
+// depend on the order of the additions: it equals the CPU backend's sums bit for bit.
+//
+// Why 16 replicates per block: each U fragment loaded from L2 then serves 16 replicates, which
+// keeps the product off the memory bus; 16 is also the M of the tensor-core instruction.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "replicate_common.cuh"
+
+namespace judgestat::cuda_detail {
+
+constexpr uint32_t kTileReplicates = 16;       // M of mma.m16n8k32: one row per replicate
+constexpr int kTileThreads = 1024;
+constexpr uint32_t kClustersPerKStep = 32;     // K of mma.m16n8k32
+constexpr uint32_t kPlaneColumnsPerNTile = 8;  // N of mma.m16n8k32
+constexpr uint32_t kClusterPadding = 64;       // histogram rows are padded to this multiple...
+constexpr uint32_t kRowSkew = 16;              // ...plus 16 counters, so that the eight rows a
+                                               // warp's A-fragment load touches hit distinct banks
+constexpr uint32_t kMaxStratumForCounters = 65535;  // uint16 counters cannot overflow below this
+
+/// The fast path's view of an uploaded plan (device pointers and shapes).
+struct TilePlanView {
+  StratumTable strata;
+  ProgramView program;
+  uint32_t n_clusters;         // C, every stratum together
+  uint32_t row_stride;         // uint16 counters per histogram row: round_up(C, 64) + 16
+  uint32_t k_steps;            // round_up(C, 64) / 32
+  uint32_t n_tiles;            // round_up(N, 8) / 8 plane-column tiles
+  const uint2* b_fragments;    // [n_tile][k_step][lane]: the plane bytes in B-fragment order
+  const int32_t* column_first_plane;  // n_columns + 1: column k owns plane columns [f[k], f[k+1])
+  const int64_t* column_min;          // n_columns
+};
+
+/// Dynamic shared memory of one block, in the order the agent carves it (each part a multiple
+/// of 16 bytes, so the histogram stays 16-byte aligned for vector zeroing and 8-byte A loads).
+struct TileSharedLayout {
+  size_t column_sums, normals, plane_sums, histogram, total;  // byte offsets, then the size
+
+  __host__ __device__ static TileSharedLayout of(int32_t n_columns, int32_t n_normals,
+                                                 uint32_t n_tiles, uint32_t row_stride) {
+    TileSharedLayout layout{};
+    size_t offset = 0;
+    layout.column_sums = offset;
+    offset += size_t(kTileReplicates) * n_columns * sizeof(int64_t);
+    layout.normals = offset;
+    offset += size_t(kTileReplicates) * n_normals * sizeof(double);
+    layout.plane_sums = offset;
+    offset += size_t(kTileReplicates) * n_tiles * kPlaneColumnsPerNTile * sizeof(int32_t);
+    layout.histogram = offset;
+    offset += size_t(kTileReplicates) * row_stride * sizeof(uint16_t);
+    layout.total = offset;
+    return layout;
+  }
+};
+
+/// D += A * B for one m16n8k32 tile: A 16 x 32 u8 (row major), B 32 x 8 u8 (column major),
+/// D 16 x 8 int32. Fragment layouts (PTX ISA, "mma.m16n8k32"), g = lane / 4, t = lane % 4:
+///   a[0]: row g,     k 4t..4t+3     a[1]: row g + 8, k 4t..4t+3
+///   a[2]: row g,     k 16+4t..      a[3]: row g + 8, k 16+4t..      (byte i = k offset i)
+///   b[0]: column g,  k 4t..4t+3     b[1]: column g,  k 16+4t..
+///   d[0], d[1]: row g, columns 2t, 2t+1     d[2], d[3]: row g + 8, columns 2t, 2t+1
+__device__ __forceinline__ void mma_u8_m16n8k32(int32_t (&d)[4], const uint32_t (&a)[4],
+                                                uint2 b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+}
+
+/// Low bytes / high bytes of four consecutive uint16 counters, packed in k order.
+__device__ __forceinline__ uint32_t low_bytes(uint2 counters) {
+  return __byte_perm(counters.x, counters.y, 0x6420);
+}
+__device__ __forceinline__ uint32_t high_bytes(uint2 counters) {
+  return __byte_perm(counters.x, counters.y, 0x7531);
+}
+
+class MultiplicityTileAgent {
+ public:
+  __device__ MultiplicityTileAgent(const TilePlanView& plan, PhiloxKey key,
+                                   unsigned char* shared)
+      : plan_(plan), key_(key) {
+    const TileSharedLayout layout = TileSharedLayout::of(
+        plan.program.n_columns, plan.program.n_normals, plan.n_tiles, plan.row_stride);
+    column_sums_ = reinterpret_cast<int64_t*>(shared + layout.column_sums);
+    normals_ = reinterpret_cast<double*>(shared + layout.normals);
+    plane_sums_ = reinterpret_cast<int32_t*>(shared + layout.plane_sums);
+    histogram_ = reinterpret_cast<uint32_t*>(shared + layout.histogram);
+    histogram_bytes_ = layout.total - layout.histogram;
+  }
+
+  /// Replicates first + tile_begin .. + rows - 1 (rows <= 16) into out[(tile_begin + i) * S + s].
+  __device__ void run_tile(uint64_t first, uint64_t tile_begin, uint32_t rows, double* out) {
+    clear_and_draw_normals(first + tile_begin, rows);
+    __syncthreads();
+    count_draws(first + tile_begin, rows);
+    __syncthreads();
+    multiply_planes();
+    __syncthreads();
+    fold_column_sums();
+    __syncthreads();
+    evaluate_statistics(rows, out + tile_begin * plan_.program.n_statistics);
+    __syncthreads();  // the next tile overwrites normals and counters
+  }
+
+ private:
+  __device__ void clear_and_draw_normals(uint64_t tile_first, uint32_t rows) {
+    uint4* words = reinterpret_cast<uint4*>(histogram_);
+    const size_t n_words = histogram_bytes_ / sizeof(uint4);
+    for (size_t i = threadIdx.x; i < n_words; i += blockDim.x) words[i] = make_uint4(0, 0, 0, 0);
+    const uint32_t plane_width = plan_.n_tiles * kPlaneColumnsPerNTile;
+    for (uint32_t i = threadIdx.x; i < kTileReplicates * plane_width; i += blockDim.x)
+      plane_sums_[i] = 0;
+    const int32_t n_normals = plan_.program.n_normals;
+    for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_normals); i += blockDim.x) {
+      const uint32_t row = i / n_normals, k = i % n_normals;
+      normals_[row * n_normals + k] =
+          normal_draw(key_, static_cast<uint32_t>(tile_first + row), k);
+    }
+  }
+
+  // Work item w = (Philox block w / 16, row w % 16): a warp's lanes hit 16 different rows, and
+  // every thread makes one Philox call per four draws.
+  __device__ void count_draws(uint64_t tile_first, uint32_t rows) {
+    const uint32_t n_items = kTileReplicates * plan_.strata.n_blocks;
+    const uint32_t row_words = plan_.row_stride / 2;
+    for (uint32_t w = threadIdx.x; w < n_items; w += blockDim.x) {
+      const uint32_t row = w % kTileReplicates;
+      if (row >= rows) continue;  // the chunk's last tile may be short
+      const auto replicate = static_cast<uint32_t>(tile_first + row);
+      const ClusterDraws draws =
+          draw_clusters(key_, replicate, w / kTileReplicates, plan_.strata);
+      uint32_t* counters = histogram_ + row * row_words;
+#pragma unroll
+      for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
+        if (i < draws.count) {
+          const uint32_t c = draws.cluster[i];
+          atomicAdd(counters + (c >> 1), 1u << ((c & 1u) * 16u));  // counter c: half c & 1
+        }
+      }
+    }
+  }
+
+  // Work unit = (plane-column tile, slice of k steps). With few tiles the k steps are split
+  // across warps so every warp has work; partial sums meet in shared memory (integer adds).
+  __device__ void multiply_planes() {
+    const uint32_t lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+    const uint32_t n_warps = blockDim.x / kWarpSize;
+    const uint32_t g = lane / 4, t = lane % 4;
+    const uint32_t n_tiles = plan_.n_tiles, k_steps = plan_.k_steps;
+    if (n_tiles == 0) return;
+    const uint32_t slices = max(1u, n_warps / n_tiles);
+    const uint16_t* counters = reinterpret_cast<const uint16_t*>(histogram_);
+    const uint16_t* top = counters + g * plan_.row_stride + t * 4;       // row g
+    const uint16_t* bottom = top + 8 * plan_.row_stride;                  // row g + 8
+    const uint32_t plane_width = n_tiles * kPlaneColumnsPerNTile;
+
+    for (uint32_t unit = warp; unit < n_tiles * slices; unit += n_warps) {
+      const uint32_t tile = unit % n_tiles, slice = unit / n_tiles;
+      const uint2* b_tile = plan_.b_fragments + size_t(tile) * k_steps * kWarpSize + lane;
+      int32_t acc[4] = {0, 0, 0, 0};
+      for (uint32_t ks = slice; ks < k_steps; ks += slices) {
+        const uint32_t k0 = ks * kClustersPerKStep;
+        const uint2 q0 = *reinterpret_cast<const uint2*>(top + k0);
+        const uint2 q1 = *reinterpret_cast<const uint2*>(bottom + k0);
+        const uint2 q2 = *reinterpret_cast<const uint2*>(top + k0 + 16);
+        const uint2 q3 = *reinterpret_cast<const uint2*>(bottom + k0 + 16);
+        const uint2 b = __ldg(b_tile + size_t(ks) * kWarpSize);
+        const uint32_t a_low[4] = {low_bytes(q0), low_bytes(q1), low_bytes(q2), low_bytes(q3)};
+        mma_u8_m16n8k32(acc, a_low, b);
+        const uint32_t a_high[4] = {high_bytes(q0), high_bytes(q1), high_bytes(q2),
+                                    high_bytes(q3)};
+        // A cluster drawn 256+ times in a replicate (possible only when C_h >= 256, and then
+        // rare): its high byte's product counts 256 times.
+        if (__any_sync(kFullMask, (a_high[0] | a_high[1] | a_high[2] | a_high[3]) != 0u)) {
+          int32_t carry[4] = {0, 0, 0, 0};
+          mma_u8_m16n8k32(carry, a_high, b);
+#pragma unroll
+          for (int i = 0; i < 4; ++i) acc[i] += carry[i] * 256;
+        }
+      }
+      int32_t* top_sums = plane_sums_ + g * plane_width + tile * kPlaneColumnsPerNTile + 2 * t;
+      int32_t* bottom_sums = top_sums + 8 * plane_width;
+      atomicAdd(top_sums, acc[0]);
+      atomicAdd(top_sums + 1, acc[1]);
+      atomicAdd(bottom_sums, acc[2]);
+      atomicAdd(bottom_sums + 1, acc[3]);
+    }
+  }
+
+  // Column sums in uint64 arithmetic: the planes and C * min_k may wrap, the true sum (an
+  // int64, as on the CPU) is what remains modulo 2^64.
+  __device__ void fold_column_sums() {
+    const int32_t n_columns = plan_.program.n_columns;
+    const uint32_t plane_width = plan_.n_tiles * kPlaneColumnsPerNTile;
+    for (uint32_t i = threadIdx.x; i < kTileReplicates * uint32_t(n_columns); i += blockDim.x) {
+      const uint32_t row = i / n_columns, k = i % n_columns;
+      const int32_t first_plane = __ldg(plan_.column_first_plane + k);
+      const int32_t end_plane = __ldg(plan_.column_first_plane + k + 1);
+      uint64_t sum = uint64_t(plan_.n_clusters) * uint64_t(__ldg(plan_.column_min + k));
+      for (int32_t p = first_plane; p < end_plane; ++p) {
+        const auto plane_sum = static_cast<uint32_t>(plane_sums_[row * plane_width + p]);
+        sum += uint64_t(plane_sum) << (8 * (p - first_plane));
+      }
+      column_sums_[i] = static_cast<int64_t>(sum);
+    }
+  }
+
+  __device__ void evaluate_statistics(uint32_t rows, double* tile_out) {
+    const int32_t n_statistics = plan_.program.n_statistics;
+    const int32_t n_columns = plan_.program.n_columns;
+    const int32_t n_normals = plan_.program.n_normals;
+    for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_statistics); i += blockDim.x) {
+      const uint32_t row = i / n_statistics, s = i % n_statistics;
+      tile_out[i] = evaluate_statistic(plan_.program, static_cast<int32_t>(s),
+                                       column_sums_ + row * n_columns, normals_ + row * n_normals);
+    }
+  }
+
+  const TilePlanView plan_;
+  PhiloxKey key_;
+  int64_t* column_sums_;   // [16][n_columns]
+  double* normals_;        // [16][n_normals]
+  int32_t* plane_sums_;    // [16][n_tiles * 8]
+  uint32_t* histogram_;    // [16][row_stride / 2] words of two uint16 counters
+  size_t histogram_bytes_;
+};
+
+/// Grid-stride loop over the chunk's tiles of 16 replicates.
+__global__ void __launch_bounds__(kTileThreads, 1)
+    multiplicity_tile_kernel(TilePlanView plan, uint64_t seed, uint64_t first, uint64_t count,
+                             double* out) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  MultiplicityTileAgent agent(plan, PhiloxKey(seed), shared);
+  const uint64_t n_tiles = (count + kTileReplicates - 1) / kTileReplicates;
+  for (uint64_t tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+    const uint64_t begin = tile * kTileReplicates;
+    const auto rows = static_cast<uint32_t>(min(uint64_t(kTileReplicates), count - begin));
+    agent.run_tile(first, begin, rows, out);
+  }
+}
+
+}  // namespace judgestat::cuda_detail
