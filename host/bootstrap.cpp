@@ -79,14 +79,21 @@ JackknifeValues jackknife(const CompiledPlan& plan, int32_t statistic) {
   const int32_t K = plan.n_columns;
   const Op* ops = plan.ops.data() + plan.op_offset[statistic];
   const int32_t n_ops = plan.op_offset[statistic + 1] - plan.op_offset[statistic];
-  const std::vector<double> no_normals(std::max(1, plan.n_normals), 0.0);
+  std::vector<double> extras = point_extras(plan);
+  extras.push_back(0.0);
+  std::vector<int32_t> ones(plan.n_clusters, 1);
   JackknifeValues out(plan.n_strata());
   std::vector<int64_t> sums(K);
   for (int32_t h = 0; h < plan.n_strata(); ++h) {
     for (int64_t c = plan.stratum_offset[h]; c < plan.stratum_offset[h + 1]; ++c) {
       for (int32_t k = 0; k < K; ++k) sums[k] = plan.totals[k] - plan.cluster_sums[c * K + k];
-      out[h].push_back(evaluate(ops, n_ops, sums.data(), plan.column_unscale.data(),
-                                no_normals.data()));
+      ones[c] = 0;  // leave cluster c out of the rank terms too
+      for (int32_t t = 0; t < plan.n_rank_terms; ++t)
+        extras[plan.n_normals + t] = static_cast<double>(
+            rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(),
+                         plan.rank_positive.data(), plan.rank_tie_start.data(), t, ones.data()));
+      ones[c] = 1;
+      out[h].push_back(evaluate(ops, n_ops, sums.data(), plan.column_unscale.data(), extras.data()));
     }
   }
   return out;
@@ -202,13 +209,14 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.replicates_run = B;
 
-  const std::vector<double> no_normals(std::max(1, plan.n_normals), 0.0);
+  std::vector<double> extras = point_extras(plan);
+  extras.push_back(0.0);
   std::vector<double> column(B);
   for (int32_t s = 0; s < S; ++s) {
     const Op* ops = plan.ops.data() + plan.op_offset[s];
     const int32_t n_ops = plan.op_offset[s + 1] - plan.op_offset[s];
     const double estimate =
-        evaluate(ops, n_ops, plan.totals.data(), plan.column_unscale.data(), no_normals.data());
+        evaluate(ops, n_ops, plan.totals.data(), plan.column_unscale.data(), extras.data());
     for (uint64_t r = 0; r < B; ++r) column[r] = values[r * S + s];
     JackknifeValues jack;
     if (options.ci == CiMethod::kBca) jack = jackknife(plan, s);

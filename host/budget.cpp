@@ -49,6 +49,7 @@ struct CpuScratch {
   std::vector<uint32_t> picks;  // this draw's selection set
   std::vector<int32_t> bins;    // per stratum × level × (2d + 2): labelled item counts
   std::vector<int32_t> choice;  // per stratum: chosen index
+  std::vector<int64_t> accepted, sum_2d, sum_4d2;  // per grid threshold, one stratum at a time
 };
 
 // One draw, exactly as the CUDA kernel computes it: Floyd's selection, per-stratum selection
@@ -76,9 +77,9 @@ void simulate_draw(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey
     int32_t* stratum_bins = bins + static_cast<size_t>(h) * n_choices * 5;
     int64_t labelled = 0;  // the stratum's labelled items, accepted anywhere or not
     for (int32_t b = 0; b < n_choices * 5; ++b) labelled += stratum_bins[b];
-    // Thresholds from the strictest down: at grid index g the accepted items have level > g.
+    // Selection sums per grid threshold, from the strictest down: at g the accepted items are
+    // those with level > g, so the accepted count never grows with g.
     int64_t accepted = 0, sum_2d = 0, sum_4d2 = 0;
-    ThresholdChoice choice;
     for (int32_t g = n_grid - 1; g >= 0; --g) {
       const int32_t* level_bins = stratum_bins + (g + 1) * 5;
       for (int32_t b = 0; b < 5; ++b) {
@@ -87,7 +88,16 @@ void simulate_draw(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey
         sum_2d += count * twice_d;
         sum_4d2 += count * twice_d * twice_d;
       }
-      if (rule_passes(run.rule, sum_2d, sum_4d2, labelled)) choice.offer(g, accepted);
+      scratch.accepted[g] = accepted;
+      scratch.sum_2d[g] = sum_2d;
+      scratch.sum_4d2[g] = sum_4d2;
+    }
+    // ThresholdChoice's order with an early exit: the first passing threshold from the most
+    // permissive accepts the most; later ones can only tie it (then the stricter wins) or fall short.
+    ThresholdChoice choice;
+    for (int32_t g = 0; g < n_grid; ++g) {
+      if (choice.index >= 0 && scratch.accepted[g] < choice.accepted) break;
+      if (rule_passes(run.rule, scratch.sum_2d[g], scratch.sum_4d2[g], labelled)) choice.offer(g, scratch.accepted[g]);
     }
     const int32_t c = choice.chosen(n_grid);
     scratch.choice[h] = c;
@@ -134,6 +144,9 @@ class CpuBudgetEngine final : public BudgetEngine {
       scratch.picks.resize(run.k);
       scratch.bins.assign(static_cast<size_t>(problem_.n_strata) * problem_.n_choices() * 5, 0);
       scratch.choice.resize(problem_.n_strata);
+      scratch.accepted.resize(problem_.n_grid);
+      scratch.sum_2d.resize(problem_.n_grid);
+      scratch.sum_4d2.resize(problem_.n_grid);
       for (uint32_t r = begin; r < end; ++r)
         simulate_draw(problem_, run, key, first_draw + r, scratch, &out.heldout_2d[r], &out.fee_ratio[r],
                       &out.chosen[static_cast<size_t>(r) * problem_.n_strata]);

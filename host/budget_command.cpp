@@ -58,7 +58,6 @@ Json summary_json(const BudgetSummary& summary, const ThresholdGrid& grid) {
   row["delta_q"] = {summary.delta_q[0], summary.delta_q[1], summary.delta_q[2]};
   row["fee_ratio_median"] = summary.fee_ratio_median;
   row["fee_ratio_q"] = {summary.fee_ratio_q[0], summary.fee_ratio_q[1], summary.fee_ratio_q[2]};
-  row["fee_ratio_undefined"] = summary.fee_ratio_undefined;
   row["tau_hist"] = tau_hist;
   row["escalate_all_share"] = summary.escalate_all_share;
   return row;
@@ -240,7 +239,7 @@ int command_budget(int argc, char** argv) {
       ("file", "judgment records (.csv, .jsonl, .json; - = CSV on stdin)", cxxopts::value<std::string>())
       ("first", "first-stage judge (needs probabilities)", cxxopts::value<std::string>())
       ("fallback", "fallback judge (order 0 on every item the first stage covers)", cxxopts::value<std::string>())
-      ("k", "labelling budgets, comma-separated", cxxopts::value<std::string>()->default_value("48,96,192,384"))
+      ("k", "labelling budgets, comma-separated (--k or -k)", cxxopts::value<std::string>()->default_value("48,96,192,384"))
       ("draws", "draws per k and rule (default 1000000 on CUDA, 100000 on CPU)", cxxopts::value<uint64_t>())
       ("rule", "point, lower or both", cxxopts::value<std::string>()->default_value("both"))
       ("per-stratum", "each stratum chooses its own threshold from its labels")
@@ -249,7 +248,7 @@ int command_budget(int argc, char** argv) {
       ("grid", "ascending thresholds in [0, 1]; `all` (escalate everything) is implied",
        cxxopts::value<std::string>()->default_value("0.5,0.6,0.7,0.8,0.85,0.9,0.95,0.99,1"))
       ("tol", "tolerated accuracy loss", cxxopts::value<double>()->default_value("0.02"))
-      ("z", "z of the lower-bound rule", cxxopts::value<double>()->default_value("1.645"))
+      ("z", "z of the lower-bound rule (--z or -z)", cxxopts::value<double>()->default_value("1.645"))
       ("gate-orders", "first-stage orders: 1 (order 0) or 2 (all orders)", cxxopts::value<int>()->default_value("2"))
       ("seed", "random seed (SPEC §2 Philox key)", cxxopts::value<uint64_t>()->default_value("1"))
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
@@ -263,6 +262,22 @@ int command_budget(int argc, char** argv) {
   options.parse_positional({"file"});
   options.positional_help("FILE");
 
+  // cxxopts parses one-letter names as short options only; accept --k and --z (and --k=96) too.
+  std::vector<std::string> arguments(argv, argv + argc);
+  for (size_t a = 1; a < arguments.size(); ++a) {
+    std::string& argument = arguments[a];
+    if (argument == "--") break;
+    for (const char* name : {"k", "z"}) {
+      const std::string long_form = std::string("--") + name;
+      if (argument == long_form)
+        argument = std::string("-") + name;
+      else if (argument.rfind(long_form + "=", 0) == 0)
+        argument = std::string("-") + name + argument.substr(long_form.size() + 1);
+    }
+  }
+  std::vector<char*> parse_argv;
+  for (std::string& argument : arguments) parse_argv.push_back(argument.data());
+
   cxxopts::ParseResult parsed;
   CommonOptions common;  // the output options emit() needs
   std::string first, fallback, rule_text, strata, plots_dir;
@@ -272,7 +287,7 @@ int command_budget(int argc, char** argv) {
   int gate_orders = 2;
   bool per_stratum = false;
   try {
-    parsed = options.parse(argc, argv);
+    parsed = options.parse(static_cast<int>(parse_argv.size()), parse_argv.data());
     if (parsed.count("help")) {
       std::cout << options.help() << std::endl;
       return 0;
@@ -398,6 +413,10 @@ int command_budget(int argc, char** argv) {
                 static_cast<unsigned long long>(common.seed), engine->name().c_str(), engine->device().c_str(),
                 resample_s, resample_s > 0 ? static_cast<double>(total_draws) / resample_s : 0.0);
   table.notes.push_back(summary_line);
+  for (const auto& s : summaries)
+    if (s.fee_ratio_undefined > 0)
+      table.notes.push_back("k " + std::to_string(s.k) + ", " + rule_name(s.rule) + " rule: fee ratio undefined in " +
+                            std::to_string(s.fee_ratio_undefined) + " draws (no fallback fee on the held-out items)");
   if (!plots_dir.empty()) write_plots(plots_dir, summaries, settings.tol);
   emit(common, json, table.render(common.format));
   return 0;

@@ -43,13 +43,14 @@ void replicate_sums(const CompiledPlan& plan, const Sum* cluster_sums, PhiloxKey
 // Multiplicity form of the same sums (SPEC §2: stat = Σ_c m_c A_c): count how often each cluster
 // is drawn, then one dot product per column over the transposed int16 cluster sums
 // (column_dots), exact in int32 when the plan fits int32.
+template <typename Count>
 void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, bool avx2,
-                 int16_t* multiplicity) {
-  std::fill(multiplicity, multiplicity + plan.n_clusters, int16_t{0});
+                 Count* multiplicity) {
+  std::fill(multiplicity, multiplicity + plan.n_clusters, Count{0});
   for (int32_t h = 0; h < plan.n_strata(); ++h) {
     const int64_t offset = plan.stratum_offset[h];
     const auto size = static_cast<uint32_t>(plan.stratum_offset[h + 1] - offset);
-    int16_t* m = multiplicity + offset;
+    Count* m = multiplicity + offset;
     uint32_t d = 0;
     if (avx2) {
       uint32_t words[32];
@@ -70,6 +71,15 @@ void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, bo
       for (int t = 0; d + t < size; ++t) ++m[scale_to(w.w[t], size)];
     }
   }
+}
+
+// Rank terms' 2U into extras[n_normals + t].
+template <typename Count>
+void rank_sums(const CompiledPlan& plan, const Count* multiplicity, double* extras) {
+  for (int32_t t = 0; t < plan.n_rank_terms; ++t)
+    extras[plan.n_normals + t] = static_cast<double>(
+        rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(), plan.rank_positive.data(),
+                     plan.rank_tie_start.data(), t, multiplicity));
 }
 
 // The multiplicity form applies when multiplicities fit int16 (every stratum under 2^15
@@ -112,28 +122,44 @@ class CpuBackend final : public Backend {
       for (int64_t c = 0; c < C; ++c)
         for (int32_t k = 0; k < plan.n_columns; ++k)
           transposed[k * stride + c] = static_cast<int16_t>(plan.cluster_sums[c * plan.n_columns + k]);
-      run<int32_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int32_t* sums) {
+      run<int32_t>(plan, seed, first, count, out,
+                   [&](PhiloxKey key, uint32_t r, int32_t* sums, double* extras) {
         thread_local std::vector<int16_t> multiplicity;
         multiplicity.resize(stride);
         count_draws(plan, key, r, avx2, multiplicity.data());
         column_dots(multiplicity.data(), transposed.data(), stride, plan.n_columns, sums);
+        rank_sums(plan, multiplicity.data(), extras);
       });
     } else if (plan.fits_int32) {
       // Narrow rows halve the memory traffic; the copy costs one pass over the clusters.
       const std::vector<int32_t> narrow(plan.cluster_sums.begin(), plan.cluster_sums.end());
-      run<int32_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int32_t* sums) {
+      run<int32_t>(plan, seed, first, count, out,
+                   [&](PhiloxKey key, uint32_t r, int32_t* sums, double* extras) {
         replicate_sums(plan, narrow.data(), key, r, sums);
+        rank_terms_by_counting(plan, key, r, extras);
       });
     } else {
-      run<int64_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int64_t* sums) {
+      run<int64_t>(plan, seed, first, count, out,
+                   [&](PhiloxKey key, uint32_t r, int64_t* sums, double* extras) {
         replicate_sums(plan, plan.cluster_sums.data(), key, r, sums);
+        rank_terms_by_counting(plan, key, r, extras);
       });
     }
   }
 
  private:
+  // Gather paths have no multiplicities: count the same draws again for the rank terms.
+  static void rank_terms_by_counting(const CompiledPlan& plan, PhiloxKey key, uint32_t r,
+                                     double* extras) {
+    if (plan.n_rank_terms == 0) return;
+    thread_local std::vector<int32_t> multiplicity;
+    multiplicity.resize(plan.n_clusters);
+    count_draws(plan, key, r, philox_avx2_supported(), multiplicity.data());
+    rank_sums(plan, multiplicity.data(), extras);
+  }
+
   // Runs replicates [first, first + count) over the threads; `sums_of` fills one replicate's
-  // column sums.
+  // column sums and its rank terms' extras.
   template <typename Sum, typename SumsOf>
   void run(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, double* out,
            const SumsOf& sums_of) {
@@ -141,15 +167,15 @@ class CpuBackend final : public Backend {
     const int32_t S = plan.n_statistics;
     auto work = [&](uint64_t begin, uint64_t end) {
       std::vector<Sum> sums(plan.n_columns);
-      std::vector<double> normals(plan.n_normals);
+      std::vector<double> extras(plan.n_normals + plan.n_rank_terms + 1);
       for (uint64_t i = begin; i < end; ++i) {
         const auto r = static_cast<uint32_t>(first + i);
-        sums_of(key, r, sums.data());
-        for (int32_t k = 0; k < plan.n_normals; ++k) normals[k] = normal_draw(key, r, k);
+        sums_of(key, r, sums.data(), extras.data());
+        for (int32_t k = 0; k < plan.n_normals; ++k) extras[k] = normal_draw(key, r, k);
         for (int32_t s = 0; s < S; ++s)
           out[i * S + s] = evaluate(plan.ops.data() + plan.op_offset[s],
                                     plan.op_offset[s + 1] - plan.op_offset[s], sums.data(),
-                                    plan.column_unscale.data(), normals.data());
+                                    plan.column_unscale.data(), extras.data());
       }
     };
     const uint64_t n_threads = std::min<uint64_t>(threads_, count);

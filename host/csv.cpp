@@ -6,9 +6,9 @@
 
 namespace judgestat {
 
-CsvReader::CsvReader(std::string& text, std::string file_name)
+CsvReader::CsvReader(std::string_view text, std::string file_name)
     : text_(text), file_name_(std::move(file_name)) {
-  if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
 }
 
 void CsvReader::fail(int64_t line, size_t field, const std::string& what) const {
@@ -20,27 +20,28 @@ void CsvReader::fail(int64_t line, size_t field, const std::string& what) const 
 std::string_view CsvReader::read_quoted_field(size_t field_index, int64_t row_line) {
   const int64_t start_line = line_;
   const size_t size = text_.size();
-  size_t read = pos_ + 1;  // past the opening quote
-  size_t write = pos_;     // unescaped bytes are moved down over the opening quote
-  const size_t begin = write;
+  const size_t begin = pos_ + 1;  // past the opening quote
+  size_t read = begin;
+  std::string* unescaped = nullptr;  // only a field with "" needs a copy
+  std::string_view field;
   while (true) {
-    const char* quote = static_cast<const char*>(
-        std::memchr(text_.data() + read, '"', size - read));
-    if (quote == nullptr) {
+    const size_t quote_at = text_.find('"', read);
+    if (quote_at == std::string_view::npos) {
       fail(start_line, field_index,
            "unterminated quoted field (row starting on line " + std::to_string(row_line) +
                "); close it with '\"' and write a quote inside a field as '\"\"'");
     }
-    const size_t quote_at = static_cast<size_t>(quote - text_.data());
-    for (size_t k = read; k < quote_at; ++k) {
-      if (text_[k] == '\n') ++line_;
-      text_[write++] = text_[k];
-    }
-    if (quote_at + 1 < size && text_[quote_at + 1] == '"') {  // "" inside a quoted field
-      text_[write++] = '"';
+    for (size_t k = read; k < quote_at; ++k) line_ += text_[k] == '\n';
+    const bool doubled = quote_at + 1 < size && text_[quote_at + 1] == '"';
+    if (doubled && unescaped == nullptr) unescaped = &unescaped_.emplace_back();
+    if (unescaped != nullptr) unescaped->append(text_.substr(read, quote_at - read));
+    if (doubled) {
+      unescaped->push_back('"');
       read = quote_at + 2;
       continue;
     }
+    field = unescaped != nullptr ? std::string_view(*unescaped)
+                                 : text_.substr(begin, quote_at - begin);
     pos_ = quote_at + 1;
     break;
   }
@@ -51,7 +52,7 @@ std::string_view CsvReader::read_quoted_field(size_t field_index, int64_t row_li
          std::string("expected ',' or the end of the row after a closing quote, got '") +
              text_[pos_] + "'; write a quote inside a quoted field as '\"\"'");
   }
-  return std::string_view(text_.data() + begin, write - begin);
+  return field;
 }
 
 std::string_view CsvReader::read_plain_field() {
@@ -65,6 +66,7 @@ std::string_view CsvReader::read_plain_field() {
 
 bool CsvReader::next_row(std::vector<std::string_view>& fields, int64_t& line) {
   fields.clear();
+  unescaped_.clear();
   const size_t size = text_.size();
   // Skip blank lines (LF or CRLF only).
   while (pos_ < size) {

@@ -2,6 +2,7 @@
 // field, and the matching writer used by the importers.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,12 +11,13 @@ namespace judgestat {
 
 /// Reads rows from `text`: fields separated by commas, optionally double-quoted (a quoted field
 /// may hold commas, line breaks and doubled quotes ""), rows ended by LF or CRLF. A leading UTF-8
-/// byte-order mark is skipped and so are blank lines. Quoted fields are unescaped in place, so
-/// `text` is modified and the returned views point into it. Malformed quoting throws InputError
-/// naming the file, line and column.
+/// byte-order mark is skipped and so are blank lines. The returned views point into `text`, or,
+/// for a quoted field with doubled quotes, into storage that lasts until the next row; `text` is
+/// never modified (the loader hashes it concurrently). Malformed quoting throws InputError naming
+/// the file, line and column.
 class CsvReader {
  public:
-  CsvReader(std::string& text, std::string file_name);
+  CsvReader(std::string_view text, std::string file_name);
 
   /// Column names used in error messages once the header is known (field i = names[i]).
   void set_column_names(std::vector<std::string> names) { column_names_ = std::move(names); }
@@ -29,9 +31,10 @@ class CsvReader {
   std::string_view read_quoted_field(size_t field_index, int64_t row_line);
   std::string_view read_plain_field();
 
-  std::string& text_;
+  std::string_view text_;
   std::string file_name_;
   std::vector<std::string> column_names_;
+  std::deque<std::string> unescaped_;  // this row's fields that held "" (deque: stable addresses)
   size_t pos_ = 0;
   int64_t line_ = 1;  // line of text_[pos_]
 };

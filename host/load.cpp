@@ -5,9 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <cstdio>
 #include <fstream>
-#include <iostream>
-#include <iterator>
+#include <future>
 #include <string_view>
 #include <unordered_map>
 
@@ -199,7 +199,7 @@ Record empty_record(int64_t line) {
 // ---------------------------------------------------------------------------------------------
 // CSV
 
-std::vector<Record> read_csv(std::string& text, const std::string& file) {
+std::vector<Record> read_csv(std::string_view text, const std::string& file) {
   CsvReader reader(text, file);
   std::vector<std::string_view> fields;
   int64_t line = 0;
@@ -240,6 +240,7 @@ std::vector<Record> read_csv(std::string& text, const std::string& file) {
   reader.set_column_names(names);
 
   std::vector<Record> records;
+  records.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')));
   const Record blank = [&] {
     Record record = empty_record(0);
     record.prob_labels = prob_labels;
@@ -284,115 +285,184 @@ std::vector<Record> read_csv(std::string& text, const std::string& file) {
 // ---------------------------------------------------------------------------------------------
 // JSONL
 
-using OrderedJson = nlohmann::ordered_json;
+using Json = nlohmann::json;
 
-/// A JSON scalar as the text a CSV field would hold; null is empty.
-std::string json_text(const OrderedJson& value, Field field, const FieldSource& source) {
-  switch (value.type()) {
-    case OrderedJson::value_t::null: return {};
-    case OrderedJson::value_t::string: return value.get_ref<const std::string&>();
-    case OrderedJson::value_t::number_integer: return std::to_string(value.get<int64_t>());
-    case OrderedJson::value_t::number_unsigned: return std::to_string(value.get<uint64_t>());
-    case OrderedJson::value_t::number_float: {
-      char buffer[32];
-      auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value.get<double>());
-      return std::string(buffer, ec == std::errc() ? end : buffer);
-    }
-    case OrderedJson::value_t::boolean:
-      if (field == Field::kFlag || field == Field::kRationaleOk) {
-        return value.get<bool>() ? "1" : "0";
-      }
-      break;
-    default: break;
+/// Builds one Record from the SAX events of one JSONL line, without building a JSON document.
+/// Top-level keys are record fields; "probs" holds a label → probability object; the values of
+/// unknown keys are skipped whatever their shape.
+class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
+ public:
+  JsonlRecordBuilder(Record& record, const std::string& file, int64_t line)
+      : record_(record), file_(file), line_(line) {}
+
+  bool null() override { return value(Kind::kNull, {}); }
+  bool boolean(bool truth) override { return value(Kind::kBool, truth ? "1" : "0"); }
+  bool number_integer(number_integer_t number) override {
+    number_text_ = std::to_string(number);
+    return value(Kind::kNumber, number_text_);
   }
-  source.fail("expected a string or a number, got " + shown_text(value.dump()));
-}
-
-void add_json_probability(Record& record, const std::string& label, const OrderedJson& value,
-                          const FieldSource& source) {
-  if (label.empty()) source.fail("expected a label, as in 'p.A' or \"probs\": {\"A\": 0.9}");
-  if (std::find(record.prob_labels.begin(), record.prob_labels.end(), label) !=
-      record.prob_labels.end()) {
-    source.fail("the probability of label " + shown_text(label) +
-                " is given twice (as 'p." + label + "' and in 'probs'); give it once");
+  bool number_unsigned(number_unsigned_t number) override {
+    number_text_ = std::to_string(number);
+    return value(Kind::kNumber, number_text_);
   }
-  record.prob_labels.push_back(label);
-  record.probs.push_back(
-      parse_probability(json_text(value, Field::kProbability, source), source, record));
-}
+  // The number exactly as written, parsed by the same rules as a CSV field.
+  bool number_float(number_float_t, const string_t& written) override {
+    return value(Kind::kNumber, written);
+  }
+  bool string(string_t& text) override { return value(Kind::kString, text); }
+  bool binary(binary_t&) override { return true; }  // not produced by JSON text
 
-/// Column of a JSON parse error: nlohmann reports the byte position within the parsed text.
-std::string json_error_detail(const nlohmann::json::parse_error& error) {
-  std::string what = error.what();
-  size_t cut = what.find(": ", what.find("column"));
-  return cut == std::string::npos ? what : what.substr(cut + 2);
-}
-
-std::vector<Record> read_jsonl(const std::string& text, const std::string& file) {
-  std::vector<Record> records;
-  size_t pos = 0;
-  int64_t line = 0;
-  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) pos = 3;
-  while (pos < text.size()) {
-    ++line;
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line_text(text.data() + pos, end - pos);
-    pos = end + 1;
-    if (!line_text.empty() && line_text.back() == '\r') line_text.remove_suffix(1);
-    if (line_text.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank line
-
-    OrderedJson object;
-    try {
-      object = OrderedJson::parse(line_text);
-    } catch (const nlohmann::json::parse_error& error) {
-      std::string hint = trim(line_text).front() == '['
-                             ? "; a .json file must hold one JSON object per line (JSONL), not "
-                               "an array"
-                             : "; write each record as one JSON object on one line";
-      throw InputError(file + ":" + std::to_string(line) + ": column " +
-                       std::to_string(error.byte) + ": malformed JSON (" +
-                       json_error_detail(error) + ")" + hint);
+  bool start_object(std::size_t) override {
+    if (depth_ == 0) {
+      // the record itself
+    } else if (depth_ == 1 && key_ == "probs") {
+      in_probs_ = true;
+    } else if (in_scope()) {
+      source().fail(std::string("expected ") + expected() + ", got an object");
     }
-    if (!object.is_object()) {
-      throw InputError(file + ":" + std::to_string(line) + ": column 1: expected a JSON object "
-                       "{\"judge\": …, \"item\": …, \"gold\": …, \"verdict\": …}, got " +
-                       shown_text(object.dump()));
+    ++depth_;
+    return true;
+  }
+  bool end_object() override {
+    --depth_;
+    if (depth_ == 1) in_probs_ = false;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (depth_ == 0) not_an_object("an array");
+    if (in_scope()) source().fail(std::string("expected ") + expected() + ", got an array");
+    ++depth_;
+    return true;
+  }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool key(string_t& name) override {
+    if (depth_ == 1) {
+      key_ = name;
+      field_ = key_ == "probs" ? Field::kIgnored : field_of(key_);
+    } else if (depth_ == 2 && in_probs_) {
+      label_ = name;
+      probs_column_ = "probs." + name;
     }
+    return true;
+  }
 
-    records.push_back(empty_record(line));
-    Record& record = records.back();
-    bool seen[4] = {false, false, false, false};  // the required fields, kRequiredColumns order
-    for (const auto& [key, value] : object.items()) {
-      const Field field = field_of(key);
-      const FieldSource source{file, line, key};
-      if (key == "probs") {
-        if (value.is_null()) continue;
-        if (!value.is_object()) {
-          source.fail("expected an object of label probabilities such as {\"A\": 0.9, "
-                      "\"B\": 0.1}, got " + shown_text(value.dump()));
-        }
-        for (const auto& [label, probability] : value.items()) {
-          add_json_probability(record, label, probability, source);
-        }
-      } else if (field == Field::kProbability) {
-        add_json_probability(record, key.substr(2), value, source);
-      } else if (field != Field::kIgnored) {
-        if (field <= Field::kVerdict) seen[static_cast<int>(field)] = true;
-        if (value.is_null() && field <= Field::kGold) {
-          source.fail("expected a non-empty value (every record names its judge, item and gold "
-                      "label), got null");
-        }
-        set_field(record, field, json_text(value, field, source), source);
-      }
-    }
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& error) override {
+    std::string detail = error.what();
+    const size_t cut = detail.find(": ", detail.find("column"));
+    if (cut != std::string::npos) detail = detail.substr(cut + 2);
+    const std::string hint =
+        !last_token.empty() && last_token.front() == '[' && position <= 2
+            ? "; a .json file must hold one JSON object per line (JSONL), not an array"
+            : "; write each record as one JSON object on one line";
+    throw InputError(file_ + ":" + std::to_string(line_) + ": column " + std::to_string(position) +
+                     ": malformed JSON (" + detail + ")" + hint);
+  }
+
+  /// After the line parsed: every required field must have been seen.
+  void finish() const {
     for (int k = 0; k < 4; ++k) {
-      if (!seen[k]) {
-        fail(file, line, kRequiredColumns[k],
+      if (!seen_[k]) {
+        fail(file_, line_, kRequiredColumns[k],
              "required field is missing; every line needs \"judge\", \"item\", \"gold\" and "
              "\"verdict\" (the verdict may be null)");
       }
     }
+  }
+
+ private:
+  enum class Kind { kNull, kBool, kNumber, kString };
+
+  FieldSource source() const {
+    return FieldSource{file_, line_, in_probs_ ? probs_column_ : key_};
+  }
+  /// Whether the current value is one this reader interprets (not under an unknown key).
+  bool in_scope() const {
+    return (depth_ == 1 && (field_ != Field::kIgnored || key_ == "probs")) ||
+           (depth_ == 2 && in_probs_);
+  }
+  const char* expected() const {
+    if (in_probs_ || field_ == Field::kProbability) return "a probability";
+    if (key_ == "probs") return "an object of label probabilities such as {\"A\": 0.9, \"B\": 0.1}";
+    return "a string or a number";
+  }
+  [[noreturn]] void not_an_object(const char* got) const {
+    throw InputError(file_ + ":" + std::to_string(line_) +
+                     ": column 1: expected a JSON object {\"judge\": …, \"item\": …, \"gold\": …, "
+                     "\"verdict\": …} on each line, got " + got);
+  }
+
+  bool value(Kind kind, std::string_view text) {
+    if (depth_ == 0) not_an_object("a single value");
+    if (!in_scope()) return true;
+    const FieldSource where = source();
+    if (in_probs_ || field_ == Field::kProbability) {
+      if (kind == Kind::kBool) {
+        where.fail(std::string("expected a probability, got ") + (text == "1" ? "true" : "false"));
+      }
+      add_probability(in_probs_ ? label_ : key_.substr(2), kind == Kind::kNull ? "" : text, where);
+      return true;
+    }
+    if (key_ == "probs") {
+      if (kind == Kind::kNull) return true;
+      where.fail(std::string("expected ") + expected() + ", got " + shown_text(text));
+    }
+    if (field_ <= Field::kVerdict) seen_[static_cast<int>(field_)] = true;
+    if (kind == Kind::kNull && field_ <= Field::kGold) {
+      where.fail("expected a non-empty value (every record names its judge, item and gold "
+                 "label), got null");
+    }
+    if (kind == Kind::kBool && field_ != Field::kFlag && field_ != Field::kRationaleOk) {
+      where.fail(std::string("expected a string or a number, got ") +
+                 (text == "1" ? "true" : "false"));
+    }
+    set_field(record_, field_, text, where);
+    return true;
+  }
+
+  void add_probability(const std::string& label, std::string_view text, const FieldSource& where) {
+    if (label.empty()) where.fail("expected a label, as in 'p.A' or \"probs\": {\"A\": 0.9}");
+    if (std::find(record_.prob_labels.begin(), record_.prob_labels.end(), label) !=
+        record_.prob_labels.end()) {
+      where.fail("the probability of label " + shown_text(label) + " is given twice (as 'p." +
+                 label + "' and in 'probs'); give it once");
+    }
+    record_.prob_labels.push_back(label);
+    record_.probs.push_back(parse_probability(text, where, record_));
+  }
+
+  Record& record_;
+  const std::string& file_;
+  int64_t line_;
+  int depth_ = 0;
+  bool in_probs_ = false;
+  std::string key_, label_, number_text_;
+  std::string probs_column_;  // "probs.<label>", named in error messages
+  Field field_ = Field::kIgnored;
+  bool seen_[4] = {false, false, false, false};  // the required fields, kRequiredColumns order
+};
+
+std::vector<Record> read_jsonl(std::string_view text, const std::string& file) {
+  std::vector<Record> records;
+  records.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  int64_t line = 0;
+  while (pos < text.size()) {
+    ++line;
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line_text = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (!line_text.empty() && line_text.back() == '\r') line_text.remove_suffix(1);
+    if (line_text.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank line
+
+    records.push_back(empty_record(line));
+    JsonlRecordBuilder builder(records.back(), file, line);
+    Json::sax_parse(line_text.begin(), line_text.end(), &builder);
+    builder.finish();
   }
   if (records.empty()) {
     fail(file, std::max<int64_t>(line, 1), "judge",
@@ -425,13 +495,22 @@ Format format_of(const std::string& path) {
 }
 
 std::string read_bytes(const std::string& path) {
+  std::string bytes;
   if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    char chunk[1 << 16];
+    size_t got;
+    while ((got = std::fread(chunk, 1, sizeof chunk, stdin)) > 0) bytes.append(chunk, got);
+    if (std::ferror(stdin)) throw InputError("stdin: read error: " + std::string(std::strerror(errno)));
+    return bytes;
   }
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(path + ": read error: " + std::strerror(errno));
+  const std::streamoff size = in.tellg();
+  in.seekg(0);
+  bytes.resize(static_cast<size_t>(std::max<std::streamoff>(size, 0)));
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
+    throw InputError(path + ": read error: " + std::strerror(errno));
+  }
   return bytes;
 }
 
@@ -509,11 +588,18 @@ int16_t verdict_code(const Record& record, const std::vector<int32_t>& slots,
 
 std::vector<Record> read_records(const std::string& path, std::string* sha256_out) {
   const Format format = format_of(path);
-  std::string bytes = read_bytes(path);
-  if (sha256_out != nullptr) *sha256_out = sha256_hex(bytes);
+  const std::string bytes = read_bytes(path);
+  // The digest is computed beside the parse (neither modifies the bytes); the future's
+  // destructor waits for it also when parsing throws.
+  std::future<std::string> digest;
+  if (sha256_out != nullptr) {
+    digest = std::async(std::launch::async, [&bytes] { return sha256_hex(bytes); });
+  }
   const std::string file = display_name(path);
-  // The CSV reader unescapes quoted fields in place, after the digest is taken.
-  return format == Format::kCsv ? read_csv(bytes, file) : read_jsonl(bytes, file);
+  std::vector<Record> records =
+      format == Format::kCsv ? read_csv(bytes, file) : read_jsonl(bytes, file);
+  if (sha256_out != nullptr) *sha256_out = digest.get();
+  return records;
 }
 
 ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::string& path,

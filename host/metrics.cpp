@@ -271,11 +271,12 @@ MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel,
 std::vector<double> point_estimates(const Plan& plan) {
   const CompiledPlan compiled = compile(plan);
   std::vector<double> out;
-  const double no_normals[1] = {0.0};
+  std::vector<double> extras = point_extras(compiled);
+  extras.push_back(0.0);
   for (int32_t s = 0; s < compiled.n_statistics; ++s)
     out.push_back(evaluate(compiled.ops.data() + compiled.op_offset[s],
                            compiled.op_offset[s + 1] - compiled.op_offset[s], compiled.totals.data(),
-                           compiled.column_unscale.data(), no_normals));
+                           compiled.column_unscale.data(), extras.data()));
   return out;
 }
 

@@ -15,6 +15,24 @@ int32_t Plan::add_column(const std::string& name) {
   return static_cast<int32_t>(columns.size()) - 1;
 }
 
+int32_t Plan::add_rank_term(const std::vector<int32_t>& units, const std::vector<double>& scores,
+                            const std::vector<uint8_t>& positive) {
+  if (units.size() != scores.size() || units.size() != positive.size())
+    throw std::logic_error("plan: rank term arrays differ in length");
+  rank_terms.push_back({units, scores, positive});
+  return static_cast<int32_t>(rank_terms.size()) - 1;
+}
+
+std::vector<double> point_extras(const CompiledPlan& plan) {
+  std::vector<double> extras(plan.n_normals + plan.n_rank_terms, 0.0);
+  const std::vector<int32_t> ones(plan.n_clusters, 1);
+  for (int32_t t = 0; t < plan.n_rank_terms; ++t)
+    extras[plan.n_normals + t] = static_cast<double>(
+        rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(), plan.rank_positive.data(),
+                     plan.rank_tie_start.data(), t, ones.data()));
+  return extras;
+}
+
 namespace {
 
 // Counts and halves (and quarters…) are exact at a small power of two; report the smallest
@@ -47,6 +65,7 @@ void check_program(const StatisticDef& stat, int32_t n_columns) {
         break;
       case OpCode::kConstant:
       case OpCode::kNormal:
+      case OpCode::kRank:
         ++depth;
         break;
       case OpCode::kAbs:
@@ -136,12 +155,37 @@ CompiledPlan compile(const Plan& plan) {
   }
   out.fits_int32 = fits_int32;
 
+  // Rank terms: entries sorted by score, tie groups marked.
+  out.n_rank_terms = static_cast<int32_t>(plan.rank_terms.size());
+  for (const RankTerm& term : plan.rank_terms) {
+    std::vector<size_t> order(term.units.size());
+    for (size_t e = 0; e < order.size(); ++e) {
+      order[e] = e;
+      if (!std::isfinite(term.scores[e])) throw std::logic_error("plan: non-finite rank score");
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return term.scores[x] < term.scores[y]; });
+    for (size_t e = 0; e < order.size(); ++e) {
+      out.rank_cluster.push_back(plan.unit_cluster[term.units[order[e]]]);
+      out.rank_positive.push_back(term.positive[order[e]] != 0);
+      out.rank_tie_start.push_back(e == 0 || term.scores[order[e]] != term.scores[order[e - 1]]);
+    }
+    out.rank_offset.push_back(static_cast<int64_t>(out.rank_cluster.size()));
+  }
+
+  for (const StatisticDef& stat : plan.statistics)
+    for (const Op& op : stat.program)
+      if (op.code == OpCode::kNormal) out.n_normals = std::max(out.n_normals, op.arg + 1);
   out.op_offset.push_back(0);
   for (const StatisticDef& stat : plan.statistics) {
     check_program(stat, static_cast<int32_t>(plan.columns.size()));
     for (Op op : stat.program) {
       if (op.code == OpCode::kColumn) op.arg = column_map[op.arg];
-      if (op.code == OpCode::kNormal) out.n_normals = std::max(out.n_normals, op.arg + 1);
+      if (op.code == OpCode::kRank) {
+        if (op.arg < 0 || op.arg >= out.n_rank_terms)
+          throw std::logic_error("plan: statistic '" + stat.label.name + "' names a missing rank term");
+        op.arg += out.n_normals;
+      }
       out.ops.push_back(op);
     }
     out.op_offset.push_back(static_cast<int32_t>(out.ops.size()));

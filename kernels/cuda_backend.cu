@@ -165,6 +165,41 @@ uint64_t plan_fingerprint(const CompiledPlan& plan) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Host-side tables the kernels read.
+
+/// StratumTable's arrays: cluster offsets in uint32 and the flat Philox-block numbering
+/// (stratum h owns ceil(C_h / 4) blocks).
+struct StratumVectors {
+  std::vector<uint32_t> cluster_offset, block_offset;
+};
+
+StratumVectors stratum_vectors(const CompiledPlan& plan) {
+  const int32_t H = plan.n_strata();
+  StratumVectors tables;
+  tables.cluster_offset.resize(H + 1);
+  tables.block_offset.assign(H + 1, 0);
+  for (int32_t h = 0; h <= H; ++h)
+    tables.cluster_offset[h] = static_cast<uint32_t>(plan.stratum_offset[h]);
+  for (int32_t h = 0; h < H; ++h) {
+    const uint32_t size = tables.cluster_offset[h + 1] - tables.cluster_offset[h];
+    tables.block_offset[h + 1] =
+        tables.block_offset[h] + (size + cuda_detail::kDrawsPerPhiloxBlock - 1) /
+                                     cuda_detail::kDrawsPerPhiloxBlock;
+  }
+  return tables;
+}
+
+/// The gather path's per-cluster sums modulo 2^(8 sizeof(Word)).
+template <typename Word>
+std::vector<Word> gather_words(const CompiledPlan& plan) {
+  static_assert(sizeof(unsigned long long) == sizeof(int64_t), "64-bit words");
+  std::vector<Word> words(plan.cluster_sums.size());
+  for (size_t i = 0; i < words.size(); ++i)
+    words[i] = static_cast<Word>(static_cast<unsigned long long>(plan.cluster_sums[i]));
+  return words;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The fast path's byte planes of the per-cluster sums.
 
 struct PlaneLayout {
@@ -422,19 +457,14 @@ class CudaBackend final : public Backend {
   }
 
   void upload_common(const CompiledPlan& plan, UploadedPlan& up) {
-    const int32_t H = plan.n_strata();
-    std::vector<uint32_t> cluster_offset(H + 1), block_offset(H + 1, 0);
-    for (int32_t h = 0; h <= H; ++h) cluster_offset[h] = static_cast<uint32_t>(plan.stratum_offset[h]);
-    for (int32_t h = 0; h < H; ++h) {
-      const uint32_t size = cluster_offset[h + 1] - cluster_offset[h];
-      block_offset[h + 1] = block_offset[h] + (size + 3) / 4;
-    }
-    up.cluster_offset.upload(cluster_offset);
-    up.block_offset.upload(block_offset);
+    const StratumVectors tables = stratum_vectors(plan);
+    up.cluster_offset.upload(tables.cluster_offset);
+    up.block_offset.upload(tables.block_offset);
     up.ops.upload(plan.ops);
     up.op_offset.upload(plan.op_offset);
     up.column_unscale.upload(plan.column_unscale);
-    up.strata = {up.cluster_offset.data(), up.block_offset.data(), H, block_offset[H]};
+    up.strata = {up.cluster_offset.data(), up.block_offset.data(), plan.n_strata(),
+                 tables.block_offset.back()};
     up.program = {up.ops.data(),     up.op_offset.data(), up.column_unscale.data(),
                   plan.n_statistics, plan.n_columns,      plan.n_normals};
   }
@@ -496,20 +526,13 @@ class CudaBackend final : public Backend {
              std::to_string(up.shared_bytes) + " bytes of shared memory per block; the device " +
              "offers " + std::to_string(props_.sharedMemPerBlockOptin);
     if (up.narrow_words) {
-      std::vector<unsigned int> values(plan.cluster_sums.size());
-      for (size_t i = 0; i < values.size(); ++i)
-        values[i] = static_cast<unsigned int>(static_cast<uint64_t>(plan.cluster_sums[i]));
-      up.values32.upload(values);
+      up.values32.upload(gather_words<unsigned int>(plan));
       up.gather32 = {up.strata, up.program, up.values32.data()};
       JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &up.blocks_per_sm, cuda_detail::gather_kernel<unsigned int>,
           cuda_detail::kGatherThreads, up.shared_bytes));
     } else {
-      static_assert(sizeof(unsigned long long) == sizeof(int64_t), "64-bit words");
-      std::vector<unsigned long long> values(plan.cluster_sums.size());
-      for (size_t i = 0; i < values.size(); ++i)
-        values[i] = static_cast<unsigned long long>(plan.cluster_sums[i]);
-      up.values64.upload(values);
+      up.values64.upload(gather_words<unsigned long long>(plan));
       up.gather64 = {up.strata, up.program, up.values64.data()};
       JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &up.blocks_per_sm, cuda_detail::gather_kernel<unsigned long long>,

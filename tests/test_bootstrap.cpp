@@ -220,3 +220,62 @@ TEST(Bootstrap, UndefinedReplicatesAreCountedAndLeftOut) {
   EXPECT_EQ(result.intervals[0].lo, 1.0);
   EXPECT_EQ(result.intervals[0].se, 0.0);
 }
+
+TEST(Bootstrap, RankTermMatchesPairwiseBruteForce) {
+  // AUROC-style rank statistic 2U / (2·P·N) on clustered units with tied scores, against an
+  // O(n²) loop over unit pairs weighted by their clusters' multiplicities. Run once with count
+  // columns only (multiplicity form) and once with a real-valued column (gather form).
+  const int units = 60, clusters = 40;
+  std::vector<int32_t> unit_cluster, all_units;
+  std::vector<double> scores;
+  std::vector<uint8_t> positive;
+  for (int u = 0; u < units; ++u) {
+    unit_cluster.push_back((u * 13) % clusters);
+    all_units.push_back(u);
+    scores.push_back(0.1 * ((u * 7) % 9));  // many ties
+    positive.push_back((u % 3) == 0);
+  }
+  for (bool with_real_column : {false, true}) {
+    Plan plan;
+    plan.stratum_offset = {0, clusters};
+    plan.unit_cluster = unit_cluster;
+    const int32_t kp = plan.add_column("pos"), kn = plan.add_column("neg");
+    for (int u = 0; u < units; ++u) {
+      plan.columns[kp][u] = positive[u];
+      plan.columns[kn][u] = !positive[u];
+    }
+    if (with_real_column) {
+      const int32_t kr = plan.add_column("real");
+      plan.columns[kr][0] = 0.123456789;
+      plan.statistics.push_back({{"real"}, ratio_program(kr, kp)});
+    }
+    const int32_t term = plan.add_rank_term(all_units, scores, positive);
+    plan.statistics.push_back({{"auroc"},
+                               {{OpCode::kRank, term}, {OpCode::kConstant, 0, 2.0}, {OpCode::kColumn, kp},
+                                {OpCode::kMul}, {OpCode::kColumn, kn}, {OpCode::kMul}, {OpCode::kDiv}}});
+    const int S = static_cast<int>(plan.statistics.size());
+    auto backend = make_cpu_backend(2);
+    BootstrapOptions options;
+    options.replicates = 300;
+    options.seed = 5;
+    options.keep_replicates = true;
+    const auto result = run_bootstrap(plan, *backend, options);
+    for (int r = 0; r < 300; ++r) {
+      std::vector<int64_t> m(clusters, 0);
+      for (int d = 0; d < clusters; ++d) ++m[scale_to(draw_word(PhiloxKey(5), d, r, 0), clusters)];
+      int64_t twice_u = 0, p = 0, n = 0;
+      for (int i = 0; i < units; ++i) {
+        const int64_t wi = m[unit_cluster[i]];
+        (positive[i] ? p : n) += wi;
+        if (!positive[i]) continue;
+        for (int j = 0; j < units; ++j) {
+          if (positive[j]) continue;
+          const int64_t wj = m[unit_cluster[j]];
+          twice_u += wi * wj * (scores[i] > scores[j] ? 2 : scores[i] == scores[j] ? 1 : 0);
+        }
+      }
+      const double want = static_cast<double>(twice_u) / (2.0 * p * n);
+      ASSERT_EQ(result.replicates[r * S + (S - 1)], want) << "replicate " << r;
+    }
+  }
+}

@@ -23,7 +23,9 @@ enum class OpCode : uint8_t {
   kDiv,       // x / y; y == 0 makes the statistic undefined for this replicate
   kDivOrZero, // x / y, or 0 when y == 0 (e.g. F1 of a label absent from a replicate)
   kAbs,
-  kNormal,    // push normal draw number `arg` of this replicate (stream 2^31 + arg), times value
+  kNormal,    // push extras[arg] * value: normal draw `arg` of this replicate (stream 2^31 + arg)
+  kRank,      // push extras[arg]: a rank term's 2U (bilinear statistic, e.g. AUROC); compile()
+              // turns the builder's term index into n_normals + term
 };
 
 struct Op {
@@ -49,6 +51,15 @@ struct StatisticDef {
   std::vector<Op> program;
 };
 
+/// A bilinear (rank) term over units: on a replicate with cluster multiplicities m,
+/// 2U = Σ_{i positive, j negative} m_i m_j (2·[s_i > s_j] + [s_i = s_j]) — the Mann–Whitney
+/// count behind AUROC, ties counted ½, exact in integers.
+struct RankTerm {
+  std::vector<int32_t> units;   // plan unit indices
+  std::vector<double> scores;
+  std::vector<uint8_t> positive;
+};
+
 /// Builder-side plan: units with clusters, named value columns, statistics.
 struct Plan {
   // Clusters are numbered stratum-major: stratum h owns clusters
@@ -60,6 +71,7 @@ struct Plan {
   std::vector<std::vector<double>> columns;   // columns[k][unit]
   std::vector<std::string> column_names;
   std::vector<StatisticDef> statistics;
+  std::vector<RankTerm> rank_terms;           // referenced by {OpCode::kRank, term}
 
   int64_t n_clusters() const { return stratum_offset.back(); }
   int32_t n_strata() const { return static_cast<int32_t>(stratum_offset.size()) - 1; }
@@ -67,6 +79,9 @@ struct Plan {
 
   /// Adds a column (one value per unit, zero-filled) and returns its index.
   int32_t add_column(const std::string& name);
+  /// Adds a rank term and returns its index for {OpCode::kRank, index}.
+  int32_t add_rank_term(const std::vector<int32_t>& units, const std::vector<double>& scores,
+                        const std::vector<uint8_t>& positive);
 };
 
 /// Fixed-point, per-cluster form a backend executes.
@@ -82,6 +97,13 @@ struct CompiledPlan {
   std::vector<Op> ops;                        // all statistics' programs, concatenated
   std::vector<int32_t> op_offset;             // n_statistics + 1
   int32_t n_normals = 0;                      // normal draws per replicate (kNormal args)
+  // Rank terms, each sorted by ascending score: entries [rank_offset[t], rank_offset[t+1]).
+  // Per replicate the backends fill extras[n_normals + t] = 2U of term t (rank_term_2u).
+  int32_t n_rank_terms = 0;
+  std::vector<int64_t> rank_offset{0};
+  std::vector<int32_t> rank_cluster;          // the entry's cluster
+  std::vector<uint8_t> rank_positive;         // 1 = positive (e.g. an error)
+  std::vector<uint8_t> rank_tie_start;        // 1 = first entry of a group of equal scores
 
   int32_t n_strata() const { return static_cast<int32_t>(stratum_offset.size()) - 1; }
 };
@@ -90,11 +112,11 @@ struct CompiledPlan {
 /// 2^-k resolution otherwise, chosen so no replicate sum can overflow), sums per cluster.
 CompiledPlan compile(const Plan& plan);
 
-/// Evaluates statistic `s` on column sums `sums` (fixed point); NaN when undefined.
-/// `normals` holds the replicate's normal draws (kNormal).
+/// Evaluates a statistic's program on column sums `sums` (fixed point); NaN when undefined.
+/// `extras` holds the replicate's normal draws (kNormal), then its rank terms' 2U (kRank).
 template <typename Sum>
 JS_HD double evaluate(const Op* ops, int32_t n_ops, const Sum* sums, const double* unscale,
-                      const double* normals) {
+                      const double* extras) {
   double stack[kMaxStack];
   int top = 0;
   for (int32_t i = 0; i < n_ops; ++i) {
@@ -107,7 +129,10 @@ JS_HD double evaluate(const Op* ops, int32_t n_ops, const Sum* sums, const doubl
         stack[top++] = op.value;
         break;
       case OpCode::kNormal:
-        stack[top++] = normals[op.arg] * op.value;
+        stack[top++] = extras[op.arg] * op.value;
+        break;
+      case OpCode::kRank:
+        stack[top++] = extras[op.arg];
         break;
       case OpCode::kAbs:
         stack[top - 1] = std::fabs(stack[top - 1]);
@@ -139,6 +164,29 @@ JS_HD double normal_draw(PhiloxKey key, uint32_t replicate, uint32_t k) {
   const double u2 = static_cast<double>(w.w[1]) * 2.3283064365386963e-10;
   return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
+
+/// 2U of rank term t for multiplicities m (per cluster): walks the term's entries in ascending
+/// score, one tie group at a time. Integer arithmetic, so exact on every backend.
+template <typename Count>
+JS_HD int64_t rank_term_2u(const int64_t* rank_offset, const int32_t* rank_cluster,
+                           const uint8_t* rank_positive, const uint8_t* rank_tie_start,
+                           int32_t t, const Count* m) {
+  int64_t negatives_below = 0, twice_u = 0, group_pos = 0, group_neg = 0;
+  for (int64_t e = rank_offset[t]; e < rank_offset[t + 1]; ++e) {
+    if (rank_tie_start[e]) {
+      twice_u += group_pos * (2 * negatives_below + group_neg);
+      negatives_below += group_neg;
+      group_pos = group_neg = 0;
+    }
+    const int64_t weight = static_cast<int64_t>(m[rank_cluster[e]]);
+    if (rank_positive[e]) group_pos += weight;
+    else group_neg += weight;
+  }
+  return twice_u + group_pos * (2 * negatives_below + group_neg);
+}
+
+/// Extras of the original data (every multiplicity 1): zero normals, then each rank term's 2U.
+std::vector<double> point_extras(const CompiledPlan& plan);
 
 // Small helpers for plan builders.
 inline std::vector<Op> ratio_program(int32_t num, int32_t den) {

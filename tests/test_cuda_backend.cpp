@@ -1,0 +1,326 @@
+// The CUDA backend against the CPU backend (SPEC §2): for the same seed every replicate value is
+// bit for bit the same, whatever the kernel path, chunk size or first replicate. Statistics
+// with normal draws agree to 1e-12 relative (device log/cos may differ in the last bit).
+// Skipped, with the reason, where no usable CUDA device exists.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../kernels/cuda_backend_paths.hpp"
+#include "judgestat/backend.hpp"
+#include "judgestat/plan.hpp"
+
+namespace judgestat {
+namespace {
+
+#define REQUIRE_CUDA()                                                   \
+  do {                                                                   \
+    std::string why_unavailable;                                         \
+    if (!cuda_available(&why_unavailable))                               \
+      GTEST_SKIP() << "no usable CUDA device: " << why_unavailable;      \
+  } while (0)
+
+std::unique_ptr<Backend> cuda_backend(uint64_t max_chunk, CudaKernelPath path) {
+#ifdef JUDGESTAT_HAVE_CUDA
+  return make_cuda_backend_with_path(0, max_chunk, path);
+#else
+  (void)path;  // CPU-only build: cuda_available() is false, so tests skip before this
+  return make_cuda_backend(0, max_chunk);
+#endif
+}
+
+const char* path_name(CudaKernelPath path) {
+  switch (path) {
+    case CudaKernelPath::kAuto: return "auto";
+    case CudaKernelPath::kMultiplicityTile: return "multiplicity-tile";
+    case CudaKernelPath::kGather: return "gather";
+  }
+  return "?";
+}
+
+struct PlanShape {
+  std::vector<int64_t> stratum_clusters;  // clusters per stratum
+  bool counts_only = false;  // only count and half columns: the plan fits int32
+  int extra_real_columns = 0;  // more real columns: more byte planes in the fast path
+  bool normals = false;        // statistics with normal draws (kNormal)
+  uint64_t data_seed = 1;
+};
+
+StatisticDef statistic(const std::string& name, std::vector<Op> program) {
+  StatisticDef def;
+  def.label.name = name;
+  def.program = std::move(program);
+  return def;
+}
+
+// Units in clusters in strata; columns: n (1 per unit), correct (0/1), half (0, 1/2, 1), rare
+// numerator and denominator (nonzero only in the last cluster, so replicates that miss it
+// divide by zero), and unless counts_only: conf (reals in [0, 1)), signed (reals in [-1, 1))
+// and extra reals of growing scale.
+Plan make_plan(const PlanShape& shape) {
+  Plan plan;
+  plan.stratum_offset = {0};
+  plan.stratum_names.clear();
+  for (size_t h = 0; h < shape.stratum_clusters.size(); ++h) {
+    plan.stratum_offset.push_back(plan.stratum_offset.back() + shape.stratum_clusters[h]);
+    plan.stratum_names.push_back("s" + std::to_string(h));
+  }
+  const int64_t n_clusters = plan.stratum_offset.back();
+  for (int64_t c = 0; c < n_clusters; ++c) {
+    plan.cluster_names.push_back("c" + std::to_string(c));
+    const int units = n_clusters > 10000 ? 1 : 1 + static_cast<int>(c % 3);
+    for (int u = 0; u < units; ++u) plan.unit_cluster.push_back(static_cast<int32_t>(c));
+  }
+  const int64_t n_units = plan.n_units();
+  const int32_t n = plan.add_column("n");
+  const int32_t correct = plan.add_column("correct");
+  const int32_t half = plan.add_column("half");
+  const int32_t rare_num = plan.add_column("rare_num");
+  const int32_t rare_den = plan.add_column("rare_den");
+  std::mt19937_64 rng(shape.data_seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (int64_t u = 0; u < n_units; ++u) {
+    plan.columns[n][u] = 1.0;
+    plan.columns[correct][u] = rng() % 4 != 0 ? 1.0 : 0.0;
+    plan.columns[half][u] = 0.5 * static_cast<double>(rng() % 3);
+  }
+  const int64_t last_unit = n_units - 1;  // belongs to the last cluster
+  plan.columns[rare_num][last_unit] = 0.5;
+  plan.columns[rare_den][last_unit] = 1.0;
+
+  auto ratio = [](int32_t a, int32_t b) { return ratio_program(a, b); };
+  plan.statistics.push_back(statistic("acc", ratio(correct, n)));
+  plan.statistics.push_back(statistic("pa", ratio(half, n)));
+  plan.statistics.push_back(
+      statistic("acc_minus_pa", difference_program(ratio(correct, n), ratio(half, n))));
+  plan.statistics.push_back(statistic("rare", ratio(rare_num, rare_den)));
+  plan.statistics.push_back(statistic(
+      "rare_or_zero",
+      {{OpCode::kColumn, rare_num}, {OpCode::kColumn, rare_den}, {OpCode::kDivOrZero}}));
+  std::vector<Op> combo = ratio(correct, n);
+  for (const Op& op : ratio(half, n)) combo.push_back(op);
+  combo.push_back({OpCode::kMul});
+  combo.push_back({OpCode::kConstant, 0, 0.25});
+  combo.push_back({OpCode::kAdd});
+  plan.statistics.push_back(statistic("acc_times_pa_plus_quarter", combo));
+
+  if (!shape.counts_only) {
+    const int32_t conf = plan.add_column("conf");
+    const int32_t signed_values = plan.add_column("signed");
+    for (int64_t u = 0; u < n_units; ++u) {
+      plan.columns[conf][u] = uniform(rng);
+      plan.columns[signed_values][u] = 2.0 * uniform(rng) - 1.0;
+    }
+    plan.statistics.push_back(statistic("conf", ratio(conf, n)));
+    std::vector<Op> gap = difference_program(ratio(correct, n), ratio(conf, n));
+    gap.push_back({OpCode::kAbs});
+    plan.statistics.push_back(statistic("abs_acc_minus_conf", gap));
+    plan.statistics.push_back(statistic("signed_mean", ratio(signed_values, n)));
+    for (int i = 0; i < shape.extra_real_columns; ++i) {
+      const int32_t extra = plan.add_column("extra" + std::to_string(i));
+      const double scale = std::ldexp(1.0, 3 * i) * 1.37;
+      for (int64_t u = 0; u < n_units; ++u) plan.columns[extra][u] = scale * uniform(rng);
+      plan.statistics.push_back(statistic("extra" + std::to_string(i), ratio(extra, n)));
+    }
+  }
+  if (shape.normals) {
+    std::vector<Op> jittered = ratio(correct, n);
+    jittered.push_back({OpCode::kNormal, 0, 0.01});
+    jittered.push_back({OpCode::kAdd});
+    plan.statistics.push_back(statistic("acc_jittered", jittered));
+    std::vector<Op> scaled = ratio(half, n);
+    scaled.push_back({OpCode::kNormal, 1, 0.5});
+    scaled.push_back({OpCode::kMul});
+    plan.statistics.push_back(statistic("pa_times_normal", scaled));
+  }
+  return plan;
+}
+
+// Replicates [first, first + count) in calls of at most backend.max_chunk(plan).
+std::vector<double> run_in_chunks(Backend& backend, const CompiledPlan& plan, uint64_t seed,
+                                  uint64_t first, uint64_t count) {
+  std::vector<double> out(count * plan.n_statistics, -12345.0);
+  const uint64_t chunk = backend.max_chunk(plan);
+  EXPECT_GE(chunk, 1u);
+  for (uint64_t done = 0; done < count;) {
+    const uint64_t n = std::min(chunk, count - done);
+    backend.run_replicates(plan, seed, first + done, n, out.data() + done * plan.n_statistics);
+    done += n;
+  }
+  return out;
+}
+
+// Equal bit for bit (tolerance 0) or within `relative_tolerance`; NaN matches NaN only.
+::testing::AssertionResult same_values(const std::vector<double>& expected,
+                                       const std::vector<double>& actual, int32_t n_statistics,
+                                       double relative_tolerance = 0.0) {
+  if (expected.size() != actual.size())
+    return ::testing::AssertionFailure() << "sizes differ: " << expected.size() << " vs "
+                                         << actual.size();
+  size_t mismatches = 0;
+  std::ostringstream first_few;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const double e = expected[i], a = actual[i];
+    bool same;
+    if (std::isnan(e) || std::isnan(a))
+      same = std::isnan(e) && std::isnan(a);
+    else if (relative_tolerance == 0.0)
+      same = std::memcmp(&e, &a, sizeof e) == 0;
+    else
+      same = std::fabs(e - a) <= relative_tolerance * std::max(std::fabs(e), std::fabs(a));
+    if (!same && mismatches++ < 5) {
+      char line[160];
+      std::snprintf(line, sizeof line, "\n  replicate %zu statistic %zu: cpu %.17g, cuda %.17g",
+                    i / n_statistics, i % n_statistics, e, a);
+      first_few << line;
+    }
+  }
+  if (mismatches == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << mismatches << " of " << expected.size()
+                                       << " values differ:" << first_few.str();
+}
+
+const uint64_t kSeeds[] = {1, 20240917, 0x9E3779B97F4A7C15ull};  // the last uses both key words
+const uint64_t kFirsts[] = {0, 12345};
+const uint64_t kChunkCaps[] = {1, 7, 1000};
+
+// Every (seed, first, path, chunk cap) against the CPU backend.
+void expect_matches_cpu(const CompiledPlan& plan, const std::vector<CudaKernelPath>& paths,
+                        uint64_t count, double relative_tolerance = 0.0) {
+  auto cpu = make_cpu_backend(2);
+  for (uint64_t seed : kSeeds)
+    for (uint64_t first : kFirsts) {
+      const std::vector<double> expected = run_in_chunks(*cpu, plan, seed, first, count);
+      for (CudaKernelPath path : paths)
+        for (uint64_t cap : kChunkCaps) {
+          auto gpu = cuda_backend(cap, path);
+          const std::vector<double> actual = run_in_chunks(*gpu, plan, seed, first, count);
+          EXPECT_TRUE(same_values(expected, actual, plan.n_statistics, relative_tolerance))
+              << "path " << path_name(path) << ", max_chunk " << cap << ", seed " << seed
+              << ", first " << first;
+        }
+    }
+}
+
+const std::vector<CudaKernelPath> kAllPaths = {
+    CudaKernelPath::kAuto, CudaKernelPath::kMultiplicityTile, CudaKernelPath::kGather};
+
+TEST(CudaBackend, DescribesItsDevice) {
+  REQUIRE_CUDA();
+  const CompiledPlan plan = compile(make_plan({{3, 4, 5}}));
+  auto gpu = make_cuda_backend(0, 0);
+  EXPECT_EQ(gpu->name(), "cuda");
+  EXPECT_FALSE(gpu->device().empty());
+  EXPECT_GE(gpu->max_chunk(plan), 1u);
+  EXPECT_EQ(make_cuda_backend(0, 5)->max_chunk(plan), 5u);
+}
+
+TEST(CudaBackend, StratifiedPlanMatchesCpuBitForBit) {
+  REQUIRE_CUDA();
+  const CompiledPlan plan = compile(make_plan({{3, 4, 5}}));
+  ASSERT_FALSE(plan.fits_int32);  // real columns: 64-bit sums, several byte planes
+  expect_matches_cpu(plan, kAllPaths, 40);
+}
+
+TEST(CudaBackend, CountPlanOfFiveThousandClustersMatchesCpu) {
+  REQUIRE_CUDA();
+  const CompiledPlan plan = compile(make_plan({{5000}, /*counts_only=*/true}));
+  ASSERT_TRUE(plan.fits_int32);  // the gather path's 32-bit words
+  expect_matches_cpu(plan, kAllPaths, 40);
+}
+
+TEST(CudaBackend, WidePlanWithManyBytePlanesMatchesCpu) {
+  REQUIRE_CUDA();
+  PlanShape shape{{700, 1300}};
+  shape.extra_real_columns = 10;  // well over 32 byte planes: several tensor-core N tiles
+  shape.data_seed = 3;
+  expect_matches_cpu(compile(make_plan(shape)), kAllPaths, 24);
+}
+
+TEST(CudaBackend, SingleClusterMatchesCpu) {
+  REQUIRE_CUDA();
+  expect_matches_cpu(compile(make_plan({{1}})), kAllPaths, 20);
+  expect_matches_cpu(compile(make_plan({{1}, true})), kAllPaths, 20);
+}
+
+TEST(CudaBackend, HundredThousandClustersTakeTheGatherPath) {
+  REQUIRE_CUDA();
+  // A stratum of 99,995 clusters is beyond 16-bit multiplicity counters.
+  const CompiledPlan plan = compile(make_plan({{99995, 5}}));
+  ASSERT_EQ(plan.n_clusters, 100000);
+  expect_matches_cpu(plan, {CudaKernelPath::kAuto, CudaKernelPath::kGather}, 12);
+  const CompiledPlan counts = compile(make_plan({{100000}, true}));
+  ASSERT_TRUE(counts.fits_int32);
+  expect_matches_cpu(counts, {CudaKernelPath::kAuto}, 12);
+
+  auto tile_only = cuda_backend(0, CudaKernelPath::kMultiplicityTile);
+  std::vector<double> out(plan.n_statistics);
+  EXPECT_THROW(tile_only->run_replicates(plan, 1, 0, 1, out.data()), std::invalid_argument);
+}
+
+TEST(CudaBackend, NormalDrawsAgreeToTwelveDigits) {
+  REQUIRE_CUDA();
+  PlanShape shape{{3, 4, 5}};
+  shape.normals = true;
+  const CompiledPlan plan = compile(make_plan(shape));
+  ASSERT_EQ(plan.n_normals, 2);
+  expect_matches_cpu(plan, kAllPaths, 30, 1e-12);
+}
+
+TEST(CudaBackend, OneLargeCallEqualsTheCpu) {
+  REQUIRE_CUDA();
+  // Enough replicates for several pipelined slices and many tiles per block.
+  const CompiledPlan plan = compile(make_plan({{20, 30}}));
+  const uint64_t count = 200000;
+  auto cpu = make_cpu_backend(2);
+  const std::vector<double> expected = run_in_chunks(*cpu, plan, 99, 7, count);
+  for (CudaKernelPath path : {CudaKernelPath::kMultiplicityTile, CudaKernelPath::kGather}) {
+    auto gpu = cuda_backend(0, path);
+    ASSERT_GE(gpu->max_chunk(plan), count);
+    std::vector<double> actual(count * plan.n_statistics);
+    gpu->run_replicates(plan, 99, 7, count, actual.data());
+    EXPECT_TRUE(same_values(expected, actual, plan.n_statistics)) << path_name(path);
+  }
+}
+
+TEST(CudaBackend, PlanChangedInPlaceIsUploadedAgain) {
+  REQUIRE_CUDA();
+  CompiledPlan plan = compile(make_plan({{6, 6}}));
+  auto gpu = make_cuda_backend(0, 0);
+  auto cpu = make_cpu_backend(2);
+  std::vector<double> before(10 * plan.n_statistics);
+  gpu->run_replicates(plan, 5, 0, 10, before.data());
+  // Same address, same sizes, different content: the cache must notice.
+  for (int64_t& v : plan.cluster_sums) v = v / 2 + 1;
+  std::vector<double> after(10 * plan.n_statistics), expected(10 * plan.n_statistics);
+  gpu->run_replicates(plan, 5, 0, 10, after.data());
+  cpu->run_replicates(plan, 5, 0, 10, expected.data());
+  EXPECT_TRUE(same_values(expected, after, plan.n_statistics));
+}
+
+TEST(CudaBackend, EmptyRequestsAndMalformedPlans) {
+  REQUIRE_CUDA();
+  CompiledPlan plan = compile(make_plan({{4}}));
+  auto gpu = make_cuda_backend(0, 0);
+  double untouched = 7.0;
+  gpu->run_replicates(plan, 1, 0, 0, &untouched);
+  EXPECT_EQ(untouched, 7.0);
+
+  CompiledPlan bad = plan;
+  bad.ops[0].arg = bad.n_columns;  // reads past the column sums
+  std::vector<double> out(bad.n_statistics);
+  EXPECT_THROW(gpu->run_replicates(bad, 1, 0, 1, out.data()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace judgestat
