@@ -21,6 +21,7 @@
 #include "judgestat/budget.hpp"
 #include "report.hpp"
 #include "selection.hpp"
+#include "svg.hpp"
 
 namespace judgestat {
 namespace {
@@ -61,75 +62,6 @@ Json summary_json(const BudgetSummary& summary, const ThresholdGrid& grid) {
   row["tau_hist"] = tau_hist;
   row["escalate_all_share"] = summary.escalate_all_share;
   return row;
-}
-
-// ---- SVG plots, written by hand: white background, grey axes, one accent colour. ----
-
-std::string svg_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", value);
-  return text;
-}
-
-std::string svg_text(double x, double y, const std::string& text, const char* anchor = "middle",
-                     int size = 12, const char* extra = "") {
-  std::string escaped;
-  for (char ch : text) {
-    if (ch == '<') escaped += "&lt;";
-    else if (ch == '>') escaped += "&gt;";
-    else if (ch == '&') escaped += "&amp;";
-    else escaped += ch;
-  }
-  return "<text x=\"" + svg_number(x) + "\" y=\"" + svg_number(y) + "\" text-anchor=\"" + anchor +
-         "\" font-size=\"" + std::to_string(size) + "\"" + extra + ">" + escaped + "</text>\n";
-}
-
-std::string svg_line(double x1, double y1, double x2, double y2, const char* style) {
-  return "<line x1=\"" + svg_number(x1) + "\" y1=\"" + svg_number(y1) + "\" x2=\"" + svg_number(x2) +
-         "\" y2=\"" + svg_number(y2) + "\" style=\"" + style + "\"/>\n";
-}
-
-struct PlotFrame {
-  double width = 640, height = 400, left = 70, right = 20, top = 40, bottom = 55;
-  double x0, x1, y0, y1;  // data range
-  double px(double x) const { return left + (x - x0) / (x1 - x0) * (width - left - right); }
-  double py(double y) const { return height - bottom - (y - y0) / (y1 - y0) * (height - top - bottom); }
-};
-
-std::string svg_open(const PlotFrame& f, const std::string& title) {
-  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + svg_number(f.width) + "\" height=\"" +
-         svg_number(f.height) + "\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
-         svg_text(f.width / 2, 22, title, "middle", 14);
-}
-
-// Axes with a few ticks; labels formatted by `label`.
-using TickLabel = std::function<std::string(double)>;
-
-std::string svg_axes(const PlotFrame& f, const std::vector<double>& x_ticks, const std::vector<double>& y_ticks,
-                     const std::string& x_title, const std::string& y_title, const TickLabel& label_x,
-                     const TickLabel& label_y) {
-  const char* axis = "stroke:#444;stroke-width:1";
-  std::string out = svg_line(f.left, f.py(f.y0), f.width - f.right, f.py(f.y0), axis) +
-                    svg_line(f.left, f.top, f.left, f.py(f.y0), axis);
-  for (double x : x_ticks) {
-    out += svg_line(f.px(x), f.py(f.y0), f.px(x), f.py(f.y0) + 5, axis);
-    out += svg_text(f.px(x), f.py(f.y0) + 18, label_x(x));
-  }
-  for (double y : y_ticks) {
-    out += svg_line(f.left - 5, f.py(y), f.left, f.py(y), axis);
-    out += svg_line(f.left, f.py(y), f.width - f.right, f.py(y), "stroke:#ddd;stroke-width:1");
-    out += svg_text(f.left - 8, f.py(y) + 4, label_y(y), "end");
-  }
-  out += svg_text((f.left + f.width - f.right) / 2, f.height - 12, x_title);
-  out += svg_text(16, (f.top + f.py(f.y0)) / 2, y_title, "middle", 12,
-                  (" transform=\"rotate(-90 16 " + svg_number((f.top + f.py(f.y0)) / 2) + ")\"").c_str());
-  return out;
-}
-
-std::vector<double> even_ticks(double lo, double hi, int count) {
-  std::vector<double> ticks;
-  for (int n = 0; n <= count; ++n) ticks.push_back(lo + (hi - lo) * n / count);
-  return ticks;
 }
 
 // Held-out Δ distribution of one (k, rule) with the −tol line.

@@ -68,6 +68,7 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
   if (strata.empty()) pool.strata_names = {"all"};
 
   const int32_t n_labels = matrix.n_labels();
+  pool.n_labels = n_labels;
   const int32_t v = pool.variant;
   std::vector<double> prob_sum(n_labels);
   std::vector<int32_t> missing_fallback, missing_probs;
@@ -136,6 +137,8 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
       }
     }
 
+    for (int32_t l = 0; l < n_labels; ++l)
+      pool.probs.push_back(valid_orders > 0 ? prob_sum[l] / valid_orders : 0.0);
     pool.item.push_back(i);
     pool.c1.push_back(c1);
     pool.q.push_back(q);

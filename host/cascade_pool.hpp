@@ -42,6 +42,10 @@ struct CascadePool {
   std::vector<uint8_t> gate_ok;
   std::vector<double> fee_first, fee_fallback, latency_first, latency_fallback;
   std::vector<int32_t> stratum;
+  // F's order-averaged probabilities, pool items × n_labels (the matrix's label order); all 0
+  // where no F order is valid. Temperature scaling and reliability read them.
+  int32_t n_labels = 0;
+  std::vector<double> probs;
 
   int32_t size() const { return static_cast<int32_t>(c1.size()); }
   int32_t n_strata() const { return static_cast<int32_t>(strata_names.size()); }

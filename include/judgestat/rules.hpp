@@ -29,20 +29,30 @@ struct RuleSettings {
 /// Fewest labelled items the rule can judge; with fewer, no grid threshold passes.
 JS_HD int64_t rule_min_labels(ThresholdRule rule) { return rule == ThresholdRule::kPoint ? 1 : 2; }
 
+/// mean(d) from the exact sums (n >= 1): the value the point rule compares with −tol.
+JS_HD double rule_mean_delta(int64_t sum_2d, int64_t n) {
+  return static_cast<double>(sum_2d) / (2.0 * static_cast<double>(n));
+}
+
+/// mean(d) − z·sd(d)/√n from the exact sums (n >= 2): the value the lower-bound rule compares
+/// with −tol. Shown in the selection-set table (JEV Table 33) by the same arithmetic.
+JS_HD double rule_lower_bound(double z, int64_t sum_2d, int64_t sum_4d2, int64_t n) {
+  const double nd = static_cast<double>(n);
+  const double mean = rule_mean_delta(sum_2d, n);
+  // Σd² − (Σd)²/n = (n·Σ4d² − (Σ2d)²) / (4n): an exact non-negative integer numerator.
+  const int64_t spread = n * sum_4d2 - sum_2d * sum_2d;
+  const double variance = static_cast<double>(spread) / (4.0 * nd * (nd - 1.0));
+  const double sd = sqrt(variance);
+  return mean - z * sd / sqrt(nd);
+}
+
 /// Whether a threshold passes, from the labelled items' sums at that threshold:
 /// sum_2d = Σ 2d, sum_4d2 = Σ 4d² = Σ (2d)², n = labelled items (accepted or not).
 /// Exact for n up to about 10^9 (n·sum_4d2 must fit in int64).
 JS_HD bool rule_passes(const RuleSettings& settings, int64_t sum_2d, int64_t sum_4d2, int64_t n) {
   if (n < rule_min_labels(settings.rule)) return false;
-  const double nd = static_cast<double>(n);
-  const double mean = static_cast<double>(sum_2d) / (2.0 * nd);
-  if (settings.rule == ThresholdRule::kPoint) return mean >= -settings.tol;
-  // Σd² − (Σd)²/n = (n·Σ4d² − (Σ2d)²) / (4n): an exact non-negative integer numerator.
-  const int64_t spread = n * sum_4d2 - sum_2d * sum_2d;
-  const double variance = static_cast<double>(spread) / (4.0 * nd * (nd - 1.0));
-  const double sd = sqrt(variance);
-  const double bound = mean - settings.z * sd / sqrt(nd);
-  return bound >= -settings.tol;
+  if (settings.rule == ThresholdRule::kPoint) return rule_mean_delta(sum_2d, n) >= -settings.tol;
+  return rule_lower_bound(settings.z, sum_2d, sum_4d2, n) >= -settings.tol;
 }
 
 /// Preference among passing thresholds: more accepted items first (the most permissive
@@ -53,7 +63,7 @@ struct ThresholdChoice {
   int64_t accepted = -1;
 
   JS_HD void offer(int32_t grid_index, int64_t accepted_count) {
-    if (accepted_count > accepted || (accepted_count == accepted && grid_index > index)) {
+    if (accepted_count > accepted || (accepted_count == accepted && grid_index < index)) {
       index = grid_index;
       accepted = accepted_count;
     }

@@ -1,0 +1,132 @@
+// The CLI end to end: SPEC §4 JSON from `judgestat metrics`, determinism across threads and
+// chunks, and clear errors for bad requests.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+const std::string kRoot = JUDGESTAT_SOURCE_DIR;
+const std::string kBinary = JUDGESTAT_BINARY;
+
+struct CliRun {
+  int status;
+  std::string out;
+};
+
+// Runs the CLI with stderr folded into the captured output.
+CliRun run(const std::string& args) {
+  const std::string command = kBinary + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buffer{};
+  size_t got;
+  while ((got = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), got);
+  const int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+nlohmann::json metrics_json(const std::string& extra) {
+  const CliRun r = run("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --format json --quiet " +
+                    "--replicates 400 --judges o1-mini-2024-09-12,internlm_internlm2-7b-reward " + extra);
+  EXPECT_EQ(r.status, 0) << r.out;
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST(Cli, MetricsJsonFollowsSpecSection4) {
+  const auto j = metrics_json("--seed 3");
+  for (const char* key : {"tool", "version", "command", "argv", "input", "settings", "statistics", "timing"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["tool"], "judgestat");
+  EXPECT_EQ(j["command"], "metrics");
+  EXPECT_EQ(j["input"]["records"], 4200);
+  EXPECT_EQ(j["input"]["invalid"], 0);
+  EXPECT_EQ(j["input"]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(j["settings"]["seed"], 3);
+  EXPECT_EQ(j["settings"]["replicates"], 400);
+  EXPECT_EQ(j["settings"]["ci"], "percentile");
+  EXPECT_EQ(j["settings"]["backend"], "cpu");
+  for (const char* key : {"load_s", "resample_s", "replicates_per_s"}) EXPECT_TRUE(j["timing"].contains(key));
+  bool saw_diff = false, saw_acc1 = false;
+  for (const auto& row : j["statistics"]) {
+    for (const char* key : {"name", "judge", "reference", "benchmark", "condition", "order", "variant",
+                            "threshold", "n", "estimate", "ci", "se", "undefined"})
+      ASSERT_TRUE(row.contains(key)) << key;
+    if (row["name"] == "diff") {
+      saw_diff = true;
+      EXPECT_EQ(row["reference"], "o1-mini-2024-09-12");
+    }
+    if (row["name"] == "acc" && row["order"] == 1 && row["judge"] == "o1-mini-2024-09-12") {
+      saw_acc1 = true;
+      EXPECT_DOUBLE_EQ(row["estimate"].get<double>(), 261.0 / 350.0);  // 0.7457…
+      EXPECT_LE(row["ci"][0].get<double>(), row["estimate"].get<double>());
+      EXPECT_GE(row["ci"][1].get<double>(), row["estimate"].get<double>());
+    }
+  }
+  EXPECT_TRUE(saw_diff);
+  EXPECT_TRUE(saw_acc1);
+}
+
+TEST(Cli, SameSeedSameStatisticsOnAnyThreadsAndChunks) {
+  const auto a = metrics_json("--seed 9 --threads 1");
+  const auto b = metrics_json("--seed 9 --threads 2 --chunk 37");
+  const auto c = metrics_json("--seed 10 --threads 2");
+  EXPECT_EQ(a["statistics"].dump(), b["statistics"].dump());
+  EXPECT_NE(a["statistics"].dump(), c["statistics"].dump());
+}
+
+TEST(Cli, ByBenchmarkReportsEachGroupStratified) {
+  const auto j = metrics_json("--by benchmark");
+  EXPECT_EQ(j["settings"]["strata"], "benchmark");
+  std::set<std::string> groups;
+  for (const auto& row : j["statistics"])
+    if (!row["benchmark"].is_null()) groups.insert(row["benchmark"].get<std::string>());
+  EXPECT_EQ(groups, (std::set<std::string>{"mmlu", "livebench", "livecodebench"}));
+}
+
+TEST(Cli, JsonFileAndTableAgree) {
+  const std::string path = ::testing::TempDir() + "/judgestat_cli_metrics.json";
+  const CliRun r = run("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --quiet --replicates 200 " +
+                    "--judges o1-mini-2024-09-12 --json " + path);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("acc [order 0]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0.7086"), std::string::npos) << r.out;  // 248 / 350
+  std::ifstream file(path);
+  const auto j = nlohmann::json::parse(file);
+  EXPECT_EQ(j["statistics"][0]["name"], "acc");
+}
+
+TEST(Cli, ClearErrorsForBadRequests) {
+  const std::string data = kRoot + "/data/judgebench/gpt4o_split.csv";
+  CliRun r = run("metrics " + data + " --judges nobody --quiet");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("'nobody' does not occur"), std::string::npos) << r.out;
+  r = run("metrics " + data + " --benchmark mmlu --condition livebench-math --quiet");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("subset is empty"), std::string::npos) << r.out;
+  r = run("metrics " + data + " --ci wide --quiet");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--ci"), std::string::npos) << r.out;
+  r = run("metrics " + kRoot + "/no/such/file.csv --quiet");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("no/such/file.csv"), std::string::npos) << r.out;
+  r = run("frobnicate");
+  EXPECT_EQ(r.status, 2);
+}
+
+TEST(Cli, BenchW1RunsOnSyntheticInput) {
+  const CliRun r = run("bench w1 --items 400 --clusters 100 --judges 3 --replicates 500 --backend cpu --quiet");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["statistics"], 3 * 3 + 2);
+  EXPECT_EQ(j["clusters"], 100);
+  EXPECT_GT(j["cluster_draws_per_s"].get<double>(), 0);
+}
