@@ -653,7 +653,11 @@ ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::stri
     const int32_t item = item_numbers.id(record.item, m.items);
     item_of[r] = item;
     variant_of_record[r] = variant_numbers.id(variant_of(record), m.variants);
-    if (record.order < 0) fail(file, record.line, "order", "expected a non-negative integer");
+    if (record.order < 0 || record.order > kMaxOrder) {
+      fail(file, record.line, "order",
+           "expected a presentation index from 0 to " + std::to_string(kMaxOrder) + ", got " +
+               std::to_string(record.order));
+    }
     max_order = std::max(max_order, record.order);
 
     if (item == static_cast<int32_t>(first_record_of_item.size())) {  // first record of the item

@@ -4,6 +4,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "metrics.hpp"
+#include "probability.hpp"
 #include "selection.hpp"
 
 namespace judgestat {
@@ -47,7 +48,9 @@ int command_metrics(int argc, char** argv) {
   metrics.invalid_match = parsed.count("invalid-match") > 0;
   metrics.reference = parsed["reference"].as<std::string>();
   metrics.per_group = !select.strata.empty();
-  const MetricsPlan built = build_metrics_plan(matrix, selection, metrics);
+  MetricsPlan built = build_metrics_plan(matrix, selection, metrics);
+  // Probability quality (SPEC §3.2) joins the same plan, after the accuracy family.
+  const ProbabilityQuality probability = add_probability_quality(matrix, selection, metrics.per_group, built.plan);
   const double load_s = seconds_since(load_start);
 
   auto backend = make_backend(common.backend, common.threads, common.max_chunk);
@@ -70,6 +73,7 @@ int command_metrics(int argc, char** argv) {
     validity.push_back({{"judge", v.judge}, {"records", v.records}, {"invalid", v.invalid}});
   json["validity"] = validity;
   json["notes"] = built.notes;
+  add_probability_json(probability, json);
   json["timing"] = bootstrap_timing(load_s, result);
 
   Table table;
@@ -97,6 +101,7 @@ int command_metrics(int argc, char** argv) {
     table.notes.push_back("validity: " + v.judge + ": " + std::to_string(v.invalid) + " invalid of " +
                           std::to_string(v.records) + " records");
   for (const auto& note : built.notes) table.notes.push_back("note: " + note);
+  for (const auto& note : probability.notes) table.notes.push_back("note: " + note);
   char summary[256];
   std::snprintf(summary, sizeof summary,
                 "%llu replicates, %s CI, seed %llu, %lld clusters%s, backend %s (%s), %.2fs",
@@ -106,7 +111,7 @@ int command_metrics(int argc, char** argv) {
                 grouped ? (", stratified by " + selection.strata).c_str() : "",
                 backend->name().c_str(), backend->device().c_str(), result.resample_s);
   table.notes.push_back(summary);
-  emit(common, json, table.render(common.format));
+  emit(common, json, table.render(common.format) + probability_tables_text(probability, common.format));
   return 0;
 }
 

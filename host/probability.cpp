@@ -505,6 +505,8 @@ void add_probability_json(const ProbabilityQuality& quality, Json& json) {
     row["bins"] = bins;
     flips.push_back(row);
   }
+  if (!json.contains("notes")) json["notes"] = Json::array();
+  for (const auto& note : quality.notes) json["notes"].push_back(note);
   json["reliability"] = reliability;
   json["risk_coverage"] = curves;
   if (!flips.empty()) json["flip_by_confidence"] = flips;

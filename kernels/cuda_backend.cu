@@ -54,8 +54,8 @@ using cuda_detail::DeviceBuffer;
 }
 
 void validate_plan(const CompiledPlan& plan) {
-  if (plan.n_columns < 0 || plan.n_statistics < 0 || plan.n_normals < 0)
-    reject_plan("negative column, statistic or normal count");
+  if (plan.n_columns < 0 || plan.n_statistics < 0 || plan.n_normals < 0 || plan.n_rank_terms < 0)
+    reject_plan("negative column, statistic, normal or rank-term count");
   if (plan.stratum_offset.size() < 2 || plan.stratum_offset.front() != 0 ||
       plan.stratum_offset.back() != plan.n_clusters)
     reject_plan("stratum_offset must run from 0 to n_clusters");
@@ -69,6 +69,16 @@ void validate_plan(const CompiledPlan& plan) {
     reject_plan("cluster_sums is not n_clusters x n_columns");
   if (plan.column_unscale.size() != size_t(plan.n_columns))
     reject_plan("column_unscale does not have n_columns entries");
+  const size_t n_entries = plan.rank_cluster.size();
+  if (plan.rank_offset.size() != size_t(plan.n_rank_terms) + 1 || plan.rank_offset.front() != 0 ||
+      plan.rank_offset.back() != int64_t(n_entries) || plan.rank_positive.size() != n_entries ||
+      plan.rank_tie_start.size() != n_entries)
+    reject_plan("rank_offset must run from 0 to the entry count over n_rank_terms + 1 entries");
+  for (int32_t t = 0; t < plan.n_rank_terms; ++t)
+    if (plan.rank_offset[t + 1] < plan.rank_offset[t])
+      reject_plan("rank_offset decreases at term " + std::to_string(t));
+  for (int32_t c : plan.rank_cluster)
+    if (c < 0 || c >= plan.n_clusters) reject_plan("a rank entry names cluster " + std::to_string(c));
   if (plan.op_offset.size() != size_t(plan.n_statistics) + 1 || plan.op_offset.front() != 0 ||
       plan.op_offset.back() != int64_t(plan.ops.size()))
     reject_plan("op_offset must run from 0 to ops.size() over n_statistics + 1 entries");
@@ -89,6 +99,12 @@ void validate_plan(const CompiledPlan& plan) {
         case OpCode::kNormal:
           if (op.arg < 0 || op.arg >= plan.n_normals)
             reject_plan("statistic " + std::to_string(s) + " reads normal draw " +
+                        std::to_string(op.arg));
+          ++depth;
+          break;
+        case OpCode::kRank:  // extras[n_normals + t] holds rank term t's 2U
+          if (op.arg < plan.n_normals || op.arg >= plan.n_normals + plan.n_rank_terms)
+            reject_plan("statistic " + std::to_string(s) + " reads rank extra " +
                         std::to_string(op.arg));
           ++depth;
           break;
@@ -150,6 +166,11 @@ uint64_t plan_fingerprint(const CompiledPlan& plan) {
   hash.add(uint64_t(plan.n_clusters));
   hash.add(uint64_t(uint32_t(plan.n_columns)) << 32 | uint32_t(plan.n_statistics));
   hash.add(uint64_t(uint32_t(plan.n_normals)) << 1 | (plan.fits_int32 ? 1u : 0u));
+  hash.add(uint64_t(uint32_t(plan.n_rank_terms)));
+  hash.add_all(plan.rank_offset);
+  hash.add_all(plan.rank_cluster);
+  hash.add_all(plan.rank_positive);
+  hash.add_all(plan.rank_tie_start);
   hash.add_all(plan.stratum_offset);
   hash.add_all(plan.cluster_sums);
   hash.add_all(plan.column_unscale);
@@ -197,6 +218,24 @@ std::vector<Word> gather_words(const CompiledPlan& plan) {
   for (size_t i = 0; i < words.size(); ++i)
     words[i] = static_cast<Word>(static_cast<unsigned long long>(plan.cluster_sums[i]));
   return words;
+}
+
+/// The gather path's counters for rank terms: one slot per cluster that some rank entry names.
+struct RankSlots {
+  std::vector<int32_t> cluster_slot;  // n_clusters: slot or -1
+  std::vector<int32_t> entry_slot;    // per rank entry
+  uint32_t n_slots = 0;
+};
+
+RankSlots rank_slots(const CompiledPlan& plan) {
+  RankSlots slots;
+  slots.cluster_slot.assign(size_t(plan.n_clusters), -1);
+  slots.entry_slot.reserve(plan.rank_cluster.size());
+  for (int32_t c : plan.rank_cluster) {
+    if (slots.cluster_slot[c] < 0) slots.cluster_slot[c] = static_cast<int32_t>(slots.n_slots++);
+    slots.entry_slot.push_back(slots.cluster_slot[c]);
+  }
+  return slots;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -294,6 +333,12 @@ struct UploadedPlan {
   uint32_t replicates_per_block = 1;
 
   DeviceBuffer<uint32_t> cluster_offset, block_offset;
+  DeviceBuffer<int64_t> rank_offset;
+  DeviceBuffer<int32_t> rank_cluster, rank_entry_slot, rank_cluster_slot;
+  DeviceBuffer<uint8_t> rank_positive, rank_tie_start;
+  DeviceBuffer<uint32_t> rank_slot_counts;  // gather path: per resident block, n_slots counters
+  uint32_t rank_slots = 0;
+  uint64_t max_gather_blocks = 0;  // gather path: blocks the counters were allocated for
   DeviceBuffer<Op> ops;
   DeviceBuffer<int32_t> op_offset;
   DeviceBuffer<double> column_unscale;
@@ -305,29 +350,25 @@ struct UploadedPlan {
 
   cuda_detail::StratumTable strata{};
   cuda_detail::ProgramView program{};
+  cuda_detail::RankView rank{};
   cuda_detail::TilePlanView tile{};
   cuda_detail::GatherPlanView<unsigned int> gather32{};
   cuda_detail::GatherPlanView<unsigned long long> gather64{};
 };
 
-/// Why the multiplicity-tile path cannot take this plan on this device ("" when it can).
-std::string tile_path_refusal(const CompiledPlan& plan, const PlaneLayout& layout,
-                              const cudaDeviceProp& props, size_t shared_bytes) {
+/// Why the multiplicity-tile path's counters cannot hold this plan's draws ("" when they can).
+std::string tile_counter_refusal(const CompiledPlan& plan) {
   int64_t largest_stratum = 0;
   for (size_t h = 1; h < plan.stratum_offset.size(); ++h)
     largest_stratum =
         std::max(largest_stratum, plan.stratum_offset[h] - plan.stratum_offset[h - 1]);
+  // A counter never exceeds its stratum's size: one draw per cluster of the stratum.
   if (largest_stratum > int64_t(cuda_detail::kMaxStratumForCounters))
     return "a stratum has " + std::to_string(largest_stratum) +
            " clusters; 16-bit multiplicity counters hold at most 65535";
-  // Plane sums are int32: at most 255 * C.
+  // Plane sums are int32 and reach at most 255 * C.
   if (plan.n_clusters > int64_t(std::numeric_limits<int32_t>::max() / 255))
     return "too many clusters for int32 plane sums";
-  if (shared_bytes > size_t(props.sharedMemPerBlockOptin))
-    return "16 multiplicity histograms of " + std::to_string(plan.n_clusters) +
-           " clusters need " + std::to_string(shared_bytes) + " bytes of shared memory; the " +
-           "device offers " + std::to_string(props.sharedMemPerBlockOptin);
-  (void)layout;
   return "";
 }
 
@@ -437,7 +478,7 @@ class CudaBackend final : public Backend {
 
  private:
   static constexpr uint64_t kWavesPerSlice = 4;
-  static constexpr uint64_t kMaxSlices = 4;
+  static constexpr uint64_t kMaxSlices = 8;
 
   /// The uploaded form of `plan`, uploading it when it is not the cached one.
   const UploadedPlan& prepare(const CompiledPlan& plan) {
@@ -466,18 +507,33 @@ class CudaBackend final : public Backend {
     up.strata = {up.cluster_offset.data(), up.block_offset.data(), plan.n_strata(),
                  tables.block_offset.back()};
     up.program = {up.ops.data(),     up.op_offset.data(), up.column_unscale.data(),
-                  plan.n_statistics, plan.n_columns,      plan.n_normals};
+                  plan.n_statistics, plan.n_columns,      plan.n_normals,
+                  plan.n_rank_terms};
+    up.rank_offset.upload(plan.rank_offset);
+    up.rank_cluster.upload(plan.rank_cluster);
+    up.rank_positive.upload(plan.rank_positive);
+    up.rank_tie_start.upload(plan.rank_tie_start);
+    up.rank = {up.rank_offset.data(),   up.rank_cluster.data(),   nullptr,
+               up.rank_positive.data(), up.rank_tie_start.data(), plan.n_rank_terms};
   }
 
   /// Uploads the path-specific data; returns why the requested path is impossible, or "".
   std::string choose_path(const CompiledPlan& plan, UploadedPlan& up) {
     if (forced_path_ != CudaKernelPath::kGather) {
-      const PlaneLayout layout = plane_layout(plan);
-      const size_t shared_bytes =
-          cuda_detail::TileSharedLayout::of(plan.n_columns, plan.n_normals, layout.n_tiles,
-                                            layout.row_stride)
-              .total;
-      std::string refusal = tile_path_refusal(plan, layout, props_, shared_bytes);
+      std::string refusal = tile_counter_refusal(plan);
+      PlaneLayout layout;
+      size_t shared_bytes = 0;
+      if (refusal.empty()) {
+        layout = plane_layout(plan);
+        shared_bytes = cuda_detail::TileSharedLayout::of(plan.n_columns, up.program.n_extras(),
+                                                         layout.n_tiles, layout.row_stride)
+                           .total;
+        if (shared_bytes > size_t(props_.sharedMemPerBlockOptin))
+          refusal = "16 multiplicity histograms of " + std::to_string(plan.n_clusters) +
+                    " clusters need " + std::to_string(shared_bytes) +
+                    " bytes of shared memory; the device offers " +
+                    std::to_string(props_.sharedMemPerBlockOptin);
+      }
       int blocks_per_sm = 0;
       if (refusal.empty()) {
         JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -491,6 +547,7 @@ class CudaBackend final : public Backend {
         up.column_min.upload(layout.column_min);
         up.tile = {up.strata,
                    up.program,
+                   up.rank,
                    static_cast<uint32_t>(plan.n_clusters),
                    layout.row_stride,
                    layout.k_steps,
@@ -515,30 +572,51 @@ class CudaBackend final : public Backend {
     // fits_int32: every replicate sum fits int32, so sums modulo 2^32 of the per-cluster sums
     // modulo 2^32 are exact; half the bytes to gather.
     up.narrow_words = plan.fits_int32;
+    const int32_t n_extras = up.program.n_extras();
     up.shared_bytes =
         up.narrow_words
-            ? cuda_detail::gather_shared_bytes<unsigned int>(plan.n_columns, plan.n_normals)
-            : cuda_detail::gather_shared_bytes<unsigned long long>(plan.n_columns,
-                                                                   plan.n_normals);
+            ? cuda_detail::gather_shared_bytes<unsigned int>(plan.n_columns, n_extras)
+            : cuda_detail::gather_shared_bytes<unsigned long long>(plan.n_columns, n_extras);
     if (up.shared_bytes > size_t(props_.sharedMemPerBlockOptin))
       return "a plan of " + std::to_string(plan.n_columns) + " columns and " +
-             std::to_string(plan.n_normals) + " normal draws needs " +
-             std::to_string(up.shared_bytes) + " bytes of shared memory per block; the device " +
-             "offers " + std::to_string(props_.sharedMemPerBlockOptin);
+             std::to_string(n_extras) + " normal draws and rank terms needs " +
+             std::to_string(up.shared_bytes) + " bytes of shared memory per block; the " +
+             "device offers " + std::to_string(props_.sharedMemPerBlockOptin);
     if (up.narrow_words) {
       up.values32.upload(gather_words<unsigned int>(plan));
-      up.gather32 = {up.strata, up.program, up.values32.data()};
       JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &up.blocks_per_sm, cuda_detail::gather_kernel<unsigned int>,
           cuda_detail::kGatherThreads, up.shared_bytes));
     } else {
       up.values64.upload(gather_words<unsigned long long>(plan));
-      up.gather64 = {up.strata, up.program, up.values64.data()};
       JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &up.blocks_per_sm, cuda_detail::gather_kernel<unsigned long long>,
           cuda_detail::kGatherThreads, up.shared_bytes));
     }
     if (up.blocks_per_sm == 0) return "the gather kernel cannot be resident on this device";
+    up.max_gather_blocks = uint64_t(up.blocks_per_sm) * props_.multiProcessorCount;
+    if (plan.n_rank_terms > 0) {
+      // Each block counts its replicate's draws of the rank terms' clusters in its own
+      // counters; fewer blocks run when all of them would take over 1/8 of free memory.
+      const RankSlots slots = rank_slots(plan);
+      up.rank_slots = slots.n_slots;
+      up.rank_cluster_slot.upload(slots.cluster_slot);
+      up.rank_entry_slot.upload(slots.entry_slot);
+      up.rank.entry_slot = up.rank_entry_slot.data();
+      size_t free_bytes = 0, total_bytes = 0;
+      JS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+      const uint64_t per_block = std::max<uint64_t>(1, slots.n_slots) * sizeof(uint32_t);
+      up.max_gather_blocks =
+          std::max<uint64_t>(1, std::min<uint64_t>(up.max_gather_blocks, free_bytes / 8 / per_block));
+      up.rank_slot_counts.allocate(up.max_gather_blocks * std::max<uint32_t>(1, slots.n_slots));
+    }
+    const cuda_detail::ProgramView& program = up.program;
+    up.gather32 = {up.strata,          program,           up.rank,
+                   up.values32.data(), up.rank_cluster_slot.data(), up.rank_slots,
+                   up.rank_slot_counts.data()};
+    up.gather64 = {up.strata,          program,           up.rank,
+                   up.values64.data(), up.rank_cluster_slot.data(), up.rank_slots,
+                   up.rank_slot_counts.data()};
     up.path = CudaKernelPath::kGather;
     up.threads = cuda_detail::kGatherThreads;
     up.replicates_per_block = 1;
@@ -548,7 +626,9 @@ class CudaBackend final : public Backend {
   /// Replicates [first, first + count) into device `out` (count x n_statistics), asynchronously.
   void launch(const UploadedPlan& up, uint64_t seed, uint64_t first, uint64_t count,
               double* out) {
-    const uint64_t resident_blocks = uint64_t(up.blocks_per_sm) * props_.multiProcessorCount;
+    uint64_t resident_blocks = uint64_t(up.blocks_per_sm) * props_.multiProcessorCount;
+    if (up.path == CudaKernelPath::kGather)  // each block owns rank counters: no more blocks
+      resident_blocks = std::min(resident_blocks, up.max_gather_blocks);
     const uint64_t units = (count + up.replicates_per_block - 1) / up.replicates_per_block;
     const auto grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min(units, resident_blocks)));
     if (up.path == CudaKernelPath::kMultiplicityTile) {

@@ -1,6 +1,7 @@
 // The CUDA backend against the CPU backend (SPEC §2): for the same seed every replicate value is
 // bit for bit the same, whatever the kernel path, chunk size or first replicate. Statistics
-// with normal draws agree to 1e-12 relative (device log/cos may differ in the last bit).
+// with normal draws agree to 1e-12 relative (device log/cos may differ in the last bit). Rank
+// terms (AUROC's 2U) are exact integers and so bit-identical too.
 // Skipped, with the reason, where no usable CUDA device exists.
 #include <gtest/gtest.h>
 
@@ -53,6 +54,7 @@ struct PlanShape {
   bool counts_only = false;  // only count and half columns: the plan fits int32
   int extra_real_columns = 0;  // more real columns: more byte planes in the fast path
   bool normals = false;        // statistics with normal draws (kNormal)
+  bool rank_terms = true;      // AUROC-style rank terms (kRank)
   uint64_t data_seed = 1;
 };
 
@@ -66,7 +68,9 @@ StatisticDef statistic(const std::string& name, std::vector<Op> program) {
 // Units in clusters in strata; columns: n (1 per unit), correct (0/1), half (0, 1/2, 1), rare
 // numerator and denominator (nonzero only in the last cluster, so replicates that miss it
 // divide by zero), and unless counts_only: conf (reals in [0, 1)), signed (reals in [-1, 1))
-// and extra reals of growing scale.
+// and extra reals of growing scale. Rank terms: errors ranked by a score on a grid of 8 values
+// (long tie groups that straddle 32-entry chunks) over every unit, and by distinct scores over
+// every other unit.
 Plan make_plan(const PlanShape& shape) {
   Plan plan;
   plan.stratum_offset = {0};
@@ -113,6 +117,37 @@ Plan make_plan(const PlanShape& shape) {
   combo.push_back({OpCode::kConstant, 0, 0.25});
   combo.push_back({OpCode::kAdd});
   plan.statistics.push_back(statistic("acc_times_pa_plus_quarter", combo));
+
+  if (shape.rank_terms) {
+    const int32_t wrong = plan.add_column("wrong");
+    std::vector<int32_t> every_unit, every_other_unit;
+    std::vector<double> grid_scores, distinct_scores;
+    std::vector<uint8_t> every_error, every_other_error;
+    for (int64_t u = 0; u < n_units; ++u) {
+      const bool error = plan.columns[correct][u] == 0.0;
+      plan.columns[wrong][u] = error ? 1.0 : 0.0;
+      every_unit.push_back(static_cast<int32_t>(u));
+      grid_scores.push_back(static_cast<double>(rng() % 8) / 8.0);
+      every_error.push_back(error ? 1 : 0);
+      if (u % 2 == 0) {
+        every_other_unit.push_back(static_cast<int32_t>(u));
+        distinct_scores.push_back(uniform(rng));
+        every_other_error.push_back(error ? 1 : 0);
+      }
+    }
+    const int32_t coarse = plan.add_rank_term(every_unit, grid_scores, every_error);
+    const int32_t fine = plan.add_rank_term(every_other_unit, distinct_scores, every_other_error);
+    // AUROC = 2U / (2 * errors * corrects); NaN when a replicate lacks either.
+    plan.statistics.push_back(statistic(
+        "auroc_err", {{OpCode::kRank, coarse},
+                      {OpCode::kColumn, wrong},
+                      {OpCode::kColumn, correct},
+                      {OpCode::kMul},
+                      {OpCode::kConstant, 0, 2.0},
+                      {OpCode::kMul},
+                      {OpCode::kDiv}}));
+    plan.statistics.push_back(statistic("twice_u_every_other", {{OpCode::kRank, fine}}));
+  }
 
   if (!shape.counts_only) {
     const int32_t conf = plan.add_column("conf");
@@ -274,6 +309,7 @@ TEST(CudaBackend, NormalDrawsAgreeToTwelveDigits) {
   shape.normals = true;
   const CompiledPlan plan = compile(make_plan(shape));
   ASSERT_EQ(plan.n_normals, 2);
+  ASSERT_EQ(plan.n_rank_terms, 2);  // extras: normals first, then the rank terms' 2U
   expect_matches_cpu(plan, kAllPaths, 30, 1e-12);
 }
 

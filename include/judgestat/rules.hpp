@@ -63,7 +63,7 @@ struct ThresholdChoice {
   int64_t accepted = -1;
 
   JS_HD void offer(int32_t grid_index, int64_t accepted_count) {
-    if (accepted_count > accepted || (accepted_count == accepted && grid_index < index)) {
+    if (accepted_count > accepted || (accepted_count == accepted && grid_index > index)) {
       index = grid_index;
       accepted = accepted_count;
     }

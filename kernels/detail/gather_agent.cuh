@@ -7,7 +7,9 @@
 // coalesced loads. Lanes' partial sums meet in shared memory with integer atomics. Columns
 // beyond 128 take further passes over the same draws (recomputed: Philox is cheaper than
 // storing them). Nothing here grows with the number of replicates or clusters except the
-// uploaded plan itself.
+// uploaded plan itself and, for plans with rank terms, one counter per block for each cluster a
+// rank term mentions: the first pass also counts those clusters' draws (global-memory atomics),
+// and a warp per rank term then turns the counts into its 2U (warp_rank_term_2u).
 //
 // Word is uint32 when the plan promises int32 replicate sums (fits_int32), else uint64: sums
 // are formed modulo 2^32 or 2^64, which gives the exact sum whenever that sum fits the signed
@@ -31,13 +33,17 @@ template <typename Word>
 struct GatherPlanView {
   StratumTable strata;
   ProgramView program;
-  const Word* values;  // n_clusters x n_columns per-cluster sums, modulo 2^(8 sizeof(Word))
+  RankView rank;
+  const Word* values;           // n_clusters x n_columns per-cluster sums, mod 2^(8 sizeof(Word))
+  const int32_t* cluster_slot;  // rank terms only: per cluster its counter, or -1
+  uint32_t n_slots;             // counters per block (clusters some rank term mentions)
+  uint32_t* slot_counts;        // gridDim.x x n_slots multiplicity counters
 };
 
-/// Dynamic shared memory of one block: normals, then the column sums.
+/// Dynamic shared memory of one block: extras, then the column sums.
 template <typename Word>
-__host__ __device__ inline size_t gather_shared_bytes(int32_t n_columns, int32_t n_normals) {
-  return size_t(n_normals) * sizeof(double) + size_t(n_columns) * sizeof(Word);
+__host__ __device__ inline size_t gather_shared_bytes(int32_t n_columns, int32_t n_extras) {
+  return size_t(n_extras) * sizeof(double) + size_t(n_columns) * sizeof(Word);
 }
 
 template <typename Word>
@@ -50,30 +56,54 @@ class GatherAgent {
  public:
   __device__ GatherAgent(const GatherPlanView<Word>& plan, PhiloxKey key, unsigned char* shared)
       : plan_(plan), key_(key) {
-    normals_ = reinterpret_cast<double*>(shared);
-    sums_ = reinterpret_cast<Word*>(shared + size_t(plan.program.n_normals) * sizeof(double));
+    extras_ = reinterpret_cast<double*>(shared);
+    sums_ = reinterpret_cast<Word*>(shared + size_t(plan.program.n_extras()) * sizeof(double));
+    slot_counts_ = plan.slot_counts + size_t(blockIdx.x) * plan.n_slots;
   }
 
   __device__ void run_replicate(uint32_t replicate, double* out_row) {
     const int32_t n_columns = plan_.program.n_columns;
+    const bool counting = plan_.rank.n_terms > 0;
     for (int32_t k = threadIdx.x; k < n_columns; k += blockDim.x) sums_[k] = 0;
     for (int32_t k = threadIdx.x; k < plan_.program.n_normals; k += blockDim.x)
-      normals_[k] = normal_draw(key_, replicate, static_cast<uint32_t>(k));
+      extras_[k] = normal_draw(key_, replicate, static_cast<uint32_t>(k));
+    if (counting)
+      for (uint32_t i = threadIdx.x; i < plan_.n_slots; i += blockDim.x) slot_counts_[i] = 0;
     __syncthreads();
-    for (int32_t first_column = 0; first_column < n_columns;
+    // At least one pass when rank terms need the draws counted, even without columns.
+    for (int32_t first_column = 0; first_column < n_columns || (counting && first_column == 0);
          first_column += kGatherColumnsPerPass)
-      gather_columns(replicate, first_column);
+      gather_columns(replicate, first_column, counting && first_column == 0);
     __syncthreads();
+    if (counting) {
+      rank_terms();
+      __syncthreads();
+    }
     // Two's complement: the signed reading of the wrapped sum is the true sum.
     const auto* sums = reinterpret_cast<const SignedWord*>(sums_);
     for (int32_t s = threadIdx.x; s < plan_.program.n_statistics; s += blockDim.x)
-      out_row[s] = evaluate_statistic(plan_.program, s, sums, normals_);
-    __syncthreads();  // the next replicate clears sums and normals
+      out_row[s] = evaluate_statistic(plan_.program, s, sums, extras_);
+    __syncthreads();  // the next replicate clears sums, extras and counters
   }
 
  private:
-  // Adds columns [first_column, first_column + 128) of every drawn cluster's row.
-  __device__ void gather_columns(uint32_t replicate, int32_t first_column) {
+  // Extras n_normals + t: 2U of rank term t, a warp per term. The counters were written by
+  // atomics at L2; reading them with ld.global.cg (L2, not L1) cannot see a stale L1 line.
+  __device__ void rank_terms() {
+    const uint32_t warp = threadIdx.x / kWarpSize, n_warps = blockDim.x / kWarpSize;
+    const uint32_t* counts = slot_counts_;
+    const int32_t* entry_slot = plan_.rank.entry_slot;
+    for (int32_t t = warp; t < plan_.rank.n_terms; t += n_warps) {
+      const int64_t twice_u = warp_rank_term_2u(
+          plan_.rank, t, [=](int64_t e) { return __ldcg(counts + load_readonly(entry_slot + e)); });
+      if (threadIdx.x % kWarpSize == 0)
+        extras_[plan_.program.n_normals + t] = static_cast<double>(twice_u);
+    }
+  }
+
+  // Adds columns [first_column, first_column + 128) of every drawn cluster's row; with
+  // count_slots, also counts the draws of clusters that rank terms mention.
+  __device__ void gather_columns(uint32_t replicate, int32_t first_column, bool count_slots) {
     const uint32_t lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
     const uint32_t n_warps = blockDim.x / kWarpSize;
     const int32_t n_columns = plan_.program.n_columns;
@@ -87,6 +117,15 @@ class GatherAgent {
     for (uint32_t base = warp * kWarpSize; base < n_blocks; base += n_warps * kWarpSize) {
       ClusterDraws draws{};
       if (base + lane < n_blocks) draws = draw_clusters(key_, replicate, base + lane, plan_.strata);
+      if (count_slots) {
+#pragma unroll
+        for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
+          if (i < draws.count) {
+            const int32_t slot = load_readonly(plan_.cluster_slot + draws.cluster[i]);
+            if (slot >= 0) atomicAdd(slot_counts_ + slot, 1u);
+          }
+        }
+      }
 #pragma unroll
       for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
         uint32_t pending = __ballot_sync(kFullMask, i < draws.count);
@@ -108,8 +147,9 @@ class GatherAgent {
 
   const GatherPlanView<Word> plan_;
   PhiloxKey key_;
-  double* normals_;  // [n_normals]
-  Word* sums_;       // [n_columns]
+  double* extras_;          // [n_normals + n_rank_terms]
+  Word* sums_;              // [n_columns]
+  uint32_t* slot_counts_;   // this block's [n_slots] rank-cluster multiplicities (global)
 };
 
 /// Grid-stride loop over the chunk's replicates, one block each.

@@ -4,6 +4,8 @@
 //                cluster in a shared-memory multiplicity histogram, 16 rows x C uint16 counters;
 //   2. multiply: warps form the column sums' byte planes as a tensor-core product
 //                M (16 x C multiplicities) x U (C x N plane bytes) with mma.sync m16n8k32 u8;
+//      ranks:    a warp per (replicate, rank term) turns the same multiplicities into the
+//                term's 2U (warp_rank_term_2u), for bilinear statistics such as AUROC;
 //   3. fold:     column sum k = C * min_k + sum_p 256^p * plane_sum[k, p]  (mod 2^64);
 //   4. evaluate: one thread per (replicate, statistic) runs the statistic's program.
 //
@@ -40,6 +42,7 @@ constexpr uint32_t kMaxStratumForCounters = 65535;  // uint16 counters cannot ov
 struct TilePlanView {
   StratumTable strata;
   ProgramView program;
+  RankView rank;
   uint32_t n_clusters;         // C, every stratum together
   uint32_t row_stride;         // uint16 counters per histogram row: round_up(C, 64) + 16
   uint32_t k_steps;            // round_up(C, 64) / 32
@@ -52,16 +55,16 @@ struct TilePlanView {
 /// Dynamic shared memory of one block, in the order the agent carves it (each part a multiple
 /// of 16 bytes, so the histogram stays 16-byte aligned for vector zeroing and 8-byte A loads).
 struct TileSharedLayout {
-  size_t column_sums, normals, plane_sums, histogram, total;  // byte offsets, then the size
+  size_t column_sums, extras, plane_sums, histogram, total;  // byte offsets, then the size
 
-  __host__ __device__ static TileSharedLayout of(int32_t n_columns, int32_t n_normals,
+  __host__ __device__ static TileSharedLayout of(int32_t n_columns, int32_t n_extras,
                                                  uint32_t n_tiles, uint32_t row_stride) {
     TileSharedLayout layout{};
     size_t offset = 0;
     layout.column_sums = offset;
     offset += size_t(kTileReplicates) * n_columns * sizeof(int64_t);
-    layout.normals = offset;
-    offset += size_t(kTileReplicates) * n_normals * sizeof(double);
+    layout.extras = offset;
+    offset += size_t(kTileReplicates) * n_extras * sizeof(double);
     layout.plane_sums = offset;
     offset += size_t(kTileReplicates) * n_tiles * kPlaneColumnsPerNTile * sizeof(int32_t);
     layout.histogram = offset;
@@ -100,9 +103,9 @@ class MultiplicityTileAgent {
                                    unsigned char* shared)
       : plan_(plan), key_(key) {
     const TileSharedLayout layout = TileSharedLayout::of(
-        plan.program.n_columns, plan.program.n_normals, plan.n_tiles, plan.row_stride);
+        plan.program.n_columns, plan.program.n_extras(), plan.n_tiles, plan.row_stride);
     column_sums_ = reinterpret_cast<int64_t*>(shared + layout.column_sums);
-    normals_ = reinterpret_cast<double*>(shared + layout.normals);
+    extras_ = reinterpret_cast<double*>(shared + layout.extras);
     plane_sums_ = reinterpret_cast<int32_t*>(shared + layout.plane_sums);
     histogram_ = reinterpret_cast<uint32_t*>(shared + layout.histogram);
     histogram_bytes_ = layout.total - layout.histogram;
@@ -115,11 +118,12 @@ class MultiplicityTileAgent {
     count_draws(first + tile_begin, rows);
     __syncthreads();
     multiply_planes();
+    rank_terms(rows);  // reads the same counters; no barrier needed in between
     __syncthreads();
     fold_column_sums();
     __syncthreads();
     evaluate_statistics(rows, out + tile_begin * plan_.program.n_statistics);
-    __syncthreads();  // the next tile overwrites normals and counters
+    __syncthreads();  // the next tile overwrites extras and counters
   }
 
  private:
@@ -130,11 +134,10 @@ class MultiplicityTileAgent {
     const uint32_t plane_width = plan_.n_tiles * kPlaneColumnsPerNTile;
     for (uint32_t i = threadIdx.x; i < kTileReplicates * plane_width; i += blockDim.x)
       plane_sums_[i] = 0;
-    const int32_t n_normals = plan_.program.n_normals;
+    const int32_t n_normals = plan_.program.n_normals, n_extras = plan_.program.n_extras();
     for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_normals); i += blockDim.x) {
       const uint32_t row = i / n_normals, k = i % n_normals;
-      normals_[row * n_normals + k] =
-          normal_draw(key_, static_cast<uint32_t>(tile_first + row), k);
+      extras_[row * n_extras + k] = normal_draw(key_, static_cast<uint32_t>(tile_first + row), k);
     }
   }
 
@@ -207,6 +210,24 @@ class MultiplicityTileAgent {
     }
   }
 
+  // Extras n_normals + t of each row: 2U of rank term t from the row's multiplicities.
+  __device__ void rank_terms(uint32_t rows) {
+    const int32_t n_terms = plan_.rank.n_terms;
+    if (n_terms == 0) return;
+    const uint32_t warp = threadIdx.x / kWarpSize, n_warps = blockDim.x / kWarpSize;
+    const int32_t n_normals = plan_.program.n_normals, n_extras = plan_.program.n_extras();
+    const uint16_t* counters = reinterpret_cast<const uint16_t*>(histogram_);
+    for (uint32_t pair = warp; pair < rows * uint32_t(n_terms); pair += n_warps) {
+      const uint32_t row = pair / n_terms, t = pair % n_terms;
+      const uint16_t* multiplicity = counters + row * plan_.row_stride;
+      const int32_t* entry_cluster = plan_.rank.entry_cluster;
+      const int64_t twice_u = warp_rank_term_2u(plan_.rank, static_cast<int32_t>(t),
+          [=](int64_t e) { return uint32_t(multiplicity[load_readonly(entry_cluster + e)]); });
+      if (threadIdx.x % kWarpSize == 0)
+        extras_[row * n_extras + n_normals + t] = static_cast<double>(twice_u);
+    }
+  }
+
   // Column sums in uint64 arithmetic: the planes and C * min_k may wrap, the true sum (an
   // int64, as on the CPU) is what remains modulo 2^64.
   __device__ void fold_column_sums() {
@@ -228,18 +249,18 @@ class MultiplicityTileAgent {
   __device__ void evaluate_statistics(uint32_t rows, double* tile_out) {
     const int32_t n_statistics = plan_.program.n_statistics;
     const int32_t n_columns = plan_.program.n_columns;
-    const int32_t n_normals = plan_.program.n_normals;
+    const int32_t n_extras = plan_.program.n_extras();
     for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_statistics); i += blockDim.x) {
       const uint32_t row = i / n_statistics, s = i % n_statistics;
       tile_out[i] = evaluate_statistic(plan_.program, static_cast<int32_t>(s),
-                                       column_sums_ + row * n_columns, normals_ + row * n_normals);
+                                       column_sums_ + row * n_columns, extras_ + row * n_extras);
     }
   }
 
   const TilePlanView plan_;
   PhiloxKey key_;
   int64_t* column_sums_;   // [16][n_columns]
-  double* normals_;        // [16][n_normals]
+  double* extras_;         // [16][n_normals + n_rank_terms]
   int32_t* plane_sums_;    // [16][n_tiles * 8]
   uint32_t* histogram_;    // [16][row_stride / 2] words of two uint16 counters
   size_t histogram_bytes_;

@@ -1,0 +1,34 @@
+// Spearman rank correlation with the two p-values SPEC §3.6 asks for: scipy's t approximation
+// (scipy.stats.spearmanr) and the exact permutation test over all n! pairings
+// (scipy.stats.permutation_test(..., permutation_type='pairings', n_resamples=inf)).
+// Used on point estimates: a rank correlation is not a ratio of sums, so it has no place in a
+// bootstrap plan.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace judgestat {
+
+/// Ranks 1..n with ties given their average rank (scipy.stats.rankdata's 'average').
+std::vector<double> average_ranks(const std::vector<double>& values);
+
+struct SpearmanResult {
+  int n = 0;
+  double rho = 0;      // NaN when either side is constant or n < 2
+  double p_t = 0;      // two-sided, t approximation with n − 2 degrees of freedom; NaN for n < 3
+  double p_exact = 0;  // two-sided exact permutation p; NaN when n > exact_max_n or rho is NaN
+  bool exact = false;  // p_exact was computed
+};
+
+/// Spearman's rho of paired values and its p-values; x and y must have the same length.
+/// The exact test enumerates all n! pairings, so it runs only for n <= exact_max_n (at most 10).
+SpearmanResult spearman(const std::vector<double>& x, const std::vector<double>& y,
+                        int exact_max_n = 9);
+
+/// Two-sided p-value of Student's t: P(|T| >= |t|) with `dof` degrees of freedom (0 for t = ±inf).
+double student_t_two_sided(double t, double dof);
+
+/// Regularized incomplete beta I_x(a, b) (continued fraction; relative error ~1e-14).
+double regularized_incomplete_beta(double x, double a, double b);
+
+}  // namespace judgestat
