@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <future>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -386,15 +387,22 @@ BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem
     throw UsageError("--draws must be between 1 and 2^32 (draw indices are 32-bit Philox counters)");
   const auto start = std::chrono::steady_clock::now();
   BudgetSummarizer summarizer(problem, run, draws);
-  DrawOutcomes chunk;
+  // Two outcome buffers: chunk n + 1 is simulated while chunk n is summarised (chunks are still
+  // added in order, so the summary does not depend on the timing).
+  DrawOutcomes buffers[2];
+  std::future<void> summarizing;
   const uint32_t max_chunk = std::max<uint32_t>(1, engine.max_chunk(run));
-  for (uint64_t done = 0; done < draws;) {
+  uint64_t done = 0;
+  for (int n = 0; done < draws; ++n) {
     const uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(max_chunk, draws - done));
+    DrawOutcomes& chunk = buffers[n % 2];
     engine.run(run, static_cast<uint32_t>(done), count, chunk);
-    summarizer.add(chunk, done, count);
+    if (summarizing.valid()) summarizing.get();
+    summarizing = std::async(std::launch::async, [&summarizer, &chunk, done, count] { summarizer.add(chunk, done, count); });
     done += count;
     if (progress) progress(done);
   }
+  if (summarizing.valid()) summarizing.get();
   BudgetSummary summary = summarizer.finish();
   summary.resample_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;

@@ -106,28 +106,39 @@ std::string delta_plot(const BudgetSummary& s, double tol) {
   return out + "</svg>\n";
 }
 
-// Loss share against k, one line per rule (and per-stratum setting).
+// Loss share against k (log scale), one line per rule.
 std::string loss_curve_plot(const std::vector<BudgetSummary>& summaries, double tol) {
   std::vector<uint32_t> ks;
-  double top = 0.05;
+  double top = 0.01;
   for (const auto& s : summaries) {
     if (std::find(ks.begin(), ks.end(), s.k) == ks.end()) ks.push_back(s.k);
     top = std::max(top, s.loss_share);
   }
   std::sort(ks.begin(), ks.end());
+  // Round tick steps (in shares) with at most five steps up to the top.
+  double step = 1.0;
+  for (double candidate : {0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25}) {
+    if (std::ceil(top * 1.05 / candidate) <= 5) {
+      step = candidate;
+      break;
+    }
+  }
   PlotFrame f;
   f.x0 = std::log2(static_cast<double>(ks.front())) - 0.25;
   f.x1 = std::log2(static_cast<double>(ks.back())) + 0.25;
   f.y0 = 0;
-  f.y1 = top * 1.15;
-  std::vector<double> x_ticks;
+  f.y1 = std::ceil(top * 1.05 / step) * step;
+  std::vector<double> x_ticks, y_ticks;
   for (uint32_t k : ks) x_ticks.push_back(std::log2(static_cast<double>(k)));
-  std::string out = svg_open(f, "share of draws losing more than " + fixed(100 * tol, 1) + " points");
+  for (double y = 0; y <= f.y1 + step / 2; y += step) y_ticks.push_back(y);
+  const bool per_stratum = !summaries.empty() && summaries.front().per_stratum;
+  std::string out = svg_open(f, "share of draws losing more than " + fixed(100 * tol, 1) + " points" +
+                                    (per_stratum ? " (thresholds per stratum)" : ""));
   out += svg_axes(
-      f, x_ticks, even_ticks(0, f.y1, 4), "labelled items k", "loss share",
+      f, x_ticks, y_ticks, "labelled items k", "loss share",
       [](double v) { return std::to_string(static_cast<long long>(std::llround(std::exp2(v)))); },
       [](double v) { return fixed(100 * v, 1) + " %"; });
-  const char* colours[] = {"#4c78a8", "#f58518", "#54a24b", "#b279a2"};
+  const char* colours[] = {"#4c78a8", "#f58518"};
   int legend = 0;
   for (ThresholdRule rule : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
     std::vector<const BudgetSummary*> line;
@@ -135,18 +146,16 @@ std::string loss_curve_plot(const std::vector<BudgetSummary>& summaries, double 
       if (s.rule == rule) line.push_back(&s);
     if (line.empty()) continue;
     std::sort(line.begin(), line.end(), [](const BudgetSummary* a, const BudgetSummary* b) { return a->k < b->k; });
-    const char* colour = colours[legend % 4];
-    std::string points;
+    const std::string colour = colours[legend % 2];
+    std::vector<std::pair<double, double>> points;
     for (const BudgetSummary* s : line)
-      points += svg_number(f.px(std::log2(static_cast<double>(s->k)))) + "," + svg_number(f.py(s->loss_share)) + " ";
-    out += "<polyline points=\"" + points + "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2\"/>\n";
-    for (const BudgetSummary* s : line)
-      out += "<circle cx=\"" + svg_number(f.px(std::log2(static_cast<double>(s->k)))) + "\" cy=\"" +
-             svg_number(f.py(s->loss_share)) + "\" r=\"3.5\" fill=\"" + colour + "\"/>\n";
-    const double ly = f.top + 8 + 16 * legend;
-    out += svg_line(f.width - f.right - 110, ly, f.width - f.right - 90, ly,
-                    (std::string("stroke:") + colour + ";stroke-width:2").c_str());
-    out += svg_text(f.width - f.right - 84, ly + 4, std::string(rule_name(rule)) + " rule", "start", 11);
+      points.emplace_back(f.px(std::log2(static_cast<double>(s->k))), f.py(s->loss_share));
+    out += svg_polyline(points, colour);
+    for (size_t n = 0; n < line.size(); ++n)
+      out += svg_circle(points[n].first, points[n].second, 3.5, colour,
+                        "k " + std::to_string(line[n]->k) + ": " + percent(line[n]->loss_share, 2));
+    out += svg_legend_entry(f.width - f.right - 110, f.top + 8 + 16 * legend, colour,
+                            std::string(rule_name(rule)) + " rule");
     ++legend;
   }
   return out + "</svg>\n";

@@ -69,7 +69,8 @@ struct CascadePolicy {
 /// The sweep's policies: every grid threshold, then `all` (escalate every item).
 std::vector<CascadePolicy> sweep_policies(const CascadePool& pool, const ThresholdGrid& grid);
 
-/// Fees as plan columns. When every fee is a whole number of some decimal unit 10^-k (k <= 9),
+/// Fees as plan columns. When every fee is a whole number (at most 10^9) of some decimal unit
+/// 10^-k (k <= 9),
 /// the columns hold fee / unit with unit = 10^-k times the fees' greatest common divisor: small
 /// integers, so fee sums (and fee ratios, which do not depend on the unit) are exact and
 /// bit-identical on every backend. Otherwise the fees stay real (compile()'s fixed point).

@@ -10,4 +10,6 @@ int command_import(int argc, char** argv);
 int command_budget(int argc, char** argv);
 int command_cascade(int argc, char** argv);
 int command_bench(int argc, char** argv);
+int command_profile(int, char**);
+int command_synth(int, char**);
 }  // namespace judgestat

@@ -21,6 +21,9 @@ const CommandEntry kCommands[] = {
     {"import", judgestat::command_import, "convert JudgeBench/LLMBar outputs to judgment records"},
     {"bench", judgestat::command_bench, "time a benchmark workload (w1)"},
     {"budget", judgestat::command_budget, "label-budget simulation of threshold rules"},
+    {"cascade", judgestat::command_cascade, "confidence cascade sweep, rules and baselines"},
+    {"profile", judgestat::command_profile, "CAP profiles C1–C8 with coverage, rank stability and stress"},
+    {"synth", judgestat::command_synth, "synthetic judgment records (synth cap)"},
 };
 
 void print_usage() {

@@ -7,20 +7,8 @@
 #include "judgestat/bootstrap.hpp"
 
 namespace judgestat {
-namespace {
 
-// One (item, variant) of the selection: the unit of the accuracy family.
-struct Unit {
-  int32_t item, variant;
-};
-
-// Per-unit facts about one judge, from which every statistic's columns are cut.
-struct JudgeUnits {
-  std::vector<std::vector<double>> present, correct;  // per order
-  std::vector<double> any_present, order_mean;        // pa
-  std::vector<double> complete, all_correct, consistent, jb_positive;
-  std::vector<int32_t> verdict0;                      // order-0 verdict code
-};
+using Unit = AccuracyUnit;
 
 JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& units, int orders,
                        bool invalid_match) {
@@ -69,6 +57,8 @@ JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& 
   }
   return out;
 }
+
+namespace {
 
 double total(const std::vector<double>& values) {
   double sum = 0;

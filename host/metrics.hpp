@@ -27,6 +27,24 @@ struct MetricsPlan {
   std::vector<std::string> notes;  // statistics left out and why
 };
 
+/// One (item, variant) of a selection: the unit of the accuracy family.
+struct AccuracyUnit {
+  int32_t item, variant;
+};
+
+/// Per-unit facts about one judge, from which the accuracy family's columns are cut.
+struct JudgeUnits {
+  std::vector<std::vector<double>> present, correct;  // per order
+  std::vector<double> any_present, order_mean;        // pa
+  std::vector<double> complete, all_correct, consistent, jb_positive;
+  std::vector<int32_t> verdict0;                      // order-0 verdict code
+};
+
+/// Judge j's facts on each unit over `orders` presentation orders (cons: an invalid verdict
+/// matches nothing unless invalid_match).
+JudgeUnits judge_units(const ItemMatrix& matrix, int32_t j, const std::vector<AccuracyUnit>& units,
+                       int orders, bool invalid_match);
+
 MetricsPlan build_metrics_plan(const ItemMatrix& matrix, const Selection& selection,
                                const MetricsOptions& options);
 

@@ -13,7 +13,8 @@
 //         multiplicities and per-cluster sums split into bytes, then the statistics;
 //       GatherAgent (detail/gather_agent.cuh), the general path: rows of drawn clusters added
 //         directly, for plans too large for the histograms (tens of millions of clusters).
-//     Both draw clusters from the same Philox stream as the CPU (detail/replicate_common.cuh).
+//     Both draw clusters from the same Philox stream as the CPU, and turn multiplicities into
+//     rank terms' 2U (AUROC) with the same warp routine (detail/replicate_common.cuh).
 //
 // Why the sums are fixed point: a replicate's column sum adds thousands of per-cluster sums in
 // an order that differs by backend, thread count and path (histogram product, per-lane
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "cuda_backend_paths.hpp"
+#include "detail/byte_planes.hpp"
 #include "detail/cuda_check.cuh"
 #include "detail/gather_agent.cuh"
 #include "detail/multiplicity_tile_agent.cuh"
@@ -43,7 +45,10 @@
 namespace judgestat {
 namespace {
 
+using cuda_detail::b_fragments;
 using cuda_detail::DeviceBuffer;
+using cuda_detail::plane_layout;
+using cuda_detail::PlaneLayout;
 
 // ---------------------------------------------------------------------------------------------
 // Plan checks: a malformed plan must fail here with a message, not as an illegal address in a
@@ -239,87 +244,6 @@ RankSlots rank_slots(const CompiledPlan& plan) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The fast path's byte planes of the per-cluster sums.
-
-struct PlaneLayout {
-  std::vector<int64_t> column_min;         // n_columns
-  std::vector<int32_t> column_first_plane; // n_columns + 1
-  std::vector<int32_t> plane_column;       // per plane column: its column
-  std::vector<int32_t> plane_byte;         // per plane column: which byte of (value - min)
-  uint32_t n_tiles = 0, k_steps = 0, row_stride = 0;
-};
-
-PlaneLayout plane_layout(const CompiledPlan& plan) {
-  using cuda_detail::kClusterPadding;
-  using cuda_detail::kClustersPerKStep;
-  using cuda_detail::kPlaneColumnsPerNTile;
-  using cuda_detail::kRowSkew;
-  const int32_t K = plan.n_columns;
-  const int64_t C = plan.n_clusters;
-  PlaneLayout layout;
-  layout.column_min.assign(K, 0);
-  layout.column_first_plane.assign(K + 1, 0);
-  for (int32_t k = 0; k < K; ++k) {
-    int64_t lo = 0, hi = 0;
-    for (int64_t c = 0; c < C; ++c) {
-      const int64_t v = plan.cluster_sums[size_t(c) * K + k];
-      if (c == 0 || v < lo) lo = v;
-      if (c == 0 || v > hi) hi = v;
-    }
-    const uint64_t range = uint64_t(hi) - uint64_t(lo);  // exact: hi >= lo
-    int32_t bytes = 0;
-    while (bytes < 8 && (range >> (8 * bytes)) != 0) ++bytes;
-    layout.column_min[k] = lo;
-    layout.column_first_plane[k + 1] = layout.column_first_plane[k] + bytes;
-    for (int32_t p = 0; p < bytes; ++p) {
-      layout.plane_column.push_back(k);
-      layout.plane_byte.push_back(p);
-    }
-  }
-  const auto n_planes = static_cast<uint32_t>(layout.plane_column.size());
-  const uint32_t padded_clusters =
-      static_cast<uint32_t>((C + kClusterPadding - 1) / kClusterPadding * kClusterPadding);
-  layout.n_tiles = (n_planes + kPlaneColumnsPerNTile - 1) / kPlaneColumnsPerNTile;
-  layout.k_steps = padded_clusters / kClustersPerKStep;
-  layout.row_stride = padded_clusters + kRowSkew;
-  return layout;
-}
-
-/// The plane bytes in the order lanes load B fragments of mma.m16n8k32 (see
-/// mma_u8_m16n8k32): entry [tile][k_step][lane] holds, for plane column tile * 8 + lane / 4,
-/// the bytes of clusters k_step * 32 + 4 (lane % 4) + i (x) and the same + 16 (y), i = 0..3.
-std::vector<uint2> b_fragments(const CompiledPlan& plan, const PlaneLayout& layout) {
-  using cuda_detail::kClustersPerKStep;
-  using cuda_detail::kPlaneColumnsPerNTile;
-  using cuda_detail::kWarpSize;
-  const int32_t K = plan.n_columns;
-  const auto C = static_cast<uint32_t>(plan.n_clusters);
-  const auto n_planes = static_cast<uint32_t>(layout.plane_column.size());
-  auto plane_byte = [&](uint32_t c, uint32_t n) -> uint32_t {
-    if (c >= C || n >= n_planes) return 0;  // padding multiplies zero counters
-    const int32_t k = layout.plane_column[n];
-    const uint64_t offset = uint64_t(plan.cluster_sums[size_t(c) * K + k]) -
-                            uint64_t(layout.column_min[k]);
-    return static_cast<uint32_t>((offset >> (8 * layout.plane_byte[n])) & 0xFFu);
-  };
-  std::vector<uint2> fragments(size_t(layout.n_tiles) * layout.k_steps * kWarpSize);
-  size_t i = 0;
-  for (uint32_t tile = 0; tile < layout.n_tiles; ++tile)
-    for (uint32_t ks = 0; ks < layout.k_steps; ++ks)
-      for (uint32_t lane = 0; lane < uint32_t(kWarpSize); ++lane) {
-        const uint32_t n = tile * kPlaneColumnsPerNTile + lane / 4;
-        const uint32_t c0 = ks * kClustersPerKStep + 4 * (lane % 4);
-        uint2 fragment = make_uint2(0, 0);
-        for (uint32_t b = 0; b < 4; ++b) {
-          fragment.x |= plane_byte(c0 + b, n) << (8 * b);
-          fragment.y |= plane_byte(c0 + 16 + b, n) << (8 * b);
-        }
-        fragments[i++] = fragment;
-      }
-  return fragments;
-}
-
-// ---------------------------------------------------------------------------------------------
 // A plan as uploaded for one kernel path.
 
 struct UploadedPlan {
@@ -342,7 +266,7 @@ struct UploadedPlan {
   DeviceBuffer<Op> ops;
   DeviceBuffer<int32_t> op_offset;
   DeviceBuffer<double> column_unscale;
-  DeviceBuffer<uint2> fragments;
+  DeviceBuffer<uint32_t> fragments;  // two words (one uint2) per [tile][k_step][lane]
   DeviceBuffer<int32_t> column_first_plane;
   DeviceBuffer<int64_t> column_min;
   DeviceBuffer<unsigned int> values32;
@@ -417,11 +341,14 @@ class CudaBackend final : public Backend {
     size_t free_bytes = 0, total_bytes = 0;
     JS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // Our own output buffer is reused, so it counts as free; a plan not yet uploaded will
-    // take at most 8 bytes per per-cluster sum (plus small tables).
+    // take at most 8 bytes per per-cluster sum, its tables, and rank-term counters that
+    // upload_gather keeps under 1/8 of free memory.
     uint64_t usable = uint64_t(free_bytes) + output_.bytes();
     if (!uploaded_ || uploaded_->address != &plan) {
-      const uint64_t plan_bytes = plan.cluster_sums.size() * sizeof(int64_t) +
-                                  plan.stratum_offset.size() * 8 + plan.ops.size() * sizeof(Op);
+      const uint64_t plan_bytes =
+          plan.cluster_sums.size() * sizeof(int64_t) + plan.stratum_offset.size() * 8 +
+          plan.ops.size() * sizeof(Op) + plan.rank_cluster.size() * 16 +
+          (plan.n_rank_terms > 0 ? uint64_t(plan.n_clusters) * 4 + free_bytes / 8 : 0);
       usable = usable > plan_bytes ? usable - plan_bytes : 0;
     }
     const uint64_t per_replicate =
@@ -552,7 +479,7 @@ class CudaBackend final : public Backend {
                    layout.row_stride,
                    layout.k_steps,
                    layout.n_tiles,
-                   up.fragments.data(),
+                   reinterpret_cast<const uint2*>(up.fragments.data()),  // cudaMalloc: aligned
                    up.column_first_plane.data(),
                    up.column_min.data()};
         up.path = CudaKernelPath::kMultiplicityTile;

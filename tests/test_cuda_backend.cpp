@@ -2,7 +2,8 @@
 // bit for bit the same, whatever the kernel path, chunk size or first replicate. Statistics
 // with normal draws agree to 1e-12 relative (device log/cos may differ in the last bit). Rank
 // terms (AUROC's 2U) are exact integers and so bit-identical too.
-// Skipped, with the reason, where no usable CUDA device exists.
+// Skipped, with the reason, where no usable CUDA device exists; the fast path's host-side
+// tensor-core tables are checked everywhere (CudaBackendTables).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "../kernels/cuda_backend_paths.hpp"
+#include "../kernels/detail/byte_planes.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/plan.hpp"
 
@@ -250,6 +253,72 @@ void expect_matches_cpu(const CompiledPlan& plan, const std::vector<CudaKernelPa
 const std::vector<CudaKernelPath> kAllPaths = {
     CudaKernelPath::kAuto, CudaKernelPath::kMultiplicityTile, CudaKernelPath::kGather};
 
+// The fast path's B fragments, read back through mma.m16n8k32's fragment layout (PTX ISA:
+// lane l holds plane column l / 4 and clusters 4 (l % 4) + i, then 16 + 4 (l % 4) + i, in byte
+// i of its two registers), give back every per-cluster sum as min + sum_p 256^p byte_p.
+TEST(CudaBackendTables, BytePlaneFragmentsReproduceClusterSums) {
+  using namespace cuda_detail;
+  PlanShape wide{{700, 1300}};
+  wide.extra_real_columns = 10;
+  std::vector<CompiledPlan> plans = {compile(make_plan({{3, 4, 5}})), compile(make_plan(wide)),
+                                     compile(make_plan({{1}})),
+                                     compile(make_plan({{100}, /*counts_only=*/true}))};
+  CompiledPlan extreme;  // full 64-bit ranges, negative values, a constant column
+  extreme.n_clusters = 70;
+  extreme.n_columns = 3;
+  extreme.stratum_offset = {0, 70};
+  for (int64_t c = 0; c < 70; ++c) {
+    extreme.cluster_sums.push_back(c % 2 ? std::numeric_limits<int64_t>::max()
+                                         : std::numeric_limits<int64_t>::min() + c);
+    extreme.cluster_sums.push_back(-7);
+    extreme.cluster_sums.push_back(-c * 1000003);
+  }
+  plans.push_back(extreme);
+
+  for (const CompiledPlan& plan : plans) {
+    const PlaneLayout layout = plane_layout(plan);
+    const uint32_t padded_clusters = layout.k_steps * kClustersPerKStep;
+    const uint32_t n_planes = static_cast<uint32_t>(layout.plane_column.size());
+    ASSERT_GE(padded_clusters, uint64_t(plan.n_clusters));
+    ASSERT_EQ(padded_clusters % kClusterPadding, 0u);
+    EXPECT_EQ(layout.row_stride % 64, 16u);  // rows 8 banks apart: conflict-free A loads
+    ASSERT_EQ(layout.n_tiles, (n_planes + 7) / 8);
+    const std::vector<uint32_t> words = b_fragments(plan, layout);
+    ASSERT_EQ(words.size(), size_t(layout.n_tiles) * layout.k_steps * 32 * 2);
+
+    const uint32_t width = layout.n_tiles * kPlaneColumnsPerNTile;
+    std::vector<int> seen(size_t(padded_clusters) * width, 0);
+    std::vector<uint8_t> byte_at(size_t(padded_clusters) * width, 0);
+    size_t i = 0;
+    for (uint32_t tile = 0; tile < layout.n_tiles; ++tile)
+      for (uint32_t ks = 0; ks < layout.k_steps; ++ks)
+        for (uint32_t lane = 0; lane < 32; ++lane)
+          for (uint32_t reg = 0; reg < 2; ++reg, ++i)
+            for (uint32_t b = 0; b < 4; ++b) {
+              const uint32_t c = ks * 32 + 16 * reg + 4 * (lane % 4) + b;
+              const uint32_t n = tile * 8 + lane / 4;
+              ++seen[size_t(c) * width + n];
+              byte_at[size_t(c) * width + n] = static_cast<uint8_t>(words[i] >> (8 * b));
+            }
+    for (size_t e = 0; e < seen.size(); ++e) {
+      ASSERT_EQ(seen[e], 1) << "every (cluster, plane column) once";
+      const uint32_t c = static_cast<uint32_t>(e / width), n = static_cast<uint32_t>(e % width);
+      if (c >= plan.n_clusters || n >= n_planes) {
+        ASSERT_EQ(byte_at[e], 0) << "padding is zero";
+      }
+    }
+    for (int64_t c = 0; c < plan.n_clusters; ++c)
+      for (int32_t k = 0; k < plan.n_columns; ++k) {
+        uint64_t value = static_cast<uint64_t>(layout.column_min[k]);
+        for (int32_t n = layout.column_first_plane[k]; n < layout.column_first_plane[k + 1]; ++n)
+          value += uint64_t(byte_at[size_t(c) * width + n])
+                   << (8 * (n - layout.column_first_plane[k]));
+        ASSERT_EQ(static_cast<int64_t>(value), plan.cluster_sums[size_t(c) * plan.n_columns + k])
+            << "cluster " << c << " column " << k;
+      }
+  }
+}
+
 TEST(CudaBackend, DescribesItsDevice) {
   REQUIRE_CUDA();
   const CompiledPlan plan = compile(make_plan({{3, 4, 5}}));
@@ -269,9 +338,14 @@ TEST(CudaBackend, StratifiedPlanMatchesCpuBitForBit) {
 
 TEST(CudaBackend, CountPlanOfFiveThousandClustersMatchesCpu) {
   REQUIRE_CUDA();
-  const CompiledPlan plan = compile(make_plan({{5000}, /*counts_only=*/true}));
+  PlanShape shape{{5000}, /*counts_only=*/true};
+  const CompiledPlan plan = compile(make_plan(shape));
   ASSERT_TRUE(plan.fits_int32);  // the gather path's 32-bit words
   expect_matches_cpu(plan, kAllPaths, 40);
+  shape.rank_terms = false;  // W1's shape: counts only
+  const CompiledPlan counts = compile(make_plan(shape));
+  ASSERT_EQ(counts.n_rank_terms, 0);
+  expect_matches_cpu(counts, kAllPaths, 40);
 }
 
 TEST(CudaBackend, WidePlanWithManyBytePlanesMatchesCpu) {
@@ -294,7 +368,9 @@ TEST(CudaBackend, HundredThousandClustersTakeTheGatherPath) {
   const CompiledPlan plan = compile(make_plan({{99995, 5}}));
   ASSERT_EQ(plan.n_clusters, 100000);
   expect_matches_cpu(plan, {CudaKernelPath::kAuto, CudaKernelPath::kGather}, 12);
-  const CompiledPlan counts = compile(make_plan({{100000}, true}));
+  PlanShape counts_shape{{100000}, true};
+  counts_shape.rank_terms = false;
+  const CompiledPlan counts = compile(make_plan(counts_shape));
   ASSERT_TRUE(counts.fits_int32);
   expect_matches_cpu(counts, {CudaKernelPath::kAuto}, 12);
 

@@ -25,18 +25,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "byte_planes.hpp"
 #include "replicate_common.cuh"
 
 namespace judgestat::cuda_detail {
 
-constexpr uint32_t kTileReplicates = 16;       // M of mma.m16n8k32: one row per replicate
 constexpr int kTileThreads = 1024;
-constexpr uint32_t kClustersPerKStep = 32;     // K of mma.m16n8k32
-constexpr uint32_t kPlaneColumnsPerNTile = 8;  // N of mma.m16n8k32
-constexpr uint32_t kClusterPadding = 64;       // histogram rows are padded to this multiple...
-constexpr uint32_t kRowSkew = 16;              // ...plus 16 counters, so that the eight rows a
-                                               // warp's A-fragment load touches hit distinct banks
-constexpr uint32_t kMaxStratumForCounters = 65535;  // uint16 counters cannot overflow below this
+static_assert(kFragmentLanes == uint32_t(kWarpSize), "B fragments are per warp lane");
 
 /// The fast path's view of an uploaded plan (device pointers and shapes).
 struct TilePlanView {
@@ -47,7 +42,7 @@ struct TilePlanView {
   uint32_t row_stride;         // uint16 counters per histogram row: round_up(C, 64) + 16
   uint32_t k_steps;            // round_up(C, 64) / 32
   uint32_t n_tiles;            // round_up(N, 8) / 8 plane-column tiles
-  const uint2* b_fragments;    // [n_tile][k_step][lane]: the plane bytes in B-fragment order
+  const uint2* b_fragments;    // [n_tile][k_step][lane]: b_fragments() of byte_planes.hpp
   const int32_t* column_first_plane;  // n_columns + 1: column k owns plane columns [f[k], f[k+1])
   const int64_t* column_min;          // n_columns
 };
