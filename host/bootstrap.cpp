@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "distributed.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/records.hpp"
 
@@ -126,6 +127,27 @@ double bca_acceleration(const JackknifeValues& jack) {
   return num / 6.0 / std::pow(den, 1.5);
 }
 
+// Rank 0's intervals to every rank.
+void broadcast_intervals(std::vector<Interval>& intervals, int32_t n_statistics) {
+  std::vector<double> reals(4 * static_cast<size_t>(n_statistics));
+  std::vector<int64_t> undefined(n_statistics);
+  if (distributed::is_root())
+    for (int32_t s = 0; s < n_statistics; ++s) {
+      const Interval& interval = intervals[s];
+      double* packed = reals.data() + 4 * s;
+      packed[0] = interval.estimate;
+      packed[1] = interval.lo;
+      packed[2] = interval.hi;
+      packed[3] = interval.se;
+      undefined[s] = interval.undefined;
+    }
+  distributed::broadcast_from_root(reals.data(), reals.size());
+  distributed::broadcast_from_root(undefined.data(), undefined.size());
+  intervals.resize(n_statistics);
+  for (int32_t s = 0; s < n_statistics; ++s)
+    intervals[s] = {reals[4 * s], reals[4 * s + 1], reals[4 * s + 2], reals[4 * s + 3], undefined[s]};
+}
+
 }  // namespace
 
 Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
@@ -197,31 +219,50 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   result.device = backend.device();
   result.n_clusters = plan.n_clusters;
 
-  std::vector<double> values(B * static_cast<uint64_t>(S));
-  const uint64_t chunk = std::max<uint64_t>(1, backend.max_chunk(plan));
+  // Under MPI (host/distributed.hpp) this rank runs its contiguous share of the replicates;
+  // rank 0, whose share comes first, gathers the others behind its own (replicate order) and
+  // summarises exactly as one process would, then every rank gets the intervals.
+  // A rank that fails (no device, out of memory) fails the run on every rank.
+  const distributed::Range mine = distributed::my_share(B);
+  std::vector<double> values;
   const auto start = std::chrono::steady_clock::now();
-  for (uint64_t first = 0; first < B; first += chunk) {
-    const uint64_t count = std::min(chunk, B - first);
-    backend.run_replicates(plan, options.seed, first, count, values.data() + first * S);
-    if (options.progress) options.progress(first + count, B);
-  }
+  distributed::fail_together([&] {
+    values.resize((distributed::is_root() ? B : mine.count) * S);
+    const uint64_t chunk = std::max<uint64_t>(1, backend.max_chunk(plan));
+    for (uint64_t done = 0; done < mine.count; done += chunk) {
+      const uint64_t count = std::min(chunk, mine.count - done);
+      backend.run_replicates(plan, options.seed, mine.first + done, count, values.data() + done * S);
+      if (options.progress) options.progress(distributed::run_progress(done + count, mine.count, B), B);
+    }
+  });
+  distributed::gather_to_root(values.data(), mine.count * S, values.data(), distributed::is_root() ? B * S : 0);
   result.resample_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.replicates_run = B;
 
-  std::vector<double> extras = point_extras(plan);
-  extras.push_back(0.0);
-  std::vector<double> column(B);
-  for (int32_t s = 0; s < S; ++s) {
-    const Op* ops = plan.ops.data() + plan.op_offset[s];
-    const int32_t n_ops = plan.op_offset[s + 1] - plan.op_offset[s];
-    const double estimate =
-        evaluate(ops, n_ops, plan.totals.data(), plan.column_unscale.data(), extras.data());
-    for (uint64_t r = 0; r < B; ++r) column[r] = values[r * S + s];
-    JackknifeValues jack;
-    if (options.ci == CiMethod::kBca) jack = jackknife(plan, s);
-    result.intervals.push_back(
-        summarize(estimate, column, options.ci, options.level, options.ci == CiMethod::kBca ? &jack : nullptr));
+  distributed::fail_together([&] {
+    if (!distributed::is_root()) return;
+    std::vector<double> extras = point_extras(plan);
+    extras.push_back(0.0);
+    std::vector<double> column(B);
+    for (int32_t s = 0; s < S; ++s) {
+      const Op* ops = plan.ops.data() + plan.op_offset[s];
+      const int32_t n_ops = plan.op_offset[s + 1] - plan.op_offset[s];
+      const double estimate =
+          evaluate(ops, n_ops, plan.totals.data(), plan.column_unscale.data(), extras.data());
+      for (uint64_t r = 0; r < B; ++r) column[r] = values[r * S + s];
+      JackknifeValues jack;
+      if (options.ci == CiMethod::kBca) jack = jackknife(plan, s);
+      result.intervals.push_back(
+          summarize(estimate, column, options.ci, options.level, options.ci == CiMethod::kBca ? &jack : nullptr));
+    }
+  });
+  if (distributed::size() > 1) {
+    broadcast_intervals(result.intervals, S);
+    if (options.keep_replicates) {
+      values.resize(B * S);
+      distributed::broadcast_from_root(values.data(), B * S);
+    }
   }
   if (options.keep_replicates) result.replicates = std::move(values);
   return result;

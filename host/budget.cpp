@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "cascade_pool.hpp"
+#include "distributed.hpp"
+#include "judgestat/backend.hpp"
 #include "judgestat/records.hpp"
 
 namespace judgestat {
@@ -170,6 +172,82 @@ class CpuBudgetEngine final : public BudgetEngine {
   int threads_;
 };
 
+class SplitBudgetEngine final : public BudgetEngine {
+ public:
+  SplitBudgetEngine(const BudgetProblem& problem, std::vector<std::unique_ptr<BudgetEngine>> parts)
+      : problem_(problem), parts_(std::move(parts)) {
+    if (parts_.empty()) throw std::invalid_argument("make_split_budget_engine: no engines");
+  }
+
+  std::string name() const override { return parts_.front()->name(); }
+  std::string device() const override {
+    std::vector<std::string> devices;
+    for (const auto& part : parts_) devices.push_back(part->device());
+    return split_device_name(devices);
+  }
+
+  // Every part takes at most an even share of a call, so the smallest part bounds the whole.
+  uint32_t max_chunk(const BudgetRun& run) const override {
+    uint64_t smallest = UINT32_MAX;
+    for (const auto& part : parts_) smallest = std::min<uint64_t>(smallest, part->max_chunk(run));
+    return static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, smallest * parts_.size()));
+  }
+
+  void run(const BudgetRun& run, uint32_t first_draw, uint32_t count, DrawOutcomes& out) override {
+    out.resize(count, problem_.n_strata);
+    const uint64_t n = parts_.size();
+    const size_t strata = static_cast<size_t>(problem_.n_strata);
+    std::vector<DrawOutcomes> part_out(n);
+    std::vector<std::future<void>> running;
+    for (uint64_t p = 0; p < n; ++p) {
+      const uint32_t begin = static_cast<uint32_t>(count * p / n), end = static_cast<uint32_t>(count * (p + 1) / n);
+      if (begin == end) continue;
+      running.push_back(std::async(std::launch::async, [&, p, begin, end] {
+        DrawOutcomes& mine = part_out[p];
+        parts_[p]->run(run, first_draw + begin, end - begin, mine);
+        std::copy(mine.heldout_2d.begin(), mine.heldout_2d.end(), out.heldout_2d.begin() + begin);
+        std::copy(mine.fee_ratio.begin(), mine.fee_ratio.end(), out.fee_ratio.begin() + begin);
+        std::copy(mine.chosen.begin(), mine.chosen.end(), out.chosen.begin() + begin * strata);
+      }));
+    }
+    // Wait for every part before reporting the first failure: they write into `out`.
+    std::exception_ptr failure;
+    for (auto& part : running) {
+      try {
+        part.get();
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
+  }
+
+ private:
+  const BudgetProblem& problem_;
+  std::vector<std::unique_ptr<BudgetEngine>> parts_;
+};
+
+// Rank 0's summary to every rank (their own summarizers gave theirs to rank 0: no draws).
+void broadcast_summary(BudgetSummary& summary) {
+  double reals[11] = {summary.loss_share,     summary.delta_mean,       summary.delta_q[0],
+                      summary.delta_q[1],     summary.delta_q[2],       summary.fee_ratio_median,
+                      summary.fee_ratio_q[0], summary.fee_ratio_q[1],   summary.fee_ratio_q[2],
+                      summary.escalate_all_share, 0.0};
+  uint64_t counts[2] = {summary.draws, summary.fee_ratio_undefined};
+  distributed::broadcast_from_root(reals, 11);
+  distributed::broadcast_from_root(counts, 2);
+  distributed::broadcast_from_root(summary.tau_hist.data(), summary.tau_hist.size());
+  distributed::broadcast_from_root(summary.delta_hist.data(), summary.delta_hist.size());
+  summary.loss_share = reals[0];
+  summary.delta_mean = reals[1];
+  std::copy(reals + 2, reals + 5, summary.delta_q);
+  summary.fee_ratio_median = reals[5];
+  std::copy(reals + 6, reals + 9, summary.fee_ratio_q);
+  summary.escalate_all_share = reals[9];
+  summary.draws = counts[0];
+  summary.fee_ratio_undefined = counts[1];
+}
+
 }  // namespace
 
 ThresholdGrid default_grid() { return parse_grid("0.5,0.6,0.7,0.8,0.85,0.9,0.95,0.99,1"); }
@@ -297,6 +375,19 @@ std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem&, int)
 }
 #endif
 
+std::unique_ptr<BudgetEngine> make_split_budget_engine(const BudgetProblem& problem,
+                                                       std::vector<std::unique_ptr<BudgetEngine>> parts) {
+  if (parts.size() == 1) return std::move(parts.front());
+  return std::make_unique<SplitBudgetEngine>(problem, std::move(parts));
+}
+
+std::unique_ptr<BudgetEngine> make_cuda_budget_engine_on(const BudgetProblem& problem, const std::vector<int>& devices) {
+  if (devices.empty()) return make_cuda_budget_engine(problem, default_cuda_device());
+  std::vector<std::unique_ptr<BudgetEngine>> parts;
+  for (int device : devices) parts.push_back(make_cuda_budget_engine(problem, device));
+  return make_split_budget_engine(problem, std::move(parts));
+}
+
 double histogram_quantile(const std::vector<uint64_t>& hist, int64_t offset, double p) {
   uint64_t total = 0;
   for (uint64_t count : hist) total += count;
@@ -354,6 +445,29 @@ void BudgetSummarizer::add(const DrawOutcomes& chunk, uint64_t, uint32_t count) 
   added_ += count;
 }
 
+void BudgetSummarizer::combine_ranks() {
+  if (distributed::size() == 1) return;
+  distributed::sum_to_root(summary_.delta_hist.data(), summary_.delta_hist.size());
+  distributed::sum_to_root(summary_.tau_hist.data(), summary_.tau_hist.size());
+  uint64_t counts[3] = {summary_.fee_ratio_undefined, escalate_all_, added_};
+  distributed::sum_to_root(counts, 3);
+  const uint64_t own_ratios = fee_ratios_.size();
+  if (distributed::is_root()) {
+    summary_.fee_ratio_undefined = counts[0];
+    escalate_all_ = counts[1];
+    added_ = counts[2];
+    fee_ratios_.resize(added_ - summary_.fee_ratio_undefined);
+    distributed::gather_to_root(fee_ratios_.data(), own_ratios, fee_ratios_.data(), fee_ratios_.size());
+  } else {
+    distributed::gather_to_root(fee_ratios_.data(), own_ratios, nullptr, 0);
+    // Rank 0 holds these draws now; this summarizer is left with none.
+    std::fill(summary_.delta_hist.begin(), summary_.delta_hist.end(), 0);
+    std::fill(summary_.tau_hist.begin(), summary_.tau_hist.end(), 0);
+    summary_.fee_ratio_undefined = escalate_all_ = added_ = 0;
+    fee_ratios_.clear();
+  }
+}
+
 BudgetSummary BudgetSummarizer::finish() {
   BudgetSummary summary = summary_;
   summary.draws = added_;
@@ -386,24 +500,36 @@ BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem
   if (draws == 0 || draws > (uint64_t{1} << 32))
     throw UsageError("--draws must be between 1 and 2^32 (draw indices are 32-bit Philox counters)");
   const auto start = std::chrono::steady_clock::now();
-  BudgetSummarizer summarizer(problem, run, draws);
-  // Two outcome buffers: chunk n + 1 is simulated while chunk n is summarised (chunks are still
-  // added in order, so the summary does not depend on the timing).
-  DrawOutcomes buffers[2];
-  std::future<void> summarizing;
-  const uint32_t max_chunk = std::max<uint32_t>(1, engine.max_chunk(run));
-  uint64_t done = 0;
-  for (int n = 0; done < draws; ++n) {
-    const uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(max_chunk, draws - done));
-    DrawOutcomes& chunk = buffers[n % 2];
-    engine.run(run, static_cast<uint32_t>(done), count, chunk);
+  // Under MPI (host/distributed.hpp) each rank simulates its contiguous share of the draws and
+  // summarises it; rank 0 combines the summarizers (exact: counts and fee ratios) and every rank
+  // returns its summary. A rank that fails (no device, out of memory) fails the run everywhere.
+  const distributed::Range mine = distributed::my_share(draws);
+  std::unique_ptr<BudgetSummarizer> summarizer;
+  distributed::fail_together([&] {
+    summarizer = std::make_unique<BudgetSummarizer>(problem, run, distributed::is_root() ? draws : mine.count);
+    // Two outcome buffers: chunk n + 1 is simulated while chunk n is summarised (chunks are still
+    // added in order, so the summary does not depend on the timing).
+    DrawOutcomes buffers[2];
+    std::future<void> summarizing;
+    const uint32_t max_chunk = std::max<uint32_t>(1, engine.max_chunk(run));
+    uint64_t done = 0;
+    for (int n = 0; done < mine.count; ++n) {
+      const uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(max_chunk, mine.count - done));
+      const uint64_t first = mine.first + done;
+      DrawOutcomes& chunk = buffers[n % 2];
+      engine.run(run, static_cast<uint32_t>(first), count, chunk);
+      if (summarizing.valid()) summarizing.get();
+      BudgetSummarizer* into = summarizer.get();
+      summarizing = std::async(std::launch::async, [into, &chunk, first, count] { into->add(chunk, first, count); });
+      done += count;
+      if (progress) progress(distributed::run_progress(done, mine.count, draws));
+    }
     if (summarizing.valid()) summarizing.get();
-    summarizing = std::async(std::launch::async, [&summarizer, &chunk, done, count] { summarizer.add(chunk, done, count); });
-    done += count;
-    if (progress) progress(done);
-  }
-  if (summarizing.valid()) summarizing.get();
-  BudgetSummary summary = summarizer.finish();
+  });
+  summarizer->combine_ranks();
+  BudgetSummary summary;
+  distributed::fail_together([&] { summary = summarizer->finish(); });
+  if (distributed::size() > 1) broadcast_summary(summary);
   summary.resample_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }

@@ -193,6 +193,8 @@ int command_budget(int argc, char** argv) {
       ("gate-orders", "first-stage orders: 1 (order 0) or 2 (all orders)", cxxopts::value<int>()->default_value("2"))
       ("seed", "random seed (SPEC §2 Philox key)", cxxopts::value<uint64_t>()->default_value("1"))
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("devices", "CUDA devices to split the draws between, e.g. 0,1 (default: one device per process; "
+       "under mpirun, round-robin by rank)", cxxopts::value<std::string>()->default_value(""))
       ("threads", "CPU threads (0 = all)", cxxopts::value<int>()->default_value("0"))
       ("labels", "label set, comma-separated (default: from the file)", cxxopts::value<std::string>()->default_value(""))
       ("format", "text, md, csv or json", cxxopts::value<std::string>()->default_value("text"))
@@ -224,6 +226,7 @@ int command_budget(int argc, char** argv) {
   std::string first, fallback, rule_text, strata, plots_dir;
   ThresholdGrid grid;
   std::vector<uint32_t> ks;
+  std::vector<int> devices;
   RuleSettings settings;
   int gate_orders = 2;
   bool per_stratum = false;
@@ -255,6 +258,7 @@ int command_budget(int argc, char** argv) {
     settings.z = parsed["z"].as<double>();
     gate_orders = parsed["gate-orders"].as<int>();
     per_stratum = parsed.count("per-stratum") > 0 || !strata.empty();
+    if (!parsed["devices"].as<std::string>().empty()) devices = parse_device_list(parsed["devices"].as<std::string>());
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
@@ -273,6 +277,8 @@ int command_budget(int argc, char** argv) {
   if (per_stratum && strata.empty()) strata = "benchmark";
   if (common.backend != "auto" && common.backend != "cpu" && common.backend != "cuda")
     throw UsageError("--backend: expected auto, cpu or cuda, got '" + common.backend + "'");
+  if (!devices.empty() && common.backend == "cpu")
+    throw UsageError("--devices: selects CUDA devices, so it goes with --backend cuda or auto, not 'cpu'");
 
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
@@ -283,10 +289,12 @@ int command_budget(int argc, char** argv) {
     for (ThresholdRule rule : rules) check_budget_k(problem, k, rule);
 
   std::string why;
-  const bool use_cuda = common.backend == "cuda" || (common.backend == "auto" && cuda_available());
-  if (common.backend == "cuda" && !cuda_available(&why)) throw UsageError("--backend cuda: " + why);
+  const bool want_cuda = common.backend == "cuda" || !devices.empty();
+  const bool use_cuda = want_cuda || (common.backend == "auto" && cuda_available());
+  if (want_cuda && !cuda_available(&why))
+    throw UsageError((devices.empty() ? "--backend cuda: " : "--devices: ") + why);
   std::unique_ptr<BudgetEngine> engine =
-      use_cuda ? make_cuda_budget_engine(problem) : make_cpu_budget_engine(problem, common.threads);
+      use_cuda ? make_cuda_budget_engine_on(problem, devices) : make_cpu_budget_engine(problem, common.threads);
   const uint64_t draws =
       parsed.count("draws") ? parsed["draws"].as<uint64_t>() : use_cuda ? kDefaultDrawsCuda : kDefaultDrawsCpu;
   if (draws == 0 || draws > (uint64_t{1} << 32))

@@ -117,6 +117,13 @@ double fee_in_units(double fee, const FeeScale& scale) {
   return scale.exact ? std::round(fee / scale.unit) : fee;
 }
 
+// Programs concatenated: postfix pieces of one statistic's program.
+std::vector<Op> join(std::initializer_list<std::vector<Op>> parts) {
+  std::vector<Op> ops;
+  for (const auto& part : parts) ops.insert(ops.end(), part.begin(), part.end());
+  return ops;
+}
+
 }  // namespace
 
 CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clusters,
@@ -144,15 +151,26 @@ CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clus
   const int32_t k_c1 = column("c1", [&](int32_t i) { return pool.c1[i]; });
   const int32_t k_c2 = column("c2", [&](int32_t i) { return pool.c2[i]; });
   const int32_t k_err = column("first_errors", [&](int32_t i) { return pool.c1[i] < 1.0 ? 1.0 : 0.0; });
-  const int32_t k_fee_first = column("fee_first", [&](int32_t i) { return fee_in_units(pool.fee_first[i], out.fees); });
-  // A per-call fallback fee (the same on every item, as --fee gives) needs no columns of its
-  // own: Σ fee_S = c·n and Σ a·fee_S = c·Σ a. Fewer columns, faster replicates; same values.
-  const double fallback_fee_0 = fee_in_units(pool.fee_fallback[units.front()], out.fees);
-  bool uniform_fallback_fee = true;
-  for (int32_t i : units) uniform_fallback_fee = uniform_fallback_fee && fee_in_units(pool.fee_fallback[i], out.fees) == fallback_fee_0;
-  const int32_t k_fee_fallback =
-      uniform_fallback_fee ? -1
-                           : column("fee_fallback", [&](int32_t i) { return fee_in_units(pool.fee_fallback[i], out.fees); });
+  using O = OpCode;
+  // Σ of a fee over the units as ops. A per-call fee (the same on every item, as --fee gives)
+  // needs no column of its own: Σ fee = c·n (and below Σ a·fee_S = c·Σ a). Fewer columns,
+  // faster replicates, the same values.
+  auto uniform_fee = [&](const std::vector<double>& fees) -> std::optional<double> {
+    const double first_value = fee_in_units(fees[units.front()], out.fees);
+    for (int32_t i : units)
+      if (fee_in_units(fees[i], out.fees) != first_value) return std::nullopt;
+    return first_value;
+  };
+  auto fee_sum = [&](const std::string& name, const std::vector<double>& fees,
+                     const std::optional<double>& per_call) -> std::vector<Op> {
+    if (!options.fees) return {};
+    if (per_call) return {{O::kColumn, k_n}, {O::kConstant, 0, *per_call}, {O::kMul}};
+    return {{O::kColumn, column(name, [&](int32_t i) { return fee_in_units(fees[i], out.fees); })}};
+  };
+  const std::optional<double> per_call_first = uniform_fee(pool.fee_first),
+                              per_call_fallback = uniform_fee(pool.fee_fallback);
+  const std::vector<Op> first_fee = fee_sum("fee_first", pool.fee_first, per_call_first);
+  const std::vector<Op> fallback_fee = fee_sum("fee_fallback", pool.fee_fallback, per_call_fallback);
   const int64_t n = static_cast<int64_t>(units.size());
   int64_t first_errors = 0;
   for (int32_t i : units) first_errors += pool.c1[i] < 1.0;
@@ -170,7 +188,6 @@ CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clus
     plan.statistics.push_back({std::move(l), std::move(program)});
     return static_cast<int32_t>(plan.statistics.size()) - 1;
   };
-  using O = OpCode;
   for (const CascadePolicy& policy : policies) {
     const std::string tag = "policy " + policy.threshold.value_or("per stratum") + "/";
     auto a = [&](int32_t i) { return policy.accepted[i] ? 1.0 : 0.0; };
@@ -187,26 +204,19 @@ CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clus
       stats.errors_escalated = add(label("errors_escalated", policy.threshold, first_errors),
                                    {{O::kColumn, k_err}, {O::kColumn, k_aerr}, {O::kSub}, {O::kColumn, k_err}, {O::kDiv}});
     if (options.fees) {
-      // Σ fee_S and Σ a·fee_S as op sequences (columns, or c·column for a per-call fee).
-      std::vector<Op> fallback_fee, accepted_fallback_fee;
-      if (uniform_fallback_fee) {
-        fallback_fee = {{O::kColumn, k_n}, {O::kConstant, 0, fallback_fee_0}, {O::kMul}};
-        accepted_fallback_fee = {{O::kColumn, k_a}, {O::kConstant, 0, fallback_fee_0}, {O::kMul}};
+      // Σ a·fee_S: the fallback fee the accepted items save.
+      std::vector<Op> accepted_fallback_fee;
+      if (per_call_fallback) {
+        accepted_fallback_fee = {{O::kColumn, k_a}, {O::kConstant, 0, *per_call_fallback}, {O::kMul}};
       } else {
-        fallback_fee = {{O::kColumn, k_fee_fallback}};
         accepted_fallback_fee = {{O::kColumn, column(tag + "accepted_fee_fallback", [&](int32_t i) {
                                     return a(i) * fee_in_units(pool.fee_fallback[i], out.fees);
                                   })}};
       }
-      auto join = [](std::initializer_list<std::vector<Op>> parts) {
-        std::vector<Op> ops;
-        for (const auto& part : parts) ops.insert(ops.end(), part.begin(), part.end());
-        return ops;
-      };
       // Σ fee_S − Σ a·fee_S: the fallback fee of the escalated items.
       const std::vector<Op> escalated_fee = join({fallback_fee, accepted_fallback_fee, {{O::kSub}}});
       stats.fee_ratio = add(label("fee_ratio", policy.threshold, n),
-                            join({{{O::kColumn, k_fee_first}}, escalated_fee, {{O::kAdd}}, fallback_fee, {{O::kDiv}}}));
+                            join({first_fee, escalated_fee, {{O::kAdd}}, fallback_fee, {{O::kDiv}}}));
       // p = escalated fallback fee / all fallback fee; expected accuracy c1 + p·(c2 − c1).
       stats.random_acc = add(label("random_acc", policy.threshold, n),
                              join({escalated_fee, fallback_fee, {{O::kDiv}},

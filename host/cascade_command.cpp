@@ -523,7 +523,7 @@ int command_cascade(int argc, char** argv) {
   };
   Table sweep_table;
   sweep_table.header = {"τ", "escalated (%)", "cascade acc (%)", "Δ vs fallback (pp) [" + level + "]",
-                        "F errors escalated (%)", "fee ratio", "random, same fee (%)", "latency p50 / p95 (s)"};
+                        "first-stage errors caught (%)", "fee ratio", "random, same fee (%)", "latency p50 / p95 (s)"};
   for (size_t p = 0; p < policies.size(); ++p) {
     const PolicyStatistics& s = sweep.policies[p];
     const auto& iv = result.intervals;
@@ -597,7 +597,7 @@ int command_cascade(int argc, char** argv) {
 
     Table held;
     held.header = {"policy", "first alone (%)", "cascade (%) [" + level + "]", "fallback (%)",
-                   "Δ (pp) [" + level + "]", "escalated (%)", "F errors escalated (%)", "fee ratio", "latency p50 / p95 (s)"};
+                   "Δ (pp) [" + level + "]", "escalated (%)", "first-stage errors caught (%)", "fee ratio", "latency p50 / p95 (s)"};
     const double first_heldout = mean_of(pool.c1, heldout), fallback_heldout = mean_of(pool.c2, heldout);
     for (size_t r = 0; r < choices.size(); ++r) {
       const PolicyStatistics& s = heldout_plan.policies[r];

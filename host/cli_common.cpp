@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "distributed.hpp"
 #include "selection.hpp"
 
 namespace judgestat {
@@ -15,6 +16,8 @@ void add_common_options(cxxopts::Options& options) {
       ("ci", "interval: percentile, basic or bca", cxxopts::value<std::string>()->default_value("percentile"))
       ("level", "confidence level", cxxopts::value<double>()->default_value("0.95"))
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("devices", "CUDA devices to split the replicates between, e.g. 0,1 (default: one device per process; "
+       "under mpirun, round-robin by rank)", cxxopts::value<std::string>()->default_value(""))
       ("threads", "CPU threads (0 = all)", cxxopts::value<int>()->default_value("0"))
       ("chunk", "at most this many replicates per backend call (0 = sized from memory)",
        cxxopts::value<uint64_t>()->default_value("0"))
@@ -46,6 +49,15 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
     common.ci = parse_ci_method(parsed["ci"].as<std::string>());
     common.level = parsed["level"].as<double>();
     common.backend = parsed["backend"].as<std::string>();
+    // --devices 0,1 asks make_backend for the split backend "cuda:0,1".
+    const std::string devices = parsed["devices"].as<std::string>();
+    if (!devices.empty()) {
+      if (common.backend != "auto" && common.backend != "cuda")
+        throw UsageError("--devices: selects CUDA devices, so it goes with --backend cuda or auto, not '" +
+                         common.backend + "'");
+      parse_device_list(devices);
+      common.backend = "cuda:" + devices;
+    }
     common.threads = parsed["threads"].as<int>();
     common.max_chunk = parsed["chunk"].as<uint64_t>();
     common.load.labels = split_list(parsed["labels"].as<std::string>());
@@ -83,10 +95,16 @@ Json bootstrap_timing(double load_s, const BootstrapResult& result) {
 }
 
 void emit(const CommonOptions& common, const Json& json, const std::string& table_text) {
-  const std::string json_text = dump_json(json, 1) + "\n";
-  if (!common.json_path.empty()) write_file(common.json_path, json_text);
-  std::cout << (common.format == "json" ? json_text : table_text);
-  std::cout.flush();
+  // Under MPI every rank gets here with the same result and rank 0 writes it, once all ranks
+  // have got here: a rank failing on the way fails the run before anything is printed.
+  distributed::agree_on_failure(nullptr);
+  distributed::fail_together([&] {
+    if (!distributed::is_root()) return;
+    const std::string json_text = dump_json(json, 1) + "\n";
+    if (!common.json_path.empty()) write_file(common.json_path, json_text);
+    std::cout << (common.format == "json" ? json_text : table_text);
+    std::cout.flush();
+  });
 }
 
 double now_seconds() {

@@ -24,8 +24,8 @@ struct CommonOptions {
   LoadOptions load;
 };
 
-/// Adds FILE, --replicates, --seed, --ci, --level, --backend, --threads, --labels, --format,
-/// --json, --quiet, --chunk and --help.
+/// Adds FILE, --replicates, --seed, --ci, --level, --backend, --devices, --threads, --labels,
+/// --format, --json, --quiet, --chunk and --help.
 void add_common_options(cxxopts::Options& options);
 
 /// Parses argv; prints help and returns false when --help was given. UsageError on bad values.
@@ -39,7 +39,8 @@ Json bootstrap_settings(const CommonOptions& common, const Backend& backend,
 /// SPEC §4's timing object.
 Json bootstrap_timing(double load_s, const BootstrapResult& result);
 
-/// Prints the table (or the JSON when --format json) and writes --json FILE.
+/// Prints the table (or the JSON when --format json) and writes --json FILE; under MPI on
+/// rank 0, once every rank has got here.
 void emit(const CommonOptions& common, const Json& json, const std::string& table_text);
 
 double seconds_since(double start);

@@ -1,11 +1,13 @@
 // judgestat CLI: dispatches `judgestat <command> …` and turns errors into clear messages.
+// Under mpirun every rank runs the command (host/distributed.hpp); rank 0 prints the result.
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 
 #include "commands.hpp"
-#include "judgestat/records.hpp"
+#include "distributed.hpp"
 
 namespace {
 
@@ -26,14 +28,38 @@ const CommandEntry kCommands[] = {
     {"synth", judgestat::command_synth, "synthetic judgment records (synth cap)"},
 };
 
+namespace distributed = judgestat::distributed;
+
 void print_usage() {
+  if (!distributed::is_root()) return;  // under mpirun, once
   std::fprintf(stderr, "usage: judgestat <command> [options]   (judgestat <command> --help)\n\n");
   for (const auto& entry : kCommands) std::fprintf(stderr, "  %-9s %s\n", entry.name, entry.summary);
+}
+
+// Reports a failure the ranks did not agree on: alone, as before; among ranks, naming this one,
+// and ending every rank so that no partial result appears.
+int fail(const distributed::FailureReport& report) {
+  if (distributed::size() == 1) {
+    std::fprintf(stderr, "judgestat: %s\n", report.message.c_str());
+    return report.exit_code;
+  }
+  std::fprintf(stderr, "judgestat: rank %d of %d: %s\n", distributed::rank(), distributed::size(),
+               report.message.c_str());
+  std::fflush(stderr);
+  distributed::abort_all(report.exit_code);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::unique_ptr<distributed::Session> session;
+  try {
+    session = std::make_unique<distributed::Session>(&argc, &argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "judgestat: %s\n", e.what());
+    return 2;
+  }
+  distributed::silence_stdout_off_root();
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     print_usage();
     return argc < 2 ? 2 : 0;
@@ -48,18 +74,15 @@ int main(int argc, char** argv) {
     argv[1] = program.data();
     try {
       return entry.run(argc - 1, argv + 1);
-    } catch (const judgestat::InputError& e) {
-      std::fprintf(stderr, "judgestat: bad input: %s\n", e.what());
-      return 3;
-    } catch (const judgestat::UsageError& e) {
-      std::fprintf(stderr, "judgestat: %s\n", e.what());
-      return 2;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "judgestat: error: %s\n", e.what());
-      return 1;
+    } catch (const distributed::RankFailure& e) {
+      // Every rank knows: rank 0 says which rank failed, and all leave with its exit code.
+      if (distributed::is_root()) std::fprintf(stderr, "judgestat: %s\n", e.what());
+      return e.exit_code();
+    } catch (...) {
+      return fail(distributed::describe_failure(std::current_exception()));
     }
   }
-  std::fprintf(stderr, "judgestat: unknown command '%s'\n\n", argv[1]);
+  if (distributed::is_root()) std::fprintf(stderr, "judgestat: unknown command '%s'\n\n", argv[1]);
   print_usage();
   return 2;
 }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -507,6 +508,13 @@ ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
       continue;
     }
     names_known(spec.records.variants, m.variants, "variant", where + ": records");
+    for (const auto& [wanted, have, column] :
+         {std::make_tuple(&spec.records.benchmarks, &m.benchmarks, "benchmark"),
+          std::make_tuple(&spec.records.conditions, &m.conditions, "condition")})
+      for (const std::string& name : *wanted)
+        if (std::find(have->begin(), have->end(), name) == have->end())
+          out.notes.push_back(where + ": its records filter names " + column + " '" + name +
+                              "', which does not occur in the input");
     const int32_t b = static_cast<int32_t>(out.benchmarks.size());
     ProfiledBenchmark profiled;
     profiled.spec = spec;
@@ -536,7 +544,12 @@ ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
                            "variants: " + join_names(m.variants) + "); mark the cell unavailable or "
                            "give records with that variant");
         }
-        if (accepts(spec.records.variants, name)) r.variants.push_back(v);
+        if (accepts(spec.records.variants, name)) {
+          r.variants.push_back(v);
+        } else if (cell.op == CapOperator::kVariantBc) {
+          throw UsageError(cell_where + ": needs variant '" + name + "', which the benchmark's records "
+                           "filter leaves out; add it to 'records' or mark the cell unavailable");
+        }
       }
       for (int32_t i : items)
         if (accepts(cell.subset.benchmarks, m.benchmarks[m.item_benchmark[i]]) &&
@@ -569,7 +582,9 @@ ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
       profiled.cell_items[c] = static_cast<int64_t>(r.items.size());
     }
 
-    // Columns and statistics per judge and cell.
+    // Columns and statistics per judge and cell; judges without records in a cell are listed
+    // once per cell.
+    std::vector<std::vector<std::string>> judges_without(spec.cells.size());
     for (int32_t jj = 0; jj < J; ++jj) {
       const int32_t j = sel.judges[jj];
       const JudgeUnits& f = facts[jj];
@@ -645,8 +660,7 @@ ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
         }
         const int64_t n = static_cast<int64_t>(sum_of(cols.den));
         if (n == 0) {
-          out.notes.push_back(where + " " + cell.name + ": judge '" + m.judges[j] +
-                              "' has no records in the cell's subset");
+          judges_without[c].push_back(m.judges[j]);
           continue;
         }
         const std::string tag = spec.name + "/" + m.judges[j] + "/" + cell.name;
@@ -710,6 +724,13 @@ ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
         add_stat(stat, l, concat(program_of[{b, jj, "overall"}], program_of[{b, jj, "C8"}], OpCode::kMul));
       }
     }
+
+    for (size_t c = 0; c < spec.cells.size(); ++c)
+      if (!judges_without[c].empty())
+        out.notes.push_back(where + " " + spec.cells[c].name + ": no records in the cell for " +
+                            (static_cast<int32_t>(judges_without[c].size()) == J
+                                 ? std::string("any judge")
+                                 : "judge(s) " + join_names(judges_without[c])));
 
     // Bias correction [CAP App. K]: q1 / q0 = accuracy with the gold response shown first /
     // second, on the overall cell's presentations; CI by joint bootstrap with normal draws.
@@ -850,7 +871,6 @@ ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
         l.of = c;
         l.judge = out.judges[jj];
         l.benchmark = pair.from;
-        l.reference = std::nullopt;
         l.n = std::min(out.plan.statistics[a].label.n, out.plan.statistics[z].label.n);
         add_stat(stat, l, delta);
         by_status[stat.status].push_back({c, delta});

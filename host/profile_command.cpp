@@ -423,8 +423,8 @@ int command_profile(int argc, char** argv) {
     for (const CellSpec& cell : bench.spec.cells)
       if (!cell.note.empty() && cell.status != Coverage::kUnavailable)
         table.notes.push_back(header_of(cell) + ": " + cell.note);
-    table.notes.push_back("%, estimate (95% CI) unless --level says otherwise; — not measurable; n.r. computed but not "
-                          "aggregated (see the table of unreported cells)");
+    table.notes.push_back("%, estimate (" + number(100 * common.level, "%g") + "% CI); — not measurable; n.r. computed "
+                          "but not aggregated (listed below)");
     text += block("CAP profile — " + name + " (" + std::to_string(bench.items) + " items)", table, format);
     text += block("Per-condition n — " + name, counts, format);
 

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "distributed.hpp"
+
 namespace judgestat {
 namespace {
 
@@ -215,6 +217,7 @@ std::string Table::render(const std::string& format) const {
 }
 
 void write_file(const std::string& path, const std::string& text) {
+  if (!distributed::is_root()) return;  // under MPI, rank 0 writes the run's files
   if (path == "-") {
     std::cout << text;
     return;
@@ -231,7 +234,9 @@ double now_s() {
 }
 }  // namespace
 
-Progress::Progress(std::string what, bool quiet) : what_(std::move(what)), quiet_(quiet), start_(now_s()) {}
+// Under MPI only rank 0 shows progress (its share stands for the run's; see run_progress).
+Progress::Progress(std::string what, bool quiet)
+    : what_(std::move(what)), quiet_(quiet || !distributed::is_root()), start_(now_s()) {}
 
 void Progress::operator()(uint64_t done, uint64_t total) {
   if (quiet_) return;

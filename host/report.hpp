@@ -38,10 +38,11 @@ std::string estimate_cell(const Interval& interval, int digits = 4);
 std::string fixed(double value, int digits = 4);
 
 /// Writes text to FILE ("-" = stdout); throws std::runtime_error naming the file on failure.
+/// Under MPI only rank 0 writes; the other ranks do nothing.
 void write_file(const std::string& path, const std::string& text);
 
 /// Progress on stderr: "replicates 120000/1000000  3.1e5/s  ETA 3s", at most a few times a
-/// second, only when the run has taken over a second; silent when quiet.
+/// second, only when the run has taken over a second; silent when quiet and on MPI ranks but 0.
 class Progress {
  public:
   Progress(std::string what, bool quiet);

@@ -10,30 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_support.hpp"
+
 namespace {
 
-const std::string kRoot = JUDGESTAT_SOURCE_DIR;
-const std::string kBinary = JUDGESTAT_BINARY;
-
-struct CliRun {
-  int status;
-  std::string out;
-};
-
-// Runs the CLI with stderr folded into the captured output.
-CliRun run(const std::string& args) {
-  const std::string command = kBinary + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buffer{};
-  size_t got;
-  while ((got = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), got);
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
-}
+using namespace judgestat::testing_support;
 
 nlohmann::json metrics_json(const std::string& extra) {
-  const CliRun r = run("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --format json --quiet " +
+  const CliRun r = run_cli("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --format json --quiet " +
                     "--replicates 400 --judges o1-mini-2024-09-12,internlm_internlm2-7b-reward " + extra);
   EXPECT_EQ(r.status, 0) << r.out;
   return nlohmann::json::parse(r.out);
@@ -94,7 +78,7 @@ TEST(Cli, ByBenchmarkReportsEachGroupStratified) {
 
 TEST(Cli, JsonFileAndTableAgree) {
   const std::string path = ::testing::TempDir() + "/judgestat_cli_metrics.json";
-  const CliRun r = run("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --quiet --replicates 200 " +
+  const CliRun r = run_cli("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --quiet --replicates 200 " +
                     "--judges o1-mini-2024-09-12 --json " + path);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("acc [order 0]"), std::string::npos) << r.out;
@@ -106,24 +90,24 @@ TEST(Cli, JsonFileAndTableAgree) {
 
 TEST(Cli, ClearErrorsForBadRequests) {
   const std::string data = kRoot + "/data/judgebench/gpt4o_split.csv";
-  CliRun r = run("metrics " + data + " --judges nobody --quiet");
+  CliRun r = run_cli("metrics " + data + " --judges nobody --quiet");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("'nobody' does not occur"), std::string::npos) << r.out;
-  r = run("metrics " + data + " --benchmark mmlu --condition livebench-math --quiet");
+  r = run_cli("metrics " + data + " --benchmark mmlu --condition livebench-math --quiet");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("subset is empty"), std::string::npos) << r.out;
-  r = run("metrics " + data + " --ci wide --quiet");
+  r = run_cli("metrics " + data + " --ci wide --quiet");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--ci"), std::string::npos) << r.out;
-  r = run("metrics " + kRoot + "/no/such/file.csv --quiet");
+  r = run_cli("metrics " + kRoot + "/no/such/file.csv --quiet");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.out.find("no/such/file.csv"), std::string::npos) << r.out;
-  r = run("frobnicate");
+  r = run_cli("frobnicate");
   EXPECT_EQ(r.status, 2);
 }
 
 TEST(Cli, BenchW1RunsOnSyntheticInput) {
-  const CliRun r = run("bench w1 --items 400 --clusters 100 --judges 3 --replicates 500 --backend cpu --quiet");
+  const CliRun r = run_cli("bench w1 --items 400 --clusters 100 --judges 3 --replicates 500 --backend cpu --quiet");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["statistics"], 3 * 3 + 2);

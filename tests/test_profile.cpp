@@ -167,7 +167,8 @@ TEST(ProfileRobustness, StrictAgainstConsistencyOnHandBuiltItems) {
     if (metrics.plan.statistics[s].label.name == "bc") EXPECT_DOUBLE_EQ(mv[s], 3.0 / 9);
 }
 
-// Items e1, e2 (factual) and h1, h2 (logical), gold always A, so order 0 shows gold first:
+// Items e1, e2 (factual) and h1, h2 (logical), gold always A (labels A,B given, as gold alone
+// would make B an invalid verdict), so order 0 shows gold first:
 // q1 = order-0 accuracy = 3/4, q0 = order-1 accuracy = 2/4, se = sqrt(q(1 − q)/4).
 // overall = (1 + 1 + ½ + 0)/4 = 0.625 → (0.625 + 0.5 − 1)/(0.5 + 0.75 − 1) = 0.5;
 // C1 = 1 → (1 + 0.5 − 1)/0.25 = 2 (saturated); C2 = ¼ → (0.25 − 0.5)/0.25 = −1.
@@ -179,7 +180,9 @@ TEST(ProfileBiasCorrection, FormulaAndSaturationFlag) {
   const std::string config_text = R"({"benchmarks": [{"name": "hand", "conditions": {
       "C1": {"status": "direct"}, "C2": {"status": "direct"}}}]})";
   const std::string data = write_temp("bias.csv", csv);
-  const ItemMatrix m = load_item_matrix(data);
+  LoadOptions labels;
+  labels.labels = {"A", "B"};
+  const ItemMatrix m = load_item_matrix(data, labels);
   const ProfilePlan plan = build_profile_plan(m, parse_profile_config(config_text, "inline"), ProfileOptions{});
   ASSERT_EQ(plan.corrections.size(), 1u);
   const CorrectionParams& q = plan.corrections[0];
@@ -200,7 +203,7 @@ TEST(ProfileBiasCorrection, FormulaAndSaturationFlag) {
 
   // The saturation flag in the JSON: C1_corrected > 1, the others not.
   const std::string config = write_temp("bias.json", config_text);
-  const CliRun r = run_cli("profile " + data + " --config " + config + " --format json --quiet --replicates 500");
+  const CliRun r = run_cli("profile " + data + " --config " + config + " --labels A,B --format json --quiet --replicates 500");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto json = nlohmann::json::parse(r.out);
   int flagged = 0;

@@ -40,6 +40,7 @@ std::string read_text(const std::string& path) {
 // The planted value a profile statistic estimates, or NaN when the generator plants none.
 double planted(const std::map<std::string, std::map<std::string, double>>& truth, const ProfileStat& stat,
                const StatLabel& label) {
+  if (label.judge.empty()) return NAN;  // means over judges, L1 distances
   const auto& values = truth.at(label.judge);
   std::string key;
   switch (stat.kind) {
@@ -89,8 +90,12 @@ TEST(SynthCap, WritesSpecLayoutWithExactFlagShares) {
   std::map<std::string, int> flagged;
   for (int32_t i = 0; i < m.n_items(); ++i) flagged[m.conditions[m.item_condition[i]]] += m.item_flag[i];
   EXPECT_EQ(flagged, (std::map<std::string, int>{{"factual", 5}, {"logical", 5}, {"overclaim", 6}, {"omission", 24}}));
-  // Two items per source-question cluster, of different failure types.
-  EXPECT_EQ(m.clusters.size(), 100u);
+  // Two items per source-question cluster, of different failure types: 200 items dealt to six
+  // domains (34, 34, 33, 33, 33, 33 items) make 17 clusters each.
+  EXPECT_EQ(m.clusters.size(), 102u);
+  for (int32_t i = 0; i + 1 < m.n_items(); ++i)
+    if (m.item_cluster[i] == m.item_cluster[i + 1])
+      EXPECT_NE(m.item_condition[i], m.item_condition[i + 1]);
 }
 
 TEST(SynthCap, ShippedJudgesFileEqualsTheDefaults) {

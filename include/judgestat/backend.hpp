@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "judgestat/plan.hpp"
 
@@ -30,7 +31,27 @@ bool cuda_available(std::string* why = nullptr);
 /// Throws std::runtime_error when CUDA is unavailable (message from cuda_available).
 std::unique_ptr<Backend> make_cuda_backend(int device = 0, uint64_t max_chunk = 0);
 
-/// "auto" picks cuda when available, else cpu.
+/// CUDA devices this process sees (0 in a build without CUDA or on a machine without one).
+int cuda_device_count();
+/// The device a process uses when none is named: under MPI its rank among the ranks on its
+/// node, round-robin over the visible devices; device 0 in a single process.
+int default_cuda_device();
+
+/// "0,1,3" -> {0, 1, 3}: UsageError naming `option` for anything but non-negative integers.
+std::vector<int> parse_device_list(const std::string& text, const std::string& option = "--devices");
+
+/// The device() of a split backend or engine: "2 × NVIDIA H200" when the parts' devices are
+/// alike, else their names joined with " + ".
+std::string split_device_name(const std::vector<std::string>& part_devices);
+
+/// One backend over several (one per device): each call splits its replicate range into
+/// contiguous parts, one per backend, run at once on host threads. Replicate values depend on
+/// the replicate number only (SPEC §2), so they equal any single backend's.
+/// std::invalid_argument for an empty list or parts of different names (cpu and cuda).
+std::unique_ptr<Backend> make_split_backend(std::vector<std::unique_ptr<Backend>> parts);
+
+/// "cpu"; "cuda" (default_cuda_device()); "cuda:0,1" (those devices, split between them, as
+/// --devices 0,1 asks); "auto" = cuda when available, else cpu.
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads = 0,
                                       uint64_t max_chunk = 0);
 

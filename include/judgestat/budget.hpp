@@ -134,6 +134,15 @@ class BudgetEngine {
 std::unique_ptr<BudgetEngine> make_cpu_budget_engine(const BudgetProblem& problem, int threads = 0);
 /// std::runtime_error when this build has no CUDA or no device is usable.
 std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem& problem, int device = 0);
+/// One engine over several (one per device): each run() splits its draws into contiguous parts,
+/// one per engine, run at once on host threads; outcomes equal any single engine's.
+/// std::invalid_argument for an empty list.
+std::unique_ptr<BudgetEngine> make_split_budget_engine(const BudgetProblem& problem,
+                                                       std::vector<std::unique_ptr<BudgetEngine>> parts);
+/// The CUDA engine of this process: split over `devices` (--devices) when given, else on
+/// default_cuda_device() (under MPI, round-robin over the node's devices by rank).
+std::unique_ptr<BudgetEngine> make_cuda_budget_engine_on(const BudgetProblem& problem,
+                                                         const std::vector<int>& devices);
 
 /// SPEC §3.5's outputs for one (k, rule).
 struct BudgetSummary {
@@ -162,6 +171,10 @@ class BudgetSummarizer {
  public:
   BudgetSummarizer(const BudgetProblem& problem, const BudgetRun& run, uint64_t draws);
   void add(const DrawOutcomes& chunk, uint64_t first_draw, uint32_t count);
+  /// A run over MPI ranks (host/distributed.hpp) gives each rank a contiguous range of draws:
+  /// adds every rank's counts into rank 0's and appends their fee ratios after its own, in rank
+  /// (= draw) order, so rank 0's finish() is that of one process. Collective; nothing in one.
+  void combine_ranks();
   BudgetSummary finish();
 
  private:
@@ -175,7 +188,8 @@ class BudgetSummarizer {
 /// Quantile type 7 of a histogram over consecutive integers: hist[x] values equal x + offset.
 double histogram_quantile(const std::vector<uint64_t>& hist, int64_t offset, double p);
 
-/// Runs `draws` draws of one (k, rule) on the engine in chunks and summarises them.
+/// Runs `draws` draws of one (k, rule) on the engine in chunks and summarises them; under MPI
+/// each rank runs its share and every rank returns rank 0's summary (equal to one process's).
 /// progress(draws done) is called after each chunk.
 BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem, const BudgetRun& run,
                               uint64_t draws, const std::function<void(uint64_t)>& progress = {});

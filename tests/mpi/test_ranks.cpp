@@ -1,0 +1,276 @@
+// host/distributed and the two drivers on several MPI ranks (ctest runs this binary under
+// `mpirun -n 3`; any rank count works): chunked gathers in rank order, broadcasts and sums,
+// failure agreement naming the failing rank, and run_bootstrap / simulate_budget giving every
+// rank exactly the one-process result. Every rank runs every test; collectives come before any
+// ASSERT so that a failing check cannot leave the other ranks waiting.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <new>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "cascade_pool.hpp"
+#include "distributed.hpp"
+#include "judgestat/backend.hpp"
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/budget.hpp"
+#include "judgestat/records.hpp"
+
+using namespace judgestat;
+namespace distributed = judgestat::distributed;
+
+namespace {
+
+Plan small_plan() {
+  Plan plan;
+  plan.stratum_offset = {0, 6, 13};
+  plan.stratum_names = {"s0", "s1"};
+  std::vector<double> a, b;
+  for (int u = 0; u < 40; ++u) {
+    plan.unit_cluster.push_back((u * 5 + u / 4) % 13);
+    a.push_back(0.1 * ((u * 37) % 11) + 0.013 * u);
+    b.push_back((u % 3) != 0);
+  }
+  const int32_t ka = plan.add_column("a"), kb = plan.add_column("b");
+  plan.columns[ka] = a;
+  plan.columns[kb] = b;
+  StatisticDef ratio, diff;
+  ratio.label.name = "ratio";
+  ratio.program = ratio_program(ka, kb);
+  diff.label.name = "diff";
+  diff.program = difference_program(ratio_program(ka, kb), {{OpCode::kConstant, 0, 0.6}});
+  plan.statistics = {ratio, diff};
+  return plan;
+}
+
+CascadePool small_pool() {
+  CascadePool pool;
+  pool.strata_names = {"a", "b"};
+  for (int i = 0; i < 40; ++i) {
+    pool.item.push_back(i);
+    pool.c1.push_back(i % 5 == 0 ? 0.0 : i % 7 == 0 ? 0.5 : 1.0);
+    pool.c2.push_back(i % 3 == 0 ? 0.0 : 1.0);
+    pool.q.push_back(0.5 + 0.0125 * ((i * 17) % 40));
+    pool.gate_ok.push_back(i % 11 != 0);
+    pool.fee_first.push_back(0.001 * (1 + i % 4));
+    pool.fee_fallback.push_back(0.01 * (1 + i % 3));
+    pool.latency_first.push_back(0.1);
+    pool.latency_fallback.push_back(1.0);
+    pool.stratum.push_back(i % 4 == 0 ? 1 : 0);
+  }
+  return pool;
+}
+
+bool same_bits(const double* x, const double* y, size_t n) { return std::memcmp(x, y, n * sizeof(double)) == 0; }
+
+// The CPU backend, except on one rank, which runs out of memory (a device that fails).
+class OutOfMemoryOnRank final : public Backend {
+ public:
+  explicit OutOfMemoryOnRank(int failing_rank) : failing_rank_(failing_rank), cpu_(make_cpu_backend(1)) {}
+  std::string name() const override { return "cpu"; }
+  std::string device() const override { return cpu_->device(); }
+  uint64_t max_chunk(const CompiledPlan& plan) const override { return cpu_->max_chunk(plan); }
+  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
+                      double* out) override {
+    if (distributed::rank() == failing_rank_) throw std::bad_alloc();
+    cpu_->run_replicates(plan, seed, first, count, out);
+  }
+
+ private:
+  int failing_rank_;
+  std::unique_ptr<Backend> cpu_;
+};
+
+}  // namespace
+
+TEST(Ranks, GatherConcatenatesInRankOrder) {
+  // Rank r holds r + 2 doubles numbered by their place in the whole.
+  const int P = distributed::size(), r = distributed::rank();
+  const uint64_t before = static_cast<uint64_t>(r) * (r + 3) / 2;  // Σ_{q<r} (q + 2)
+  std::vector<double> local(r + 2);
+  std::iota(local.begin(), local.end(), static_cast<double>(before));
+  const uint64_t total = static_cast<uint64_t>(P) * (P + 3) / 2;
+  std::vector<double> gathered(distributed::is_root() ? total : 0);
+  distributed::gather_to_root(local.data(), local.size(), gathered.data(), gathered.size());
+  for (uint64_t i = 0; i < gathered.size(); ++i) EXPECT_EQ(gathered[i], static_cast<double>(i));
+}
+
+TEST(Ranks, GatherSplitsMessagesAboveTheBound) {
+  // Every rank but 0 sends more bytes than one message may carry.
+  const uint64_t big = distributed::kMaxMessageBytes + 3;
+  const int P = distributed::size(), r = distributed::rank();
+  std::vector<uint8_t> local(r == 0 ? 1 : big, static_cast<uint8_t>(r + 1));
+  const uint64_t total = 1 + (P - 1) * big;
+  std::vector<uint8_t> gathered(distributed::is_root() ? total : 0);
+  distributed::gather_to_root(local.data(), local.size(), gathered.data(), gathered.size());
+  if (distributed::is_root()) {
+    EXPECT_EQ(gathered[0], 1);
+    for (int q = 1; q < P; ++q) {
+      const uint64_t at = 1 + (q - 1) * big;
+      EXPECT_EQ(gathered[at], q + 1);
+      EXPECT_EQ(gathered[at + big - 1], q + 1);
+    }
+  }
+}
+
+TEST(Ranks, BroadcastAndSum) {
+  const int P = distributed::size(), r = distributed::rank();
+  std::vector<double> values = {r == 0 ? 0.25 : -1.0, r == 0 ? 1e300 : 0.0};
+  distributed::broadcast_from_root(values.data(), values.size());
+  EXPECT_EQ(values, (std::vector<double>{0.25, 1e300}));
+  std::vector<uint64_t> counts = {1, static_cast<uint64_t>(r)};
+  distributed::sum_to_root(counts.data(), counts.size());
+  if (distributed::is_root()) EXPECT_EQ(counts, (std::vector<uint64_t>{static_cast<uint64_t>(P), uint64_t(P) * (P - 1) / 2}));
+}
+
+TEST(Ranks, FailureAgreementNamesTheLowestFailingRank) {
+  const int P = distributed::size(), r = distributed::rank();
+  EXPECT_NO_THROW(distributed::fail_together([] {}));
+  if (P == 1) GTEST_SKIP() << "needs two ranks or more";
+  // The last rank fails: every rank learns it, with its message and exit code.
+  std::string seen;
+  int exit_code = 0, failed = -1;
+  try {
+    distributed::fail_together([&] {
+      if (r == P - 1) throw InputError("x.csv:7: no verdict column");
+    });
+  } catch (const distributed::RankFailure& e) {
+    seen = e.what();
+    exit_code = e.exit_code();
+    failed = e.failed_rank();
+  }
+  EXPECT_EQ(failed, P - 1);
+  EXPECT_EQ(exit_code, 3);
+  EXPECT_EQ(seen, "rank " + std::to_string(P - 1) + " of " + std::to_string(P) + ": bad input: x.csv:7: no verdict column");
+  // Every rank but 0 fails: rank 1 is named.
+  failed = -1;
+  try {
+    distributed::fail_together([&] {
+      if (r > 0) throw std::runtime_error("device " + std::to_string(r) + " lost");
+    });
+  } catch (const distributed::RankFailure& e) {
+    failed = e.failed_rank();
+    seen = e.what();
+    exit_code = e.exit_code();
+  }
+  EXPECT_EQ(failed, 1);
+  EXPECT_EQ(exit_code, 1);
+  EXPECT_EQ(seen, "rank 1 of " + std::to_string(P) + ": error: device 1 lost");
+}
+
+TEST(Ranks, BootstrapEqualsOneProcess) {
+  const Plan plan = small_plan();
+  const CompiledPlan compiled = compile(plan);
+  const int32_t S = compiled.n_statistics;
+  std::vector<StatLabel> labels;
+  for (const auto& stat : plan.statistics) labels.push_back(stat.label);
+  for (CiMethod ci : {CiMethod::kPercentile, CiMethod::kBca}) {
+    BootstrapOptions options;
+    options.replicates = 1001;  // not a multiple of the rank count
+    options.seed = 77;
+    options.ci = ci;
+    options.keep_replicates = true;
+    auto backend = make_cpu_backend(1, 64);  // several chunks per rank
+    const BootstrapResult got = run_bootstrap(compiled, labels, *backend, options);
+
+    // One process's result, computed here from every replicate.
+    std::vector<double> values(options.replicates * S);
+    backend->run_replicates(compiled, options.seed, 0, options.replicates, values.data());
+    ASSERT_EQ(got.replicates.size(), values.size());
+    EXPECT_TRUE(same_bits(got.replicates.data(), values.data(), values.size()));
+    ASSERT_EQ(got.intervals.size(), static_cast<size_t>(S));
+    for (int32_t s = 0; s < S; ++s) {
+      std::vector<double> column;
+      for (uint64_t rep = 0; rep < options.replicates; ++rep) column.push_back(values[rep * S + s]);
+      std::vector<double> extras = point_extras(compiled);
+      extras.push_back(0.0);
+      const double estimate = evaluate(compiled.ops.data() + compiled.op_offset[s],
+                                       compiled.op_offset[s + 1] - compiled.op_offset[s], compiled.totals.data(),
+                                       compiled.column_unscale.data(), extras.data());
+      const JackknifeValues jack = jackknife(compiled, s);
+      const Interval expected = summarize(estimate, column, ci, options.level, &jack);
+      const Interval& interval = got.intervals[s];
+      const double a[] = {interval.estimate, interval.lo, interval.hi, interval.se};
+      const double b[] = {expected.estimate, expected.lo, expected.hi, expected.se};
+      EXPECT_TRUE(same_bits(a, b, 4)) << "statistic " << s << " on rank " << distributed::rank();
+      EXPECT_EQ(interval.undefined, expected.undefined);
+    }
+  }
+}
+
+TEST(Ranks, BootstrapFailsOnEveryRankWhenOneRunsOutOfMemory) {
+  const int P = distributed::size();
+  if (P == 1) GTEST_SKIP() << "needs two ranks or more";
+  OutOfMemoryOnRank backend(1);
+  BootstrapOptions options;
+  options.replicates = 500;
+  std::string seen;
+  bool returned = false;
+  try {
+    run_bootstrap(small_plan(), backend, options);
+    returned = true;
+  } catch (const distributed::RankFailure& e) {
+    seen = e.what();
+  }
+  EXPECT_FALSE(returned) << "no rank may return a result";
+  EXPECT_EQ(seen, "rank 1 of " + std::to_string(P) + ": error: std::bad_alloc");
+}
+
+TEST(Ranks, BudgetEqualsOneProcess) {
+  const CascadePool pool = small_pool();
+  for (bool per_stratum : {false, true}) {
+    const BudgetProblem problem = make_budget_problem(pool, default_grid(), per_stratum);
+    auto engine = make_cpu_budget_engine(problem, 1);
+    BudgetRun run;
+    run.k = 10;
+    run.rule.rule = ThresholdRule::kLower;
+    run.seed = 5;
+    const uint64_t draws = 10007;
+    const BudgetSummary got = simulate_budget(*engine, problem, run, draws);
+
+    // One process's summary, from every draw on this rank alone.
+    DrawOutcomes outcomes;
+    engine->run(run, 0, static_cast<uint32_t>(draws), outcomes);
+    BudgetSummarizer summarizer(problem, run, draws);
+    summarizer.add(outcomes, 0, static_cast<uint32_t>(draws));
+    const BudgetSummary expected = summarizer.finish();
+    EXPECT_EQ(got.draws, expected.draws);
+    EXPECT_EQ(got.delta_hist, expected.delta_hist);
+    EXPECT_EQ(got.tau_hist, expected.tau_hist);
+    EXPECT_EQ(got.fee_ratio_undefined, expected.fee_ratio_undefined);
+    const double a[] = {got.loss_share,     got.delta_mean,     got.delta_q[0],       got.delta_q[1],
+                        got.delta_q[2],     got.fee_ratio_median, got.fee_ratio_q[0], got.fee_ratio_q[2],
+                        got.escalate_all_share};
+    const double b[] = {expected.loss_share,     expected.delta_mean,       expected.delta_q[0],
+                        expected.delta_q[1],     expected.delta_q[2],       expected.fee_ratio_median,
+                        expected.fee_ratio_q[0], expected.fee_ratio_q[2],   expected.escalate_all_share};
+    EXPECT_TRUE(same_bits(a, b, 9)) << "rank " << distributed::rank() << (per_stratum ? ", per stratum" : "");
+  }
+}
+
+namespace {
+
+// Ranks other than 0 print only their failures, each line tagged with the rank.
+class FailurePrinter : public ::testing::EmptyTestEventListener {
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    std::printf("[rank %d] %s:%d: %s\n", distributed::rank(), result.file_name() ? result.file_name() : "?",
+                result.line_number(), result.summary());
+    std::fflush(stdout);
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  distributed::Session session(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  if (!distributed::is_root()) {
+    ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new FailurePrinter);
+  }
+  return RUN_ALL_TESTS();
+}

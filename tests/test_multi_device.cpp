@@ -1,0 +1,233 @@
+// Several devices in one process (--devices) with CPU backends standing in for GPUs: split
+// backends and budget engines give the values of one, and the single-process side of
+// host/distributed (one rank: shares, copies, failures rethrown as they are).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "cascade_pool.hpp"
+#include "distributed.hpp"
+#include "judgestat/backend.hpp"
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/budget.hpp"
+#include "judgestat/records.hpp"
+
+using namespace judgestat;
+
+namespace {
+
+// Two strata of clusters, a real-valued and a count column: a ratio and a difference.
+Plan small_plan() {
+  Plan plan;
+  plan.stratum_offset = {0, 6, 13};
+  plan.stratum_names = {"s0", "s1"};
+  std::vector<double> a, b;
+  for (int u = 0; u < 40; ++u) {
+    plan.unit_cluster.push_back((u * 5 + u / 4) % 13);
+    a.push_back(0.1 * ((u * 37) % 11) + 0.013 * u);
+    b.push_back((u % 3) != 0);
+  }
+  const int32_t ka = plan.add_column("a"), kb = plan.add_column("b");
+  plan.columns[ka] = a;
+  plan.columns[kb] = b;
+  StatisticDef ratio, diff;
+  ratio.label.name = "ratio";
+  ratio.program = ratio_program(ka, kb);
+  diff.label.name = "diff";
+  diff.program = difference_program(ratio_program(ka, kb), {{OpCode::kConstant, 0, 0.6}});
+  plan.statistics = {ratio, diff};
+  return plan;
+}
+
+std::vector<std::unique_ptr<Backend>> cpu_parts(int n, uint64_t max_chunk) {
+  std::vector<std::unique_ptr<Backend>> parts;
+  for (int p = 0; p < n; ++p) parts.push_back(make_cpu_backend(1, max_chunk));
+  return parts;
+}
+
+bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+}
+
+// `judgestat ARGS`: exit code and stdout with stderr.
+std::pair<int, std::string> run_cli(const std::string& args) {
+  FILE* pipe = popen((std::string(JUDGESTAT_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  size_t got;
+  while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, got);
+  const int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+// A stand-in for a device that runs out of memory.
+class FailingBackend final : public Backend {
+ public:
+  std::string name() const override { return "cpu"; }
+  std::string device() const override { return "failing"; }
+  uint64_t max_chunk(const CompiledPlan&) const override { return 1000; }
+  void run_replicates(const CompiledPlan&, uint64_t, uint64_t, uint64_t, double*) override { throw std::bad_alloc(); }
+};
+
+// 40 items over two strata with mixed confidence, correctness and fees.
+CascadePool small_pool() {
+  CascadePool pool;
+  pool.strata_names = {"a", "b"};
+  for (int i = 0; i < 40; ++i) {
+    pool.item.push_back(i);
+    pool.c1.push_back(i % 5 == 0 ? 0.0 : i % 7 == 0 ? 0.5 : 1.0);
+    pool.c2.push_back(i % 3 == 0 ? 0.0 : 1.0);
+    pool.q.push_back(0.5 + 0.0125 * ((i * 17) % 40));
+    pool.gate_ok.push_back(i % 11 != 0);
+    pool.fee_first.push_back(0.001 * (1 + i % 4));
+    pool.fee_fallback.push_back(0.01 * (1 + i % 3));
+    pool.latency_first.push_back(0.1);
+    pool.latency_fallback.push_back(1.0);
+    pool.stratum.push_back(i % 4 == 0 ? 1 : 0);
+  }
+  return pool;
+}
+
+}  // namespace
+
+TEST(SplitBackend, ValuesEqualOneBackendForAnyRange) {
+  const CompiledPlan plan = compile(small_plan());
+  const int32_t S = plan.n_statistics;
+  auto single = make_cpu_backend(1);
+  auto split = make_split_backend(cpu_parts(3, 7));
+  EXPECT_EQ(split->name(), "cpu");
+  EXPECT_EQ(split->device(), "3 × 1 thread");
+  EXPECT_EQ(split->max_chunk(plan), 21u);
+  for (const auto& [first, count] : std::vector<std::pair<uint64_t, uint64_t>>{{0, 21}, {5, 2}, {1000, 20}, {77, 1}}) {
+    std::vector<double> expected(count * S), got(count * S);
+    single->run_replicates(plan, 9, first, count, expected.data());
+    split->run_replicates(plan, 9, first, count, got.data());
+    EXPECT_TRUE(same_bits(got, expected)) << "replicates [" << first << ", " << first + count << ")";
+  }
+}
+
+TEST(SplitBackend, BootstrapEqualsOneBackend) {
+  const Plan plan = small_plan();
+  BootstrapOptions options;
+  options.replicates = 1001;
+  options.seed = 4;
+  options.keep_replicates = true;
+  auto single = make_cpu_backend(2);
+  auto split = make_split_backend(cpu_parts(2, 50));
+  const BootstrapResult expected = run_bootstrap(plan, *single, options);
+  const BootstrapResult got = run_bootstrap(plan, *split, options);
+  EXPECT_TRUE(same_bits(got.replicates, expected.replicates));
+  ASSERT_EQ(got.intervals.size(), expected.intervals.size());
+  for (size_t s = 0; s < got.intervals.size(); ++s) {
+    EXPECT_EQ(got.intervals[s].lo, expected.intervals[s].lo);
+    EXPECT_EQ(got.intervals[s].hi, expected.intervals[s].hi);
+    EXPECT_EQ(got.intervals[s].se, expected.intervals[s].se);
+  }
+}
+
+TEST(SplitBackend, PartFailureReachesTheCaller) {
+  std::vector<std::unique_ptr<Backend>> parts = cpu_parts(2, 100);
+  parts.push_back(std::make_unique<FailingBackend>());
+  auto split = make_split_backend(std::move(parts));
+  EXPECT_EQ(split->device(), "1 thread + 1 thread + failing");
+  const CompiledPlan plan = compile(small_plan());
+  std::vector<double> out(30 * plan.n_statistics);
+  EXPECT_THROW(split->run_replicates(plan, 1, 0, 30, out.data()), std::bad_alloc);
+  EXPECT_THROW(make_split_backend({}), std::invalid_argument);
+}
+
+TEST(SplitBudgetEngine, OutcomesEqualOneEngine) {
+  const CascadePool pool = small_pool();
+  for (bool per_stratum : {false, true}) {
+    const BudgetProblem problem = make_budget_problem(pool, default_grid(), per_stratum);
+    std::vector<std::unique_ptr<BudgetEngine>> parts;
+    for (int p = 0; p < 3; ++p) parts.push_back(make_cpu_budget_engine(problem, 1));
+    auto split = make_split_budget_engine(problem, std::move(parts));
+    auto single = make_cpu_budget_engine(problem, 1);
+    EXPECT_EQ(split->device(), "3 × 1 thread");
+    BudgetRun run;
+    run.k = 12;
+    run.rule.rule = ThresholdRule::kLower;
+    for (const auto& [first, count] : std::vector<std::pair<uint32_t, uint32_t>>{{0, 1000}, {123, 2}, {7, 1}}) {
+      DrawOutcomes expected, got;
+      single->run(run, first, count, expected);
+      split->run(run, first, count, got);
+      EXPECT_EQ(got.heldout_2d, expected.heldout_2d);
+      EXPECT_EQ(got.chosen, expected.chosen);
+      EXPECT_TRUE(same_bits(got.fee_ratio, expected.fee_ratio));
+    }
+    const BudgetSummary a = simulate_budget(*single, problem, run, 5000);
+    const BudgetSummary b = simulate_budget(*split, problem, run, 5000);
+    EXPECT_EQ(a.delta_hist, b.delta_hist);
+    EXPECT_EQ(a.tau_hist, b.tau_hist);
+    EXPECT_EQ(a.fee_ratio_median, b.fee_ratio_median);
+  }
+}
+
+TEST(Devices, ListsParseAndBadOnesAreUsageErrors) {
+  EXPECT_EQ(parse_device_list("0,1,3"), (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(parse_device_list("2"), std::vector<int>{2});
+  for (const char* bad : {"", "a", "-1", "1,,2", "0,", "1.5", "9999999"})
+    EXPECT_THROW(parse_device_list(bad), UsageError) << bad;
+  if (!cuda_available()) {
+    EXPECT_ANY_THROW(make_backend("cuda:0,1"));
+    EXPECT_EQ(default_cuda_device(), 0);
+  }
+  EXPECT_THROW(make_backend("cuda:x"), UsageError);
+  EXPECT_THROW(make_backend("gpu"), UsageError);
+}
+
+TEST(Devices, CliRejectsDevicesWithTheCpuBackend) {
+  const std::string file = std::string(JUDGESTAT_SOURCE_DIR) + "/data/judgebench/gpt4o_split.csv";
+  auto [status, out] = run_cli("metrics " + file + " --backend cpu --devices 0 --quiet");
+  EXPECT_EQ(status, 2) << out;
+  EXPECT_NE(out.find("--devices"), std::string::npos) << out;
+  std::tie(status, out) = run_cli("metrics " + file + " --devices 0,x --quiet");
+  EXPECT_EQ(status, 2) << out;
+  std::tie(status, out) = run_cli("budget " + file +
+                                  " --first Skywork_Skywork-Reward-Llama-3.1-8B --fallback o1-mini-2024-09-12 "
+                                  "--backend cpu --devices 0 --quiet");
+  EXPECT_EQ(status, 2) << out;
+  EXPECT_NE(out.find("--devices"), std::string::npos) << out;
+}
+
+TEST(OneRank, CollectivesAreLocal) {
+  namespace distributed = judgestat::distributed;
+  EXPECT_EQ(distributed::rank(), 0);
+  EXPECT_EQ(distributed::size(), 1);
+  EXPECT_EQ(distributed::my_share(10).first, 0u);
+  EXPECT_EQ(distributed::my_share(10).count, 10u);
+  EXPECT_EQ(distributed::run_progress(3, 10, 10), 3u);
+
+  // Shares of 10 among 3 ranks: 3, 3, 4 in order, covering everything.
+  uint64_t next = 0;
+  for (int r = 0; r < 3; ++r) {
+    const distributed::Range range = distributed::share(10, r, 3);
+    EXPECT_EQ(range.first, next);
+    EXPECT_EQ(range.count, r == 2 ? 4u : 3u);
+    next += range.count;
+  }
+  EXPECT_EQ(distributed::share(2, 0, 3).count, 0u);  // more ranks than items: some get none
+
+  const std::vector<double> local = {1.5, 2.5, 3.5};
+  std::vector<double> gathered(3);
+  distributed::gather_to_root(local.data(), 3, gathered.data(), 3);
+  EXPECT_EQ(gathered, local);
+  EXPECT_THROW(distributed::gather_to_root(local.data(), 3, gathered.data(), 2), std::logic_error);
+
+  EXPECT_NO_THROW(distributed::agree_on_failure(nullptr));
+  // One process: the failure comes back as it was thrown.
+  EXPECT_THROW(distributed::fail_together([] { throw InputError("bad line"); }), InputError);
+  const auto report = distributed::describe_failure(std::make_exception_ptr(InputError("x.csv:3: no verdict")));
+  EXPECT_EQ(report.exit_code, 3);
+  EXPECT_EQ(report.message, "bad input: x.csv:3: no verdict");
+  EXPECT_EQ(distributed::describe_failure(std::make_exception_ptr(UsageError("--k"))).exit_code, 2);
+  EXPECT_EQ(distributed::describe_failure(std::make_exception_ptr(std::bad_alloc())).message, "error: std::bad_alloc");
+}
