@@ -21,13 +21,13 @@
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "metrics.hpp"
+#include "test_support.hpp"
 
 using namespace judgestat;
 
 namespace {
 
-const std::string kRoot = JUDGESTAT_SOURCE_DIR;
-const std::string kBinary = JUDGESTAT_BINARY;
+using namespace judgestat::testing_support;
 
 std::string write_temp(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "judgestat_cascade_" + name;
@@ -368,29 +368,13 @@ TEST(CascadeSplit, SeededStratifiedByBenchmarkAndWholeClusters) {
 
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out;
-};
-
-CliRun run(const std::string& args) {
-  const std::string command = kBinary + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buffer{};
-  size_t got;
-  while ((got = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), got);
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
-}
-
 const std::string kJudgeBench = kRoot + "/data/judgebench/gpt4o_split.csv";
 const std::string kFirst = "Skywork_Skywork-Reward-Llama-3.1-8B", kFallback = "o1-mini-2024-09-12";
 
 }  // namespace
 
 TEST(CascadeCli, JudgeBenchJsonCarriesSweepRulesAndBaselines) {
-  const CliRun r = run("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback +
+  const CliRun r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback +
                        " --replicates 300 --quiet --format json --fee " + kFirst + "=0.00002 --fee " + kFallback +
                        "=0.012");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -424,7 +408,7 @@ TEST(CascadeCli, JudgeBenchJsonCarriesSweepRulesAndBaselines) {
 }
 
 TEST(CascadeCli, FeesAndLatencyNotGivenSaySo) {
-  const CliRun r = run("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback +
+  const CliRun r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback +
                        " --replicates 200 --quiet --select 0");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("not given"), std::string::npos) << r.out;
@@ -434,7 +418,7 @@ TEST(CascadeCli, FeesAndLatencyNotGivenSaySo) {
 
 TEST(CascadeCli, ClearErrorsForBadInput) {
   // A first stage without probabilities.
-  CliRun r = run("cascade " + kJudgeBench + " --first " + kFallback + " --fallback " + kFirst + " --quiet");
+  CliRun r = run_cli("cascade " + kJudgeBench + " --first " + kFallback + " --fallback " + kFirst + " --quiet");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("without probabilities"), std::string::npos) << r.out;
   // A fallback missing on some items.
@@ -443,17 +427,17 @@ TEST(CascadeCli, ClearErrorsForBadInput) {
     csv += "F,it" + std::to_string(i) + ",0,A,A,0.8,0.2\n";
     if (i < 4) csv += "S,it" + std::to_string(i) + ",0,A,A,,\n";
   }
-  r = run("cascade " + write_temp("missing.csv", csv) + " --first F --fallback S --quiet");
+  r = run_cli("cascade " + write_temp("missing.csv", csv) + " --first F --fallback S --quiet");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("no order-0 record on 2 of the 6 items"), std::string::npos) << r.out;
   // A grid value outside [0, 1].
-  r = run("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback + " --grid 0.5,1.5 --quiet");
+  r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback + " --grid 0.5,1.5 --quiet");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("outside [0, 1]"), std::string::npos) << r.out;
-  r = run("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback + " --fee nobody=1 --quiet");
+  r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback + " --fee nobody=1 --quiet");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("neither the first stage"), std::string::npos) << r.out;
-  r = run("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback + " --select 1 --quiet");
+  r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback + " --select 1 --quiet");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--select"), std::string::npos) << r.out;
 }

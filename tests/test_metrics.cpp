@@ -8,12 +8,13 @@
 
 #include "metrics.hpp"
 #include "selection.hpp"
+#include "test_support.hpp"
 
 using namespace judgestat;
 
 namespace {
 
-const std::string kRoot = JUDGESTAT_SOURCE_DIR;
+using namespace judgestat::testing_support;
 
 std::vector<std::vector<std::string>> read_simple_csv(const std::string& path) {
   std::ifstream in(path);
