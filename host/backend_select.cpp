@@ -139,8 +139,11 @@ std::unique_ptr<Backend> make_backend(const std::string& name, int threads, uint
   if (name == "cpu") return make_cpu_backend(threads, max_chunk);
   if (name == "cuda") return make_cuda_backend(default_cuda_device(), max_chunk);
   if (name.rfind("cuda:", 0) == 0) {
+    const std::vector<int> devices = parse_device_list(name.substr(5), "--devices");
+    std::string why;
+    if (!cuda_available(&why)) throw UsageError("--devices " + name.substr(5) + ": " + why);
     std::vector<std::unique_ptr<Backend>> parts;
-    for (int device : parse_device_list(name.substr(5), "--backend " + name))
+    for (int device : devices)
       parts.push_back(make_cuda_backend(device, max_chunk));
     return make_split_backend(std::move(parts));
   }

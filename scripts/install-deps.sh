@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages judgestat builds with, when they are missing. As root it runs
 # apt-get; otherwise it prints the apt-get line to run. CUDA (nvcc) is optional and not
-# installed here: without it the CPU backend is built.
+# installed here: without it the CPU backend is built. OpenMPI is for runs over several GPUs
+# (mpirun; README "More than one GPU") and its tests.
 set -euo pipefail
-packages=(cmake g++ make libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev)
+packages=(cmake g++ make libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

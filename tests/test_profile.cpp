@@ -3,9 +3,7 @@
 // errors that name the cell, LLMBar's C7 rank correlation against scipy, the CLI, and CUDA = CPU.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -19,14 +17,15 @@
 #include "metrics.hpp"
 #include "profile.hpp"
 #include "synth.hpp"
+#include "test_support.hpp"
 
 using namespace judgestat;
+using judgestat::testing_support::CliRun;
+using judgestat::testing_support::kRoot;
+using judgestat::testing_support::run_cli;
 using Kind = ProfileStat::Kind;
 
 namespace {
-
-const std::string kRoot = JUDGESTAT_SOURCE_DIR;
-const std::string kBinary = JUDGESTAT_BINARY;
 
 std::string write_temp(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + name;
@@ -48,22 +47,6 @@ std::string usage_error(const std::function<void()>& run) {
     return e.what();
   }
   return "no error";
-}
-
-struct CliRun {
-  int status;
-  std::string out;
-};
-
-CliRun run_cli(const std::string& args) {
-  const std::string command = kBinary + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buffer{};
-  size_t got;
-  while ((got = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), got);
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
 }
 
 // One judge, three items, every variant and order (the expected values are worked out in the
@@ -164,7 +147,9 @@ TEST(ProfileRobustness, StrictAgainstConsistencyOnHandBuiltItems) {
   const MetricsPlan metrics = build_metrics_plan(m, select_records(m, select), MetricsOptions{});
   const std::vector<double> mv = point_estimates(metrics.plan);
   for (size_t s = 0; s < mv.size(); ++s)
-    if (metrics.plan.statistics[s].label.name == "bc") EXPECT_DOUBLE_EQ(mv[s], 3.0 / 9);
+    if (metrics.plan.statistics[s].label.name == "bc") {
+      EXPECT_DOUBLE_EQ(mv[s], 3.0 / 9);
+    }
 }
 
 // Items e1, e2 (factual) and h1, h2 (logical), gold always A (labels A,B given, as gold alone
@@ -284,12 +269,13 @@ TEST(ProfileCoverage, ApproxNeverEntersADirectAverage) {
       for (const auto& c : expected) mean += estimate(plan, v, Kind::kStress, 0, stat.judge, c, "", 1);
       EXPECT_NEAR(v[s], mean / expected.size(), 1e-12);
     }
-    if (stat.kind == Kind::kL1)
+    if (stat.kind == Kind::kL1) {
       EXPECT_EQ(stat.over, stat.status == Coverage::kDirect
                                ? (stat.benchmark == 0 ? std::vector<std::string>{"C2", "C3", "C7"}
                                                       : std::vector<std::string>{"C2", "C7"})
                                : (stat.benchmark == 0 ? std::vector<std::string>{"C1"}
                                                       : std::vector<std::string>{"C1", "C3"}));
+    }
   }
   EXPECT_EQ(deltas, 6 * 3);  // six shared judges × C1, C2, C7
   EXPECT_GE(plan.find(Kind::kStressJudgeMean, 0, 0, "", "direct", 1), 0);

@@ -11,12 +11,12 @@
 #include "judgestat/bootstrap.hpp"
 #include "profile.hpp"
 #include "synth.hpp"
+#include "test_support.hpp"
 
 using namespace judgestat;
+using judgestat::testing_support::kRoot;
 
 namespace {
-
-const std::string kRoot = JUDGESTAT_SOURCE_DIR;
 
 std::string synth_text(const SynthOptions& options) {
   std::ostringstream out;
@@ -94,8 +94,9 @@ TEST(SynthCap, WritesSpecLayoutWithExactFlagShares) {
   // domains (34, 34, 33, 33, 33, 33 items) make 17 clusters each.
   EXPECT_EQ(m.clusters.size(), 102u);
   for (int32_t i = 0; i + 1 < m.n_items(); ++i)
-    if (m.item_cluster[i] == m.item_cluster[i + 1])
+    if (m.item_cluster[i] == m.item_cluster[i + 1]) {
       EXPECT_NE(m.item_condition[i], m.item_condition[i + 1]);
+    }
 }
 
 TEST(SynthCap, ShippedJudgesFileEqualsTheDefaults) {
@@ -166,16 +167,19 @@ TEST(SynthCap, PlantedValuesRecoveredWithinTheirCIs) {
       const Interval& ci = result.intervals[s];
       const bool inside = ci.lo <= value && value <= ci.hi;
       covered += inside;
-      if (level > 0.99)
+      if (level > 0.99) {
         EXPECT_TRUE(inside) << result.labels[s].judge << " " << result.labels[s].name
                             << (result.labels[s].of ? " of " + *result.labels[s].of : "") << ": planted "
                             << value << ", estimate " << ci.estimate << " [" << ci.lo << ", " << ci.hi << "]";
+      }
     }
     // 7 judges × (9 cells + 3 cons + 3 stable_wrong + supported_correct + 5 corrected + 9 leave-out).
     EXPECT_EQ(checked, 7 * 30);
     EXPECT_EQ(kinds["C5"], 7);
     EXPECT_EQ(kinds["overall_corrected"], 7);
     EXPECT_EQ(kinds["leave_out"], 7 * 9);
-    if (level < 0.99) EXPECT_GE(covered, 0.85 * checked) << covered << " of " << checked;
+    if (level < 0.99) {
+      EXPECT_GE(covered, 0.85 * checked) << covered << " of " << checked;
+    }
   }
 }

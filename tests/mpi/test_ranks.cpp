@@ -122,7 +122,9 @@ TEST(Ranks, BroadcastAndSum) {
   EXPECT_EQ(values, (std::vector<double>{0.25, 1e300}));
   std::vector<uint64_t> counts = {1, static_cast<uint64_t>(r)};
   distributed::sum_to_root(counts.data(), counts.size());
-  if (distributed::is_root()) EXPECT_EQ(counts, (std::vector<uint64_t>{static_cast<uint64_t>(P), uint64_t(P) * (P - 1) / 2}));
+  if (distributed::is_root()) {
+    EXPECT_EQ(counts, (std::vector<uint64_t>{static_cast<uint64_t>(P), uint64_t(P) * (P - 1) / 2}));
+  }
 }
 
 TEST(Ranks, FailureAgreementNamesTheLowestFailingRank) {
