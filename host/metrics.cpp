@@ -68,14 +68,8 @@ double total(const std::vector<double>& values) {
 
 }  // namespace
 
-MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel,
-                               const MetricsOptions& options) {
-  MetricsPlan out;
-  Plan& plan = out.plan;
-  plan = plan_for(sel);
-
-  // Units: every (item, variant) that a selected judge has a record for.
-  std::vector<Unit> units;
+std::vector<AccuracyUnit> accuracy_units(const ItemMatrix& m, const Selection& sel, Plan& plan) {
+  std::vector<AccuracyUnit> units;
   for (int32_t i : sel.items)
     for (int32_t v : sel.variants) {
       bool any = false;
@@ -85,6 +79,16 @@ MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel,
       units.push_back({i, v});
       plan.unit_cluster.push_back(sel.item_cluster[i]);
     }
+  return units;
+}
+
+MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel,
+                               const MetricsOptions& options) {
+  MetricsPlan out;
+  Plan& plan = out.plan;
+  plan = plan_for(sel);
+
+  const std::vector<Unit> units = accuracy_units(m, sel, plan);
   const size_t U = units.size();
   const int orders = sel.orders;
   const bool multi_order = orders >= 2;

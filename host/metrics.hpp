@@ -42,6 +42,11 @@ struct JudgeUnits {
 
 /// Judge j's facts on each unit over `orders` presentation orders (cons: an invalid verdict
 /// matches nothing unless invalid_match).
+/// Every (item, variant) of the selection that a selected judge has a record for, in selection
+/// order; appends each unit's cluster to plan.unit_cluster.
+std::vector<AccuracyUnit> accuracy_units(const ItemMatrix& matrix, const Selection& selection,
+                                         Plan& plan);
+
 JudgeUnits judge_units(const ItemMatrix& matrix, int32_t j, const std::vector<AccuracyUnit>& units,
                        int orders, bool invalid_match);
 

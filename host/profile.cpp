@@ -432,19 +432,10 @@ ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
   const int32_t J = static_cast<int32_t>(sel.judges.size());
   const int32_t V = m.n_variants();
 
-  // Units: every (item, variant) that a selected judge has a record for.
-  std::vector<AccuracyUnit> units;
+  const std::vector<AccuracyUnit> units = accuracy_units(m, sel, out.plan);
   std::vector<int32_t> unit_of(static_cast<size_t>(m.n_items()) * V, -1);
-  for (int32_t i : sel.items)
-    for (int32_t v : sel.variants) {
-      bool any = false;
-      for (int32_t j : sel.judges)
-        for (int o = 0; o < m.orders && !any; ++o) any = m.present(m.cell(j, i, o, v));
-      if (!any) continue;
-      unit_of[static_cast<size_t>(i) * V + v] = static_cast<int32_t>(units.size());
-      units.push_back({i, v});
-      out.plan.unit_cluster.push_back(sel.item_cluster[i]);
-    }
+  for (size_t u = 0; u < units.size(); ++u)
+    unit_of[static_cast<size_t>(units[u].item) * V + units[u].variant] = static_cast<int32_t>(u);
   const size_t U = units.size();
   std::vector<JudgeUnits> facts;
   for (int32_t j : sel.judges) facts.push_back(judge_units(m, j, units, sel.orders, options.invalid_match));

@@ -82,18 +82,23 @@ double percentile(std::vector<double> v, double q) {
   return v[lo] + (h - lo) * (v[std::min(lo + 1, v.size() - 1)] - v[lo]);
 }
 
+// The engine's replicates of `input` (CPU backend, kept), to compare with brute_force.
+BootstrapResult engine_replicates(const SmallInput& input, uint64_t seed, int B) {
+  auto backend = make_cpu_backend(2);
+  BootstrapOptions options;
+  options.replicates = B;
+  options.seed = seed;
+  options.keep_replicates = true;
+  return run_bootstrap(input.plan(), *backend, options);
+}
+
 }  // namespace
 
 TEST(Bootstrap, PercentileMatchesBruteForceOnStratifiedInput) {
   const SmallInput input;
   const uint64_t seed = 20261130ull | (3ull << 32);
   const int B = 3000;
-  auto backend = make_cpu_backend(2);
-  BootstrapOptions options;
-  options.replicates = B;
-  options.seed = seed;
-  options.keep_replicates = true;
-  const BootstrapResult result = run_bootstrap(input.plan(), *backend, options);
+  const BootstrapResult result = engine_replicates(input, seed, B);
   const auto expected = brute_force(input, seed, B);
   for (int s = 0; s < 3; ++s) {
     for (int r = 0; r < B; ++r) {
@@ -116,23 +121,18 @@ TEST(Bootstrap, CountOnlyPlanMatchesBruteForceExactly) {
   // eight-wide Philox for strata of 32+ clusters, then column dot products); the values must
   // equal the brute force exactly.
   for (auto [first_stratum, second_stratum] : {std::pair{5, 7}, std::pair{70, 45}}) {
-  SmallInput input(first_stratum, second_stratum, 300);
-  for (double& v : input.a) v = std::floor(v * 4) / 4;  // quarters: exact in fixed point
-  const uint64_t seed = 99;
-  const int B = 2000;
-  auto backend = make_cpu_backend(2);
-  BootstrapOptions options;
-  options.replicates = B;
-  options.seed = seed;
-  options.keep_replicates = true;
-  const BootstrapResult result = run_bootstrap(input.plan(), *backend, options);
-  const auto expected = brute_force(input, seed, B);
-  for (int s = 0; s < 3; ++s)
-    for (int r = 0; r < B; ++r) {
-      const double got = result.replicates[r * 3 + s], want = expected[s][r];
-      if (std::isnan(want)) EXPECT_TRUE(std::isnan(got));
-      else ASSERT_EQ(got, want) << "stat " << s << " r " << r;
-    }
+    SmallInput input(first_stratum, second_stratum, 300);
+    for (double& v : input.a) v = std::floor(v * 4) / 4;  // quarters: exact in fixed point
+    const uint64_t seed = 99;
+    const int B = 2000;
+    const BootstrapResult result = engine_replicates(input, seed, B);
+    const auto expected = brute_force(input, seed, B);
+    for (int s = 0; s < 3; ++s)
+      for (int r = 0; r < B; ++r) {
+        const double got = result.replicates[r * 3 + s], want = expected[s][r];
+        if (std::isnan(want)) EXPECT_TRUE(std::isnan(got));
+        else ASSERT_EQ(got, want) << "stat " << s << " r " << r;
+      }
   }
 }
 

@@ -13,17 +13,17 @@
 
 namespace {
 
-struct Run {
+struct ShellRun {
   int status = -1;
   std::string out, err;
 };
 
 // `command` through the shell: exit status, stdout, stderr (via a temporary file).
-Run run_shell(const std::string& command) {
+ShellRun run_shell(const std::string& command) {
   char err_path[] = "/tmp/judgestat_mpi_stderr_XXXXXX";
   const int fd = mkstemp(err_path);
   if (fd >= 0) close(fd);
-  Run run;
+  ShellRun run;
   FILE* pipe = popen((command + " 2>" + err_path).c_str(), "r");
   if (!pipe) return run;
   char buffer[4096];
@@ -65,12 +65,12 @@ void expect_same_json_for_any_rank_count(const std::string& args) {
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   const std::string command = std::string(JUDGESTAT_BINARY) + " " + args + " --format json --quiet";
-  const Run plain = run_shell(command);
+  const ShellRun plain = run_shell(command);
   ASSERT_EQ(plain.status, 0) << plain.err;
   ASSERT_NE(plain.out.find("\"timing\""), std::string::npos) << plain.out;
   const std::string expected = without_timing(plain.out);
   for (int ranks : {1, 2, 3}) {
-    const Run run = run_shell(kMpiexec + " " + std::to_string(ranks) + " " + command);
+    const ShellRun run = run_shell(kMpiexec + " " + std::to_string(ranks) + " " + command);
     ASSERT_EQ(run.status, 0) << ranks << " ranks: " << run.err;
     EXPECT_EQ(without_timing(run.out), expected) << ranks << " ranks";
   }
@@ -105,7 +105,7 @@ TEST(Mpi, FailingRanksFailTheRunWithoutAResult) {
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   // Device 99 exists nowhere: every rank fails to open it.
-  const Run run = run_shell(kMpiexec + " 2 " + JUDGESTAT_BINARY + " metrics " + kData +
+  const ShellRun run = run_shell(kMpiexec + " 2 " + JUDGESTAT_BINARY + " metrics " + kData +
                             " --devices 99 --replicates 200 --format json --quiet");
   EXPECT_NE(run.status, 0) << run.err;
   EXPECT_EQ(run.out, "") << "no partial result";
