@@ -16,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 rate() { "$py" -c 'import json,sys; print(json.load(sys.stdin)["cluster_draws_per_s"])'; }
 ratio() { "$py" -c "print(f'{$1 / $2:.1f}x')"; }
 
-ours_cpu=$("$bin" bench w1 --input "$work/w1.csv" --replicates "${B_CPU:-200000}" --backend cpu --quiet --results)
+ours_cpu=$("$bin" bench w1 --input "$work/w1.csv" --replicates "${B_CPU:-200000}" --backend cpu --warmup 0 --repeats 1 --format json --results)
 numpy=$(cd "$peers" && "$py" numpy_bootstrap.py "$work/w1.csv" --replicates "${B_NUMPY:-20000}")
 r_cpu=$(echo "$ours_cpu" | rate); r_numpy=$(echo "$numpy" | rate)
 printf '%-34s %14s\n' "W1 (20000 items, 5000 clusters)" "draws/s"
@@ -35,8 +35,8 @@ for name, (est, lo, hi, se) in peer.items():
 print(f"largest point-estimate difference against numpy: {worst:.3g} ({len(peer)} statistics)")
 PY
 
-if "$bin" bench w1 --backend cuda --replicates 2 --quiet >/dev/null 2>&1; then
-  ours_gpu=$("$bin" bench w1 --input "$work/w1.csv" --replicates "${B_GPU:-1000000}" --backend cuda --quiet --repeats 3)
+if "$bin" bench w1 --backend cuda --items 100 --clusters 10 --replicates 2 --warmup 0 --repeats 1 >/dev/null 2>&1; then
+  ours_gpu=$("$bin" bench w1 --input "$work/w1.csv" --replicates "${B_GPU:-1000000}" --backend cuda --format json --repeats 3)
   r_gpu=$(echo "$ours_gpu" | rate)
   printf '%-34s %14.3g\n' "judgestat cuda" "$r_gpu"
   if "$py" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then

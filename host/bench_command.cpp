@@ -1,12 +1,17 @@
-// `judgestat bench w1`: the W1 workload of the benchmarks (clustered bootstrap of per-judge acc,
-// pa, bc and acc differences against judge 0), timed on a backend. Reads a records file (the
-// peers' generated input, so both run on the same data) or synthesises one of the same shape.
+// `judgestat bench w1|w2`: the benchmark workloads timed on a backend, for users who measure
+// throughput. W1 = clustered bootstrap of per-judge acc, pa, bc and acc differences against
+// judge 0 (WORKLOADS.md); W2 = the label-budget simulation. Each reads a records file (the peers'
+// generated input, so both run on the same data) or synthesises one of user-set size; warm-up,
+// repeated timings (median and spread), `--sweep` over one size, and the fraction of a measured
+// GPU limit probe (`--probe`).
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <random>
 
+#include "cascade_pool.hpp"
 #include "cli_common.hpp"
+#include "judgestat/budget.hpp"
 #include "commands.hpp"
 #include "selection.hpp"
 
@@ -96,27 +101,150 @@ Plan w1_plan(const W1Input& in) {
   return plan;
 }
 
+// Synthetic W2 pool: first-stage confidence informative about its correctness, a stronger
+// fallback, a cheap first stage (WORKLOADS.md's fee shape).
+CascadePool w2_synthetic(int64_t items, uint64_t seed) {
+  CascadePool pool;
+  pool.first = "judge0";
+  pool.fallback = "judge7";
+  pool.strata_names = {"all"};
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (int64_t i = 0; i < items; ++i) {
+    const double q = 0.5 + 0.5 * uniform(rng);
+    pool.item.push_back(static_cast<int32_t>(i));
+    pool.q.push_back(q);
+    pool.c1.push_back(uniform(rng) < q ? 1.0 : 0.0);
+    pool.c2.push_back(uniform(rng) < 0.85 ? 1.0 : 0.0);
+    pool.gate_ok.push_back(1);
+    pool.fee_first.push_back(0.00008);
+    pool.fee_fallback.push_back(0.004);
+    pool.latency_first.push_back(0.1);
+    pool.latency_fallback.push_back(1.0);
+    pool.stratum.push_back(0);
+  }
+  return pool;
+}
+
+// The sizes a user sets; --sweep varies one of them.
+struct BenchSizes {
+  int64_t items = 20000, clusters = 5000, judges = 8;
+  uint64_t replicates = 100000;
+  int64_t k = 96;
+  uint64_t draws = 0;  // 0: 1e6 on CUDA, 1e5 on the CPU
+};
+
+struct Measurement {
+  BenchSizes sizes;
+  int64_t statistics = 0, columns = 0, clusters = 0, items = 0;
+  std::string backend, device;
+  std::vector<double> rates;  // per timed repetition
+  double median = 0, low = 0, high = 0;
+};
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Warm-up runs, then timed repetitions; `run_once` returns the rate of one repetition.
+template <typename RunOnce>
+void time_repetitions(Measurement& m, int warmup, int repeats, const RunOnce& run_once) {
+  for (int w = 0; w < warmup; ++w) run_once();
+  for (int r = 0; r < repeats; ++r) m.rates.push_back(run_once());
+  m.median = median_of(m.rates);
+  m.low = *std::min_element(m.rates.begin(), m.rates.end());
+  m.high = *std::max_element(m.rates.begin(), m.rates.end());
+}
+
+Measurement measure_w1(const BenchSizes& sizes, const std::string& input, const std::string& backend_name,
+                       int threads, int warmup, int repeats, Json* results) {
+  const W1Input data = input.empty() ? w1_synthetic(sizes.items, sizes.clusters, static_cast<int>(sizes.judges), 1)
+                                     : w1_from_file(load_item_matrix(input));
+  const Plan plan = w1_plan(data);
+  const CompiledPlan compiled = compile(plan);
+  std::vector<StatLabel> labels;
+  for (const auto& s : plan.statistics) labels.push_back(s.label);
+  auto backend = make_backend(backend_name, threads);
+  Measurement m;
+  m.sizes = sizes;
+  m.statistics = compiled.n_statistics;
+  m.columns = compiled.n_columns;
+  m.clusters = compiled.n_clusters;
+  m.items = static_cast<int64_t>(data.item_cluster.size());
+  m.backend = backend->name();
+  m.device = backend->device();
+  BootstrapOptions boot;
+  boot.replicates = sizes.replicates;
+  boot.seed = 7;
+  BootstrapResult result;
+  time_repetitions(m, warmup, repeats, [&] {
+    result = run_bootstrap(compiled, labels, *backend, boot);
+    return static_cast<double>(sizes.replicates) * compiled.n_clusters / result.resample_s;
+  });
+  if (results) {
+    for (size_t s = 0; s < labels.size(); ++s) {
+      const std::string name = labels[s].judge + "/" + labels[s].name;
+      const Interval& ci = result.intervals[s];
+      (*results)[name] = Json::array({ci.estimate, ci.lo, ci.hi, ci.se});
+    }
+  }
+  return m;
+}
+
+Measurement measure_w2(const BenchSizes& sizes, const std::string& input, const std::string& backend_name,
+                       int threads, int warmup, int repeats) {
+  const CascadePool pool = input.empty() ? w2_synthetic(sizes.items, 1)
+                                         : build_cascade_pool(load_item_matrix(input), "judge0", "judge7");
+  const BudgetProblem problem = make_budget_problem(pool, default_grid(), false);
+  BudgetRun run;
+  run.k = static_cast<uint32_t>(sizes.k);
+  run.rule.rule = ThresholdRule::kLower;
+  check_budget_k(problem, run.k, run.rule.rule);
+  const bool cuda = backend_name == "cuda" || (backend_name == "auto" && cuda_available());
+  auto engine = cuda ? make_cuda_budget_engine(problem) : make_cpu_budget_engine(problem, threads);
+  Measurement m;
+  m.sizes = sizes;
+  m.sizes.draws = sizes.draws ? sizes.draws : cuda ? 1000000 : 100000;
+  m.items = problem.n_items;
+  m.backend = engine->name();
+  m.device = engine->device();
+  time_repetitions(m, warmup, repeats, [&] {
+    const BudgetSummary summary = simulate_budget(*engine, problem, run, m.sizes.draws);
+    return static_cast<double>(m.sizes.draws) / summary.resample_s;
+  });
+  return m;
+}
+
 }  // namespace
 
 int command_bench(int argc, char** argv) {
   cxxopts::Options options("judgestat bench",
-                           "Time a workload of bench/ (W1: clustered bootstrap, WORKLOADS.md)");
+                           "Time a workload: w1 (clustered bootstrap, cluster draws/s) or w2 (label budget, draws/s)");
   options.add_options()
-      ("workload", "w1", cxxopts::value<std::string>())
-      ("input", "records file (e.g. the peers' w1.csv); default: synthesise", cxxopts::value<std::string>()->default_value(""))
-      ("items", "synthetic items", cxxopts::value<int64_t>()->default_value("20000"))
-      ("clusters", "synthetic clusters", cxxopts::value<int64_t>()->default_value("5000"))
-      ("judges", "synthetic judges", cxxopts::value<int>()->default_value("8"))
-      ("replicates", "bootstrap replicates", cxxopts::value<uint64_t>()->default_value("100000"))
-      ("seed", "random seed", cxxopts::value<uint64_t>()->default_value("7"))
+      ("workload", "w1 or w2", cxxopts::value<std::string>())
+      ("input", "records file (e.g. the peers' w1.csv / w2.csv); default: synthesise", cxxopts::value<std::string>()->default_value(""))
+      ("items", "synthetic items (W2: pool size; default 1850 for W2)", cxxopts::value<int64_t>())
+      ("clusters", "synthetic clusters (W1)", cxxopts::value<int64_t>()->default_value("5000"))
+      ("judges", "synthetic judges (W1: 4·judges − 1 statistics)", cxxopts::value<int64_t>()->default_value("8"))
+      ("replicates", "bootstrap replicates (W1)", cxxopts::value<uint64_t>()->default_value("100000"))
+      ("k", "labelling budget (W2)", cxxopts::value<int64_t>()->default_value("96"))
+      ("draws", "draws (W2; default 1e6 on CUDA, 1e5 on the CPU)", cxxopts::value<uint64_t>()->default_value("0"))
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("threads", "CPU threads (0 = all)", cxxopts::value<int>()->default_value("0"))
-      ("repeats", "timed repetitions (the median is reported)", cxxopts::value<int>()->default_value("1"))
-      ("results", "include per-statistic estimate and CI in the JSON")
-      ("quiet", "no progress on stderr")
+      ("warmup", "untimed runs first", cxxopts::value<int>()->default_value("1"))
+      ("repeats", "timed repetitions (median and range reported)", cxxopts::value<int>()->default_value("3"))
+      ("sweep", "vary one size: replicates, clusters, judges, items, k or draws", cxxopts::value<std::string>()->default_value(""))
+      ("values", "the swept size's values, comma-separated (default: 4 doublings)", cxxopts::value<std::string>()->default_value(""))
+      ("probe", "the GPU limit probe's figure on this device (cluster draws/s, from philox_limit): "
+                "report the achieved fraction", cxxopts::value<double>()->default_value("0"))
+      ("format", "text or json", cxxopts::value<std::string>()->default_value("text"))
+      ("results", "W1: include per-statistic estimate and CI in the JSON")
+      ("quiet", "accepted for symmetry with the other commands (bench prints no progress)")
       ("h,help", "show this help");
   options.parse_positional({"workload"});
-  options.positional_help("w1");
+  options.positional_help("w1|w2");
   cxxopts::ParseResult parsed;
   try {
     parsed = options.parse(argc, argv);
@@ -128,56 +256,148 @@ int command_bench(int argc, char** argv) {
     return 0;
   }
   const std::string workload = parsed.count("workload") ? parsed["workload"].as<std::string>() : "";
-  if (workload != "w1") throw UsageError("bench: expected the workload w1 (see --help)");
+  if (workload != "w1" && workload != "w2") throw UsageError("bench: expected the workload w1 or w2 (see --help)");
+  const std::string format = parsed["format"].as<std::string>();
+  if (format != "text" && format != "json") throw UsageError("--format: expected text or json");
+  const int warmup = parsed["warmup"].as<int>(), repeats = parsed["repeats"].as<int>();
+  if (warmup < 0 || repeats < 1) throw UsageError("--warmup >= 0 and --repeats >= 1");
+
+  BenchSizes base;
+  if (parsed.count("items")) base.items = parsed["items"].as<int64_t>();
+  else if (workload == "w2") base.items = 1850;
+  base.clusters = parsed["clusters"].as<int64_t>();
+  base.judges = parsed["judges"].as<int64_t>();
+  base.replicates = parsed["replicates"].as<uint64_t>();
+  base.k = parsed["k"].as<int64_t>();
+  base.draws = parsed["draws"].as<uint64_t>();
+  if (base.items < 2 || base.clusters < 1 || base.judges < 1 || base.replicates < 2 || base.k < 1)
+    throw UsageError("bench: need items >= 2, clusters >= 1, judges >= 1, replicates >= 2, k >= 1");
+
+  // One measurement, or one per value of the swept size.
+  const std::string sweep = parsed["sweep"].as<std::string>();
+  std::vector<BenchSizes> runs{base};
+  if (!sweep.empty()) {
+    auto field = [&](BenchSizes& s) -> int64_t* {
+      if (sweep == "clusters") return &s.clusters;
+      if (sweep == "judges") return &s.judges;
+      if (sweep == "items") return &s.items;
+      if (sweep == "k") return &s.k;
+      return nullptr;
+    };
+    const bool unsigned_field = sweep == "replicates" || sweep == "draws";
+    if (!field(base) && !unsigned_field)
+      throw UsageError("--sweep: expected replicates, clusters, judges, items, k or draws, got '" + sweep + "'");
+    std::vector<int64_t> values;
+    for (const std::string& text : split_list(parsed["values"].as<std::string>())) {
+      try {
+        values.push_back(std::stoll(text));
+      } catch (const std::exception&) {
+        throw UsageError("--values: '" + text + "' is not a whole number");
+      }
+      if (values.back() < 1) throw UsageError("--values: sizes must be positive");
+    }
+    if (values.empty()) {
+      const int64_t start = sweep == "replicates" ? static_cast<int64_t>(base.replicates)
+                            : sweep == "draws"    ? static_cast<int64_t>(base.draws ? base.draws : 100000)
+                                                  : *field(base);
+      for (int64_t v = std::max<int64_t>(1, start / 4), n = 0; n < 4; v *= 2, ++n) values.push_back(v);
+    }
+    runs.clear();
+    for (int64_t v : values) {
+      BenchSizes s = base;
+      if (sweep == "replicates") s.replicates = static_cast<uint64_t>(v);
+      else if (sweep == "draws") s.draws = static_cast<uint64_t>(v);
+      else *field(s) = v;
+      if (workload == "w1" && s.clusters > s.items) s.items = s.clusters;
+      runs.push_back(s);
+    }
+  }
+  for (const BenchSizes& s : runs)
+    if (workload == "w1" && s.clusters > s.items)
+      throw UsageError("bench w1: --clusters (" + std::to_string(s.clusters) + ") must not exceed --items (" +
+                       std::to_string(s.items) + ")");
 
   const std::string input = parsed["input"].as<std::string>();
-  const W1Input data = input.empty()
-                           ? w1_synthetic(parsed["items"].as<int64_t>(), parsed["clusters"].as<int64_t>(),
-                                          parsed["judges"].as<int>(), 1)
-                           : w1_from_file(load_item_matrix(input));
-  const Plan plan = w1_plan(data);
-  const CompiledPlan compiled = compile(plan);
-  std::vector<StatLabel> labels;
-  for (const auto& s : plan.statistics) labels.push_back(s.label);
+  const std::string backend = parsed["backend"].as<std::string>();
+  const int threads = parsed["threads"].as<int>();
+  const double probe = parsed["probe"].as<double>();
+  Json results;
+  std::vector<Measurement> measured;
+  for (const BenchSizes& sizes : runs)
+    measured.push_back(workload == "w1"
+                           ? measure_w1(sizes, input, backend, threads, warmup, repeats,
+                                        parsed.count("results") && runs.size() == 1 ? &results : nullptr)
+                           : measure_w2(sizes, input, backend, threads, warmup, repeats));
 
-  auto backend = make_backend(parsed["backend"].as<std::string>(), parsed["threads"].as<int>());
-  BootstrapOptions boot;
-  boot.replicates = parsed["replicates"].as<uint64_t>();
-  boot.seed = parsed["seed"].as<uint64_t>();
-  Progress progress("replicates", parsed.count("quiet") > 0);
-  boot.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
-  std::vector<double> seconds;
-  BootstrapResult result;
-  for (int rep = 0; rep < std::max(1, parsed["repeats"].as<int>()); ++rep) {
-    result = run_bootstrap(compiled, labels, *backend, boot);
-    progress.finish();
-    seconds.push_back(result.resample_s);
-  }
-  std::sort(seconds.begin(), seconds.end());
-  const double median = seconds[seconds.size() / 2];
-
+  const std::string unit = workload == "w1" ? "cluster_draws_per_s" : "draws_per_s";
   Json out;
   out["tool"] = "judgestat";
-  out["workload"] = "w1";
-  out["backend"] = backend->name();
-  out["device"] = backend->device();
-  out["replicates"] = boot.replicates;
-  out["clusters"] = compiled.n_clusters;
-  out["statistics"] = compiled.n_statistics;
-  out["columns"] = compiled.n_columns;
-  out["seconds"] = median;
-  out["seconds_all"] = seconds;
-  out["cluster_draws_per_s"] = static_cast<double>(boot.replicates) * compiled.n_clusters / median;
-  if (parsed.count("results")) {
-    Json results;
-    for (size_t s = 0; s < labels.size(); ++s) {
-      const std::string name = labels[s].judge + "/" + labels[s].name;
-      const Interval& ci = result.intervals[s];
-      results[name] = Json::array({ci.estimate, ci.lo, ci.hi, ci.se});
+  out["workload"] = workload;
+  out["backend"] = measured.front().backend;
+  out["device"] = measured.front().device;
+  out["unit"] = unit;
+  out["sweep"] = sweep.empty() ? Json(nullptr) : Json(sweep);
+  Json rows = Json::array();
+  for (const Measurement& m : measured) {
+    Json row;
+    if (workload == "w1") {
+      row["replicates"] = m.sizes.replicates;
+      row["clusters"] = m.clusters;
+      row["items"] = m.items;
+      row["statistics"] = m.statistics;
+      row["columns"] = m.columns;
+    } else {
+      row["items"] = m.items;
+      row["k"] = m.sizes.k;
+      row["draws"] = m.sizes.draws;
     }
-    out["results"] = results;
+    row[unit] = m.median;
+    row["range"] = Json::array({m.low, m.high});
+    row["repetitions"] = m.rates;
+    if (probe > 0 && workload == "w1") row["probe_fraction"] = m.median / probe;
+    rows.push_back(row);
   }
-  std::cout << dump_json(out) << std::endl;
+  out["measurements"] = rows;
+  // The single-measurement form keeps the flat keys the compare scripts read.
+  if (measured.size() == 1) {
+    out[unit] = measured.front().median;
+    if (workload == "w1") {
+      out["replicates"] = measured.front().sizes.replicates;
+      out["clusters"] = measured.front().clusters;
+      out["statistics"] = measured.front().statistics;
+    }
+    if (!results.is_null()) out["results"] = results;
+  }
+  if (format == "json") {
+    std::cout << dump_json(out) << std::endl;
+    return 0;
+  }
+  Table table;
+  table.header = workload == "w1" ? std::vector<std::string>{"replicates", "clusters", "statistics", "columns",
+                                                              "cluster draws/s (median)", "range"}
+                                  : std::vector<std::string>{"items", "k", "draws", "draws/s (median)", "range"};
+  if (probe > 0 && workload == "w1") table.header.push_back("of probe");
+  auto sci = [](double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g", v);
+    return std::string(buffer);
+  };
+  for (const Measurement& m : measured) {
+    std::vector<std::string> row;
+    if (workload == "w1")
+      row = {std::to_string(m.sizes.replicates), std::to_string(m.clusters), std::to_string(m.statistics),
+             std::to_string(m.columns)};
+    else
+      row = {std::to_string(m.items), std::to_string(m.sizes.k), std::to_string(m.sizes.draws)};
+    row.push_back(sci(m.median));
+    row.push_back(sci(m.low) + " – " + sci(m.high));
+    if (probe > 0 && workload == "w1") row.push_back(fixed(100 * m.median / probe, 1) + " %");
+    table.rows.push_back(row);
+  }
+  table.notes.push_back(workload + " on " + measured.front().backend + " (" + measured.front().device + "), " +
+                        std::to_string(warmup) + " warm-up and " + std::to_string(repeats) +
+                        " timed repetitions per size" + (input.empty() ? ", synthetic input" : ", input " + input));
+  std::cout << table.render("text");
   return 0;
 }
 

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #ifdef JUDGESTAT_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -166,8 +169,12 @@ void abort_all(int exit_code) {
 
 void silence_stdout_off_root() {
   if (g_rank == 0) return;
+  // At the descriptor, so C and C++ streams alike; if /dev/null cannot be opened, stdout stays.
+  const int null_fd = open("/dev/null", O_WRONLY);
+  if (null_fd < 0) return;
   std::fflush(stdout);
-  if (!std::freopen("/dev/null", "w", stdout)) std::fclose(stdout);
+  dup2(null_fd, STDOUT_FILENO);
+  close(null_fd);
 }
 
 Range share(uint64_t total, int rank, int ranks) {

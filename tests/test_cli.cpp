@@ -107,10 +107,36 @@ TEST(Cli, ClearErrorsForBadRequests) {
 }
 
 TEST(Cli, BenchW1RunsOnSyntheticInput) {
-  const CliRun r = run_cli("bench w1 --items 400 --clusters 100 --judges 3 --replicates 500 --backend cpu --quiet");
+  const CliRun r = run_cli("bench w1 --items 400 --clusters 100 --judges 3 --replicates 500 --backend cpu "
+                           "--warmup 0 --repeats 2 --format json");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["statistics"], 3 * 3 + 2);
   EXPECT_EQ(j["clusters"], 100);
+  EXPECT_EQ(j["measurements"][0]["repetitions"].size(), 2u);
   EXPECT_GT(j["cluster_draws_per_s"].get<double>(), 0);
+}
+
+TEST(Cli, BenchSweepReportsEachSize) {
+  // CI-sized sweeps: the output parses and carries one measurement per swept value.
+  CliRun r = run_cli("bench w1 --sweep clusters --values 50,100,200 --items 400 --judges 2 --replicates 200 "
+                     "--backend cpu --warmup 0 --repeats 1 --probe 1e9 --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["measurements"].size(), 3u);
+  EXPECT_EQ(j["sweep"], "clusters");
+  EXPECT_EQ(j["measurements"][2]["clusters"], 200);
+  EXPECT_GT(j["measurements"][0]["probe_fraction"].get<double>(), 0);
+  r = run_cli("bench w2 --sweep k --values 8,16 --items 200 --draws 2000 --backend cpu --warmup 0 --repeats 1 --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["measurements"].size(), 2u);
+  EXPECT_EQ(j["measurements"][1]["k"], 16);
+  EXPECT_GT(j["measurements"][1]["draws_per_s"].get<double>(), 0);
+  r = run_cli("bench w1 --sweep replicates --values 100,200 --items 300 --clusters 60 --judges 2 --backend cpu "
+              "--warmup 0 --repeats 1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("cluster draws/s"), std::string::npos) << r.out;
+  r = run_cli("bench w1 --sweep nonsense");
+  EXPECT_EQ(r.status, 2);
 }
