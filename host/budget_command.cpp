@@ -196,6 +196,8 @@ int command_budget(int argc, char** argv) {
       ("devices", "CUDA devices to split the draws between, e.g. 0,1 (default: one device per process; "
        "under mpirun, round-robin by rank)", cxxopts::value<std::string>()->default_value(""))
       ("threads", "CPU threads (0 = all)", cxxopts::value<int>()->default_value("0"))
+      ("fee", "per-call fee JUDGE=USD (repeatable); replaces the file's fee_usd for that judge",
+       cxxopts::value<std::vector<std::string>>())
       ("labels", "label set, comma-separated (default: from the file)", cxxopts::value<std::string>()->default_value(""))
       ("format", "text, md, csv or json", cxxopts::value<std::string>()->default_value("text"))
       ("json", "also write the JSON result to FILE", cxxopts::value<std::string>()->default_value(""))
@@ -282,7 +284,11 @@ int command_budget(int argc, char** argv) {
 
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
-  const CascadePool pool = build_cascade_pool(matrix, first, fallback, gate_orders, per_stratum ? strata : "");
+  const std::map<std::string, double> fee_per_call =
+      parse_per_call(parsed.count("fee") ? parsed["fee"].as<std::vector<std::string>>() : std::vector<std::string>{},
+                     "fee", first, fallback);
+  const CascadePool pool =
+      build_cascade_pool(matrix, first, fallback, gate_orders, per_stratum ? strata : "", fee_per_call);
   const BudgetProblem problem = make_budget_problem(pool, grid, per_stratum);
   const double load_s = seconds_since(load_start);
   for (uint32_t k : ks)
@@ -365,7 +371,7 @@ int command_budget(int argc, char** argv) {
   for (const auto& s : summaries)
     if (s.fee_ratio_undefined > 0)
       table.notes.push_back("k " + std::to_string(s.k) + ", " + rule_name(s.rule) + " rule: fee ratio undefined in " +
-                            std::to_string(s.fee_ratio_undefined) + " draws (no fallback fee on the held-out items)");
+                            std::to_string(s.fee_ratio_undefined) + " draws (no fallback fee on the held-out items; give --fee JUDGE=USD per call)");
   if (!plots_dir.empty()) write_plots(plots_dir, summaries, settings.tol);
   emit(common, json, table.render(common.format));
   return 0;

@@ -27,28 +27,6 @@ namespace {
 
 constexpr const char* kNotGiven = "not given";
 
-// "JUDGE=VALUE" options (--fee, --latency) → judge → value; judges must be F or S.
-std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
-                                             const std::string& first, const std::string& fallback) {
-  std::map<std::string, double> out;
-  for (const std::string& entry : entries) {
-    const size_t eq = entry.rfind('=');
-    if (eq == std::string::npos || eq == 0)
-      throw UsageError(std::string("--") + option + ": expected JUDGE=VALUE, got '" + entry + "'");
-    const std::string judge = entry.substr(0, eq), text = entry.substr(eq + 1);
-    char* end = nullptr;
-    const double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0)
-      throw UsageError(std::string("--") + option + ": '" + text + "' for " + judge +
-                       " is not a non-negative number");
-    if (judge != first && judge != fallback)
-      throw UsageError(std::string("--") + option + ": judge '" + judge + "' is neither the first stage (" + first +
-                       ") nor the fallback (" + fallback + ")");
-    out[judge] = value;
-  }
-  return out;
-}
-
 // Where one judge's fees (or latencies) come from: the per-call option, the file, or nowhere;
 // `missing` counts the calls the cascade reads that have no value in the file.
 struct ValueSource {

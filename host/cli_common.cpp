@@ -1,6 +1,8 @@
 #include "cli_common.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "distributed.hpp"
@@ -105,6 +107,28 @@ void emit(const CommonOptions& common, const Json& json, const std::string& tabl
     std::cout << (common.format == "json" ? json_text : table_text);
     std::cout.flush();
   });
+}
+
+// "JUDGE=VALUE" options (--fee, --latency) → judge → value; judges must be F or S.
+std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
+                                             const std::string& first, const std::string& fallback) {
+  std::map<std::string, double> out;
+  for (const std::string& entry : entries) {
+    const size_t eq = entry.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError(std::string("--") + option + ": expected JUDGE=VALUE, got '" + entry + "'");
+    const std::string judge = entry.substr(0, eq), text = entry.substr(eq + 1);
+    char* end = nullptr;
+    const double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0)
+      throw UsageError(std::string("--") + option + ": '" + text + "' for " + judge +
+                       " is not a non-negative number");
+    if (judge != first && judge != fallback)
+      throw UsageError(std::string("--") + option + ": judge '" + judge + "' is neither the first stage (" + first +
+                       ") nor the fallback (" + fallback + ")");
+    out[judge] = value;
+  }
+  return out;
 }
 
 double now_seconds() {

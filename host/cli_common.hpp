@@ -1,7 +1,9 @@
 // Options every resampling command shares (SPEC §2, §4), parsed once.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <vector>
 #include <string>
 
 #include <cxxopts.hpp>
@@ -42,6 +44,11 @@ Json bootstrap_timing(double load_s, const BootstrapResult& result);
 /// Prints the table (or the JSON when --format json) and writes --json FILE; under MPI on
 /// rank 0, once every rank has got here.
 void emit(const CommonOptions& common, const Json& json, const std::string& table_text);
+
+/// "JUDGE=VALUE" options (--fee, --latency) → judge → value; each judge must be the first stage
+/// or the fallback, each value a non-negative number. UsageError otherwise.
+std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
+                                             const std::string& first, const std::string& fallback);
 
 double seconds_since(double start);
 double now_seconds();

@@ -140,3 +140,21 @@ TEST(Cli, BenchSweepReportsEachSize) {
   r = run_cli("bench w1 --sweep nonsense");
   EXPECT_EQ(r.status, 2);
 }
+
+TEST(Cli, BudgetPerCallFeesGiveFeeRatios) {
+  const std::string base = "budget " + kRoot + "/data/judgebench/gpt4o_split.csv --first "
+                           "Skywork_Skywork-Reward-Llama-3.1-8B --fallback o1-mini-2024-09-12 -k 48 --rule point "
+                           "--draws 2000 --backend cpu --format json --quiet";
+  CliRun r = run_cli(base);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["budget"][0]["fee_ratio_median"].is_null());
+  r = run_cli(base + " --fee Skywork_Skywork-Reward-Llama-3.1-8B=0 --fee o1-mini-2024-09-12=0.01");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto row = nlohmann::json::parse(r.out)["budget"][0];
+  // A free first stage: the fee ratio is the escalated share of the held-out items, in (0, 1].
+  EXPECT_GT(row["fee_ratio_median"].get<double>(), 0.0);
+  EXPECT_LE(row["fee_ratio_median"].get<double>(), 1.0);
+  r = run_cli(base + " --fee nobody=1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("'nobody' is neither"), std::string::npos) << r.out;
+}
