@@ -330,11 +330,7 @@ int command_cascade(int argc, char** argv) {
 
   // ---- resampling ----
   auto backend = make_backend(common.backend, common.threads, common.max_chunk);
-  BootstrapOptions boot;
-  boot.replicates = common.replicates;
-  boot.seed = common.seed;
-  boot.ci = common.ci;
-  boot.level = common.level;
+  BootstrapOptions boot = bootstrap_options(common);
   Progress progress("replicates", common.quiet);
   const uint64_t total = common.replicates * (rules_wanted ? 2 : 1);
   boot.progress = [&](uint64_t done, uint64_t) { progress(done, total); };

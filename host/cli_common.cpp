@@ -78,6 +78,15 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
   return true;
 }
 
+BootstrapOptions bootstrap_options(const CommonOptions& common) {
+  BootstrapOptions boot;
+  boot.replicates = common.replicates;
+  boot.seed = common.seed;
+  boot.ci = common.ci;
+  boot.level = common.level;
+  return boot;
+}
+
 Json bootstrap_settings(const CommonOptions& common, const Backend& backend,
                         const std::string& strata) {
   Json settings;

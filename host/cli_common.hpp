@@ -34,6 +34,9 @@ void add_common_options(cxxopts::Options& options);
 bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
                   CommonOptions& common);
 
+/// The bootstrap options the common flags ask for (replicates, seed, interval, level).
+BootstrapOptions bootstrap_options(const CommonOptions& common);
+
 /// SPEC §4's settings object for a bootstrap run.
 Json bootstrap_settings(const CommonOptions& common, const Backend& backend,
                         const std::string& strata);

@@ -193,11 +193,7 @@ int command_profile(int argc, char** argv) {
 
   auto backend = make_backend(common.backend, common.threads, common.max_chunk);
   Progress progress("replicates", common.quiet);
-  BootstrapOptions boot;
-  boot.replicates = common.replicates;
-  boot.seed = common.seed;
-  boot.ci = common.ci;
-  boot.level = common.level;
+  BootstrapOptions boot = bootstrap_options(common);
   boot.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
   const BootstrapResult result = run_bootstrap(plan.plan, *backend, boot);
   progress.finish();

@@ -1,5 +1,5 @@
 // The CLI under `mpirun -n 1/2/3` on the CPU backend prints the JSON of the plain run byte for
-// byte (minus `timing`), for metrics, budget and cascade; a run whose ranks fail prints no
+// byte (minus `timing`), for metrics, budget, cascade and profile; a run whose ranks fail prints no
 // result and names a rank. Skipped in builds without MPI (JUDGESTAT_MPIEXEC comes from CMake).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#ifdef JUDGESTAT_MPIEXEC
 
 namespace {
 
@@ -48,19 +50,13 @@ std::string without_timing(const std::string& json) {
   return json.substr(0, key) + json.substr(close + 3);
 }
 
-#ifdef JUDGESTAT_MPIEXEC
 const std::string kMpiexec = JUDGESTAT_MPIEXEC;
-#endif
 
 const std::string kData = std::string(JUDGESTAT_SOURCE_DIR) + "/data/judgebench/gpt4o_split.csv";
 const std::string kCascadeJudges = " --first Skywork_Skywork-Reward-Llama-3.1-8B --fallback o1-mini-2024-09-12";
 
 // Runs `judgestat ARGS` plainly and on 1, 2 and 3 ranks; the JSON must agree byte for byte.
 void expect_same_json_for_any_rank_count(const std::string& args) {
-#ifndef JUDGESTAT_MPIEXEC
-  (void)args;
-  GTEST_SKIP() << "this build has no MPI";
-#else
   // Open MPI refuses to run as root (CI containers) unless told it may.
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
@@ -74,7 +70,6 @@ void expect_same_json_for_any_rank_count(const std::string& args) {
     ASSERT_EQ(run.status, 0) << ranks << " ranks: " << run.err;
     EXPECT_EQ(without_timing(run.out), expected) << ranks << " ranks";
   }
-#endif
 }
 
 }  // namespace
@@ -98,10 +93,12 @@ TEST(Mpi, CascadeJsonIdenticalOnAnyRankCount) {
                                       " --backend cpu --threads 1 --replicates 2000");
 }
 
+TEST(Mpi, ProfileJsonIdenticalOnAnyRankCount) {
+  expect_same_json_for_any_rank_count("profile " + kData + " --config " + JUDGESTAT_SOURCE_DIR +
+                                      "/configs/judgebench.json --backend cpu --threads 1 --replicates 1000");
+}
+
 TEST(Mpi, FailingRanksFailTheRunWithoutAResult) {
-#ifndef JUDGESTAT_MPIEXEC
-  GTEST_SKIP() << "this build has no MPI";
-#else
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   // Device 99 exists nowhere: every rank fails to open it.
@@ -111,5 +108,10 @@ TEST(Mpi, FailingRanksFailTheRunWithoutAResult) {
   EXPECT_EQ(run.out, "") << "no partial result";
   EXPECT_NE(run.err.find("judgestat: rank "), std::string::npos) << run.err;
   EXPECT_NE(run.err.find(" of 2: "), std::string::npos) << run.err;
-#endif
 }
+
+#else
+
+TEST(Mpi, NeedsABuildWithMpi) { GTEST_SKIP() << "this build has no MPI (-DJUDGESTAT_MPI=OFF or MPI not found)"; }
+
+#endif
