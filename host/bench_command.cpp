@@ -203,7 +203,8 @@ Measurement measure_w2(const BenchSizes& sizes, const std::string& input, const 
   run.rule.rule = ThresholdRule::kLower;
   check_budget_k(problem, run.k, run.rule.rule);
   const bool cuda = backend_name == "cuda" || (backend_name == "auto" && cuda_available());
-  auto engine = cuda ? make_cuda_budget_engine(problem) : make_cpu_budget_engine(problem, threads);
+  // Under mpirun each rank takes its own GPU (round-robin), as make_backend does.
+  auto engine = cuda ? make_cuda_budget_engine_on(problem, {}) : make_cpu_budget_engine(problem, threads);
   Measurement m;
   m.sizes = sizes;
   m.sizes.draws = sizes.draws ? sizes.draws : cuda ? 1000000 : 100000;
