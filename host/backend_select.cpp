@@ -13,6 +13,7 @@
 #include "distributed.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/records.hpp"
+#include "parallel.hpp"
 
 namespace judgestat {
 
@@ -112,16 +113,7 @@ class SplitBackend final : public Backend {
         part->run_replicates(plan, seed, first + begin, end - begin, out + begin * S);
       }));
     }
-    // Wait for every part before reporting the first failure: they write into `out`.
-    std::exception_ptr failure;
-    for (auto& part : running) {
-      try {
-        part.get();
-      } catch (...) {
-        if (!failure) failure = std::current_exception();
-      }
-    }
-    if (failure) std::rethrow_exception(failure);
+    wait_all_then_rethrow(running);  // the parts write into `out`
   }
 
  private:

@@ -16,6 +16,7 @@
 #include "distributed.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/records.hpp"
+#include "parallel.hpp"
 
 namespace judgestat {
 namespace {
@@ -210,16 +211,7 @@ class SplitBudgetEngine final : public BudgetEngine {
         std::copy(mine.chosen.begin(), mine.chosen.end(), out.chosen.begin() + begin * strata);
       }));
     }
-    // Wait for every part before reporting the first failure: they write into `out`.
-    std::exception_ptr failure;
-    for (auto& part : running) {
-      try {
-        part.get();
-      } catch (...) {
-        if (!failure) failure = std::current_exception();
-      }
-    }
-    if (failure) std::rethrow_exception(failure);
+    wait_all_then_rethrow(running);  // the parts write into `out`
   }
 
  private:

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "judgestat/backend.hpp"
 #include "distributed.hpp"
 
 namespace {
@@ -65,7 +66,17 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!std::strcmp(argv[1], "--version")) {
-    std::printf("judgestat %s\n", JUDGESTAT_VERSION);
+    // Also says which backends this build and machine offer, so a log shows why CUDA is skipped.
+    std::string why;
+    const bool cuda = judgestat::cuda_available(&why);
+    std::printf("judgestat %s\ncuda backend: %s\nmpi: %s\n", JUDGESTAT_VERSION,
+                cuda ? "available" : ("unavailable (" + why + ")").c_str(),
+#ifdef JUDGESTAT_HAVE_MPI
+                "built in"
+#else
+                "not built"
+#endif
+    );
     return 0;
   }
   for (const auto& entry : kCommands) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "test_plans.hpp"
 #include "cascade_pool.hpp"
 #include "distributed.hpp"
 #include "judgestat/backend.hpp"
@@ -20,31 +21,10 @@
 #include "judgestat/records.hpp"
 
 using namespace judgestat;
+using judgestat::testing_support::two_strata_plan;
 
 namespace {
 
-// Two strata of clusters, a real-valued and a count column: a ratio and a difference.
-Plan small_plan() {
-  Plan plan;
-  plan.stratum_offset = {0, 6, 13};
-  plan.stratum_names = {"s0", "s1"};
-  std::vector<double> a, b;
-  for (int u = 0; u < 40; ++u) {
-    plan.unit_cluster.push_back((u * 5 + u / 4) % 13);
-    a.push_back(0.1 * ((u * 37) % 11) + 0.013 * u);
-    b.push_back((u % 3) != 0);
-  }
-  const int32_t ka = plan.add_column("a"), kb = plan.add_column("b");
-  plan.columns[ka] = a;
-  plan.columns[kb] = b;
-  StatisticDef ratio, diff;
-  ratio.label.name = "ratio";
-  ratio.program = ratio_program(ka, kb);
-  diff.label.name = "diff";
-  diff.program = difference_program(ratio_program(ka, kb), {{OpCode::kConstant, 0, 0.6}});
-  plan.statistics = {ratio, diff};
-  return plan;
-}
 
 std::vector<std::unique_ptr<Backend>> cpu_parts(int n, uint64_t max_chunk) {
   std::vector<std::unique_ptr<Backend>> parts;
@@ -98,7 +78,7 @@ CascadePool small_pool() {
 }  // namespace
 
 TEST(SplitBackend, ValuesEqualOneBackendForAnyRange) {
-  const CompiledPlan plan = compile(small_plan());
+  const CompiledPlan plan = compile(two_strata_plan());
   const int32_t S = plan.n_statistics;
   auto single = make_cpu_backend(1);
   auto split = make_split_backend(cpu_parts(3, 7));
@@ -114,7 +94,7 @@ TEST(SplitBackend, ValuesEqualOneBackendForAnyRange) {
 }
 
 TEST(SplitBackend, BootstrapEqualsOneBackend) {
-  const Plan plan = small_plan();
+  const Plan plan = two_strata_plan();
   BootstrapOptions options;
   options.replicates = 1001;
   options.seed = 4;
@@ -137,7 +117,7 @@ TEST(SplitBackend, PartFailureReachesTheCaller) {
   parts.push_back(std::make_unique<FailingBackend>());
   auto split = make_split_backend(std::move(parts));
   EXPECT_EQ(split->device(), "1 thread + 1 thread + failing");
-  const CompiledPlan plan = compile(small_plan());
+  const CompiledPlan plan = compile(two_strata_plan());
   std::vector<double> out(30 * plan.n_statistics);
   EXPECT_THROW(split->run_replicates(plan, 1, 0, 30, out.data()), std::bad_alloc);
   EXPECT_THROW(make_split_backend({}), std::invalid_argument);

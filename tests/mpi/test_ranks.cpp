@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../test_plans.hpp"
 #include "cascade_pool.hpp"
 #include "distributed.hpp"
 #include "judgestat/backend.hpp"
@@ -19,31 +20,11 @@
 #include "judgestat/records.hpp"
 
 using namespace judgestat;
+using judgestat::testing_support::two_strata_plan;
 namespace distributed = judgestat::distributed;
 
 namespace {
 
-Plan small_plan() {
-  Plan plan;
-  plan.stratum_offset = {0, 6, 13};
-  plan.stratum_names = {"s0", "s1"};
-  std::vector<double> a, b;
-  for (int u = 0; u < 40; ++u) {
-    plan.unit_cluster.push_back((u * 5 + u / 4) % 13);
-    a.push_back(0.1 * ((u * 37) % 11) + 0.013 * u);
-    b.push_back((u % 3) != 0);
-  }
-  const int32_t ka = plan.add_column("a"), kb = plan.add_column("b");
-  plan.columns[ka] = a;
-  plan.columns[kb] = b;
-  StatisticDef ratio, diff;
-  ratio.label.name = "ratio";
-  ratio.program = ratio_program(ka, kb);
-  diff.label.name = "diff";
-  diff.program = difference_program(ratio_program(ka, kb), {{OpCode::kConstant, 0, 0.6}});
-  plan.statistics = {ratio, diff};
-  return plan;
-}
 
 CascadePool small_pool() {
   CascadePool pool;
@@ -163,7 +144,7 @@ TEST(Ranks, FailureAgreementNamesTheLowestFailingRank) {
 }
 
 TEST(Ranks, BootstrapEqualsOneProcess) {
-  const Plan plan = small_plan();
+  const Plan plan = two_strata_plan();
   const CompiledPlan compiled = compile(plan);
   const int32_t S = compiled.n_statistics;
   std::vector<StatLabel> labels;
@@ -211,7 +192,7 @@ TEST(Ranks, BootstrapFailsOnEveryRankWhenOneRunsOutOfMemory) {
   std::string seen;
   bool returned = false;
   try {
-    run_bootstrap(small_plan(), backend, options);
+    run_bootstrap(two_strata_plan(), backend, options);
     returned = true;
   } catch (const distributed::RankFailure& e) {
     seen = e.what();
