@@ -22,9 +22,9 @@
 
 using namespace judgestat;
 using judgestat::testing_support::two_strata_plan;
+using judgestat::testing_support::two_strata_pool;
 
 namespace {
-
 
 std::vector<std::unique_ptr<Backend>> cpu_parts(int n, uint64_t max_chunk) {
   std::vector<std::unique_ptr<Backend>> parts;
@@ -56,24 +56,6 @@ class FailingBackend final : public Backend {
   void run_replicates(const CompiledPlan&, uint64_t, uint64_t, uint64_t, double*) override { throw std::bad_alloc(); }
 };
 
-// 40 items over two strata with mixed confidence, correctness and fees.
-CascadePool small_pool() {
-  CascadePool pool;
-  pool.strata_names = {"a", "b"};
-  for (int i = 0; i < 40; ++i) {
-    pool.item.push_back(i);
-    pool.c1.push_back(i % 5 == 0 ? 0.0 : i % 7 == 0 ? 0.5 : 1.0);
-    pool.c2.push_back(i % 3 == 0 ? 0.0 : 1.0);
-    pool.q.push_back(0.5 + 0.0125 * ((i * 17) % 40));
-    pool.gate_ok.push_back(i % 11 != 0);
-    pool.fee_first.push_back(0.001 * (1 + i % 4));
-    pool.fee_fallback.push_back(0.01 * (1 + i % 3));
-    pool.latency_first.push_back(0.1);
-    pool.latency_fallback.push_back(1.0);
-    pool.stratum.push_back(i % 4 == 0 ? 1 : 0);
-  }
-  return pool;
-}
 
 }  // namespace
 
@@ -124,7 +106,7 @@ TEST(SplitBackend, PartFailureReachesTheCaller) {
 }
 
 TEST(SplitBudgetEngine, OutcomesEqualOneEngine) {
-  const CascadePool pool = small_pool();
+  const CascadePool pool = two_strata_pool();
   for (bool per_stratum : {false, true}) {
     const BudgetProblem problem = make_budget_problem(pool, default_grid(), per_stratum);
     std::vector<std::unique_ptr<BudgetEngine>> parts;

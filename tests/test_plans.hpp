@@ -1,7 +1,8 @@
-// Small plans shared by test suites (the GoogleTest binary and the MPI rank binary).
+// Small plans and cascade pools shared by test suites (the GoogleTest binary and the MPI rank binary).
 #pragma once
 #include <vector>
 
+#include "cascade_pool.hpp"
 #include "judgestat/plan.hpp"
 
 namespace judgestat::testing_support {
@@ -28,6 +29,25 @@ inline Plan two_strata_plan() {
   diff.program = difference_program(ratio_program(ka, kb), {{OpCode::kConstant, 0, 0.6}});
   plan.statistics = {ratio, diff};
   return plan;
+}
+
+/// 40 cascade items over two strata with mixed confidence, correctness, gates and fees.
+inline CascadePool two_strata_pool() {
+  CascadePool pool;
+  pool.strata_names = {"a", "b"};
+  for (int i = 0; i < 40; ++i) {
+    pool.item.push_back(i);
+    pool.c1.push_back(i % 5 == 0 ? 0.0 : i % 7 == 0 ? 0.5 : 1.0);
+    pool.c2.push_back(i % 3 == 0 ? 0.0 : 1.0);
+    pool.q.push_back(0.5 + 0.0125 * ((i * 17) % 40));
+    pool.gate_ok.push_back(i % 11 != 0);
+    pool.fee_first.push_back(0.001 * (1 + i % 4));
+    pool.fee_fallback.push_back(0.01 * (1 + i % 3));
+    pool.latency_first.push_back(0.1);
+    pool.latency_fallback.push_back(1.0);
+    pool.stratum.push_back(i % 4 == 0 ? 1 : 0);
+  }
+  return pool;
 }
 
 }  // namespace judgestat::testing_support

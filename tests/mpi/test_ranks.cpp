@@ -21,28 +21,11 @@
 
 using namespace judgestat;
 using judgestat::testing_support::two_strata_plan;
+using judgestat::testing_support::two_strata_pool;
 namespace distributed = judgestat::distributed;
 
 namespace {
 
-
-CascadePool small_pool() {
-  CascadePool pool;
-  pool.strata_names = {"a", "b"};
-  for (int i = 0; i < 40; ++i) {
-    pool.item.push_back(i);
-    pool.c1.push_back(i % 5 == 0 ? 0.0 : i % 7 == 0 ? 0.5 : 1.0);
-    pool.c2.push_back(i % 3 == 0 ? 0.0 : 1.0);
-    pool.q.push_back(0.5 + 0.0125 * ((i * 17) % 40));
-    pool.gate_ok.push_back(i % 11 != 0);
-    pool.fee_first.push_back(0.001 * (1 + i % 4));
-    pool.fee_fallback.push_back(0.01 * (1 + i % 3));
-    pool.latency_first.push_back(0.1);
-    pool.latency_fallback.push_back(1.0);
-    pool.stratum.push_back(i % 4 == 0 ? 1 : 0);
-  }
-  return pool;
-}
 
 bool same_bits(const double* x, const double* y, size_t n) { return std::memcmp(x, y, n * sizeof(double)) == 0; }
 
@@ -202,7 +185,7 @@ TEST(Ranks, BootstrapFailsOnEveryRankWhenOneRunsOutOfMemory) {
 }
 
 TEST(Ranks, BudgetEqualsOneProcess) {
-  const CascadePool pool = small_pool();
+  const CascadePool pool = two_strata_pool();
   for (bool per_stratum : {false, true}) {
     const BudgetProblem problem = make_budget_problem(pool, default_grid(), per_stratum);
     auto engine = make_cpu_budget_engine(problem, 1);
