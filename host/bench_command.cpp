@@ -247,15 +247,7 @@ int command_bench(int argc, char** argv) {
   options.parse_positional({"workload"});
   options.positional_help("w1|w2");
   cxxopts::ParseResult parsed;
-  try {
-    parsed = options.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    throw UsageError(std::string(e.what()) + " (see --help)");
-  }
-  if (parsed.count("help")) {
-    std::cout << options.help() << std::endl;
-    return 0;
-  }
+  if (!parse_or_help(options, argc, argv, parsed)) return 0;
   const std::string workload = parsed.count("workload") ? parsed["workload"].as<std::string>() : "";
   if (workload != "w1" && workload != "w2") throw UsageError("bench: expected the workload w1 or w2 (see --help)");
   const std::string format = parsed["format"].as<std::string>();

@@ -32,8 +32,7 @@ void add_common_options(cxxopts::Options& options) {
   options.positional_help("FILE");
 }
 
-bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
-                  CommonOptions& common) {
+bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed) {
   try {
     parsed = options.parse(argc, argv);
   } catch (const cxxopts::exceptions::exception& e) {
@@ -43,6 +42,12 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
     std::cout << options.help() << std::endl;
     return false;
   }
+  return true;
+}
+
+bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
+                  CommonOptions& common) {
+  if (!parse_or_help(options, argc, argv, parsed)) return false;
   if (!parsed.count("file")) throw UsageError("missing FILE: give a judgment records file (see --help)");
   try {
     common.file = parsed["file"].as<std::string>();

@@ -26,6 +26,10 @@ struct CommonOptions {
   LoadOptions load;
 };
 
+/// Parses argv, turning cxxopts errors into UsageError; prints the help and returns false when
+/// --help was given.
+bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed);
+
 /// Adds FILE, --replicates, --seed, --ci, --level, --backend, --devices, --threads, --labels,
 /// --format, --json, --quiet, --chunk and --help.
 void add_common_options(cxxopts::Options& options);

@@ -7,6 +7,7 @@
 
 #include <cxxopts.hpp>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "judgestat/records.hpp"
 #include "report.hpp"
@@ -44,15 +45,7 @@ int command_synth(int argc, char** argv) {
       ("skill-scale", "every skill times this (a harder stress benchmark)", cxxopts::value<double>()->default_value("1"))
       ("h,help", "show this help");
   cxxopts::ParseResult parsed;
-  try {
-    parsed = options.parse(argc - 1, argv + 1);
-  } catch (const cxxopts::exceptions::exception& e) {
-    throw UsageError(std::string(e.what()) + " (see --help)");
-  }
-  if (parsed.count("help")) {
-    std::cout << options.help() << std::endl;
-    return 0;
-  }
+  if (!parse_or_help(options, argc - 1, argv + 1, parsed)) return 0;
   if (!parsed.count("out")) throw UsageError("synth cap: --out FILE is required (- = stdout)");
   SynthOptions synth;
   synth.seed = parsed["seed"].as<uint64_t>();
