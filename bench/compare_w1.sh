@@ -5,16 +5,10 @@
 # env: JUDGESTAT (binary, default build/judgestat), B_CPU (200000), B_NUMPY (20000),
 #      B_GPU (1000000), PYTHON (/usr/bin/python3)
 set -euo pipefail
-peers=${1:?usage: bench/compare_w1.sh PEERS_DIR}
-peers=$(cd "$peers" && pwd)
-bin=${JUDGESTAT:-build/judgestat}
-py=${PYTHON:-/usr/bin/python3}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh" "$@"
 "$py" "$peers/gen_workload.py" --items 20000 --clusters 5000 --judges 8 --seed 1 --out "$work/w1.csv"
 
 rate() { "$py" -c 'import json,sys; print(json.load(sys.stdin)["cluster_draws_per_s"])'; }
-ratio() { "$py" -c "print(f'{$1 / $2:.1f}x')"; }
 
 ours_cpu=$("$bin" bench w1 --input "$work/w1.csv" --replicates "${B_CPU:-200000}" --backend cpu --warmup 0 --repeats 1 --format json --results)
 numpy=$(cd "$peers" && "$py" numpy_bootstrap.py "$work/w1.csv" --replicates "${B_NUMPY:-20000}")

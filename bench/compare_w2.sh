@@ -7,12 +7,7 @@
 # env: JUDGESTAT (binary, default build/judgestat), D_CPU (200000), D_NUMPY (20000),
 #      D_GPU (10000000), D_TORCH (1000000), PYTHON (/usr/bin/python3)
 set -euo pipefail
-peers=${1:?usage: bench/compare_w2.sh PEERS_DIR}
-peers=$(cd "$peers" && pwd)
-bin=${JUDGESTAT:-build/judgestat}
-py=${PYTHON:-/usr/bin/python3}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh" "$@"
 "$py" "$peers/gen_workload.py" --items 1850 --clusters 1850 --judges 8 --seed 1 --out "$work/w2.csv"
 
 ours() {  # ours BACKEND DRAWS -> judgestat's JSON
@@ -24,7 +19,6 @@ ours_rate='d["timing"]["draws_per_s"]'
 ours_loss='d["budget"][0]["loss_share"]'
 peer_rate='d["draws_per_s"]'
 peer_loss='d["p_loss_over_tol"]'
-ratio() { "$py" -c "print(f'{$1 / $2:.1f}x')"; }
 row() { printf '%-28s %12.3g %12.4f %10s\n' "$1" "$2" "$3" "$4"; }
 
 d_cpu=${D_CPU:-200000}

@@ -8,18 +8,11 @@
 # env: JUDGESTAT (binary, default build/judgestat), B_CPU (200000), B_NUMPY (20000),
 #      B_GPU (1000000), PYTHON (/usr/bin/python3)
 set -euo pipefail
-peers=${1:?usage: bench/compare_w3.sh PEERS_DIR}
-peers=$(cd "$peers" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-bin=${JUDGESTAT:-build/judgestat}
-py=${PYTHON:-/usr/bin/python3}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh" "$@"
 "$py" "$peers/gen_workload.py" --items 20000 --clusters 5000 --judges 8 --seed 1 --out "$work/w1.csv"
 
 ours_rate() { "$py" -c 'import json,sys; d=json.load(sys.stdin); print(d["timing"]["replicates_per_s"] * d["pool"]["clusters"])'; }
 peer_rate() { "$py" -c 'import json,sys; print(json.load(sys.stdin)["cluster_draws_per_s"])'; }
-ratio() { "$py" -c "print(f'{$1 / $2:.1f}x')"; }
 
 cascade() {
   "$bin" cascade "$work/w1.csv" --first judge0 --fallback judge7 --select 0 --quiet --format json "$@"
