@@ -335,8 +335,10 @@ int command_cascade(int argc, char** argv) {
   const uint64_t total = common.replicates * (rules_wanted ? 2 : 1);
   boot.progress = [&](uint64_t done, uint64_t) { progress(done, total); };
   const BootstrapResult result = run_bootstrap(sweep.plan, *backend, boot);
+  save_replicates(common, result);  // the sweep's statistics (the JSON's `statistics`)
   BootstrapResult heldout_result;
   if (rules_wanted) {
+    boot.keep_replicates = false;
     boot.progress = [&](uint64_t done, uint64_t) { progress(common.replicates + done, total); };
     heldout_result = run_bootstrap(heldout_plan.plan, *backend, boot);
   }

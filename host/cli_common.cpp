@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "distributed.hpp"
+#include "csv.hpp"
 #include "selection.hpp"
 
 namespace judgestat {
@@ -26,6 +27,8 @@ void add_common_options(cxxopts::Options& options) {
       ("labels", "label set, comma-separated (default: from the file)", cxxopts::value<std::string>()->default_value(""))
       ("format", "text, md, csv or json", cxxopts::value<std::string>()->default_value("text"))
       ("json", "also write the JSON result to FILE", cxxopts::value<std::string>()->default_value(""))
+      ("save-replicates", "also write every replicate value to FILE (CSV: a row per replicate, a column per statistic)",
+       cxxopts::value<std::string>()->default_value(""))
       ("quiet", "no progress on stderr")
       ("h,help", "show this help");
   options.parse_positional({"file"});
@@ -70,6 +73,7 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
     common.load.labels = split_list(parsed["labels"].as<std::string>());
     common.format = parsed["format"].as<std::string>();
     common.json_path = parsed["json"].as<std::string>();
+    common.replicates_path = parsed["save-replicates"].as<std::string>();
     common.quiet = parsed.count("quiet") > 0;
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
@@ -89,7 +93,50 @@ BootstrapOptions bootstrap_options(const CommonOptions& common) {
   boot.seed = common.seed;
   boot.ci = common.ci;
   boot.level = common.level;
+  boot.keep_replicates = !common.replicates_path.empty();
   return boot;
+}
+
+namespace {
+
+// "acc|judge=…|order=0": the fields that tell statistics apart, for a CSV header.
+std::string statistic_key(const StatLabel& label) {
+  std::string key = label.name;
+  auto add = [&](const char* field, const std::optional<std::string>& value) {
+    if (value) key += std::string("|") + field + "=" + *value;
+  };
+  if (!label.judge.empty()) key += "|judge=" + label.judge;
+  add("of", label.of);
+  add("reference", label.reference);
+  add("benchmark", label.benchmark);
+  add("condition", label.condition);
+  if (label.order) key += "|order=" + std::to_string(*label.order);
+  add("variant", label.variant);
+  add("threshold", label.threshold);
+  return key;
+}
+
+}  // namespace
+
+void save_replicates(const CommonOptions& common, const BootstrapResult& result) {
+  if (common.replicates_path.empty()) return;
+  const size_t S = result.labels.size();
+  std::string text;
+  for (size_t s = 0; s < S; ++s) text += (s ? "," : "") + csv_field(statistic_key(result.labels[s]));
+  text += "\n";
+  char number[32];
+  for (size_t r = 0; r * S < result.replicates.size(); ++r) {
+    for (size_t s = 0; s < S; ++s) {
+      const double v = result.replicates[r * S + s];
+      if (s) text += ',';
+      if (!std::isnan(v)) {
+        std::snprintf(number, sizeof number, "%.17g", v);
+        text += number;
+      }
+    }
+    text += '\n';
+  }
+  write_file(common.replicates_path, text);
 }
 
 Json bootstrap_settings(const CommonOptions& common, const Backend& backend,

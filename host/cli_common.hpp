@@ -21,6 +21,7 @@ struct CommonOptions {
   CiMethod ci = CiMethod::kPercentile;
   double level = 0.95;
   std::string backend = "auto", format = "text", json_path;
+  std::string replicates_path;  // --save-replicates: the replicate distribution as CSV
   int threads = 0;
   bool quiet = false;
   LoadOptions load;
@@ -40,6 +41,10 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
 
 /// The bootstrap options the common flags ask for (replicates, seed, interval, level).
 BootstrapOptions bootstrap_options(const CommonOptions& common);
+
+/// --save-replicates FILE: one CSV row per replicate, one column per statistic (named as in the
+/// JSON), empty where a replicate is undefined. Nothing when the option was not given.
+void save_replicates(const CommonOptions& common, const BootstrapResult& result);
 
 /// SPEC §4's settings object for a bootstrap run.
 Json bootstrap_settings(const CommonOptions& common, const Backend& backend,

@@ -58,6 +58,7 @@ int command_metrics(int argc, char** argv) {
   BootstrapOptions boot = bootstrap_options(common);
   boot.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
   const BootstrapResult result = run_bootstrap(built.plan, *backend, boot);
+  save_replicates(common, result);
   progress.finish();
 
   Json json = json_envelope("metrics", argc, argv, matrix);

@@ -196,6 +196,7 @@ int command_profile(int argc, char** argv) {
   BootstrapOptions boot = bootstrap_options(common);
   boot.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
   const BootstrapResult result = run_bootstrap(plan.plan, *backend, boot);
+  save_replicates(common, result);
   progress.finish();
   std::vector<double> estimates;
   for (const Interval& ci : result.intervals) estimates.push_back(ci.estimate);

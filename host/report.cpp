@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "csv.hpp"
+
 #include "distributed.hpp"
 
 namespace judgestat {
@@ -158,12 +160,6 @@ bool looks_numeric(const std::string& text) {
                             std::isdigit(static_cast<unsigned char>(text[1]))));
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 }  // namespace
 

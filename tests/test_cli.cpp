@@ -2,7 +2,10 @@
 // chunks, and clear errors for bad requests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <vector>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -157,4 +160,27 @@ TEST(Cli, BudgetPerCallFeesGiveFeeRatios) {
   r = run_cli(base + " --fee nobody=1");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("'nobody' is neither"), std::string::npos) << r.out;
+}
+
+TEST(Cli, SaveReplicatesWritesTheDistribution) {
+  const std::string path = ::testing::TempDir() + "/judgestat_cli_replicates.csv";
+  const CliRun r = run_cli("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --quiet --replicates 300 "
+                           "--judges o1-mini-2024-09-12 --format json --save-replicates " + path);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  std::ifstream file(path);
+  std::string header, line;
+  std::getline(file, header);
+  EXPECT_EQ(header.rfind("acc|judge=o1-mini-2024-09-12|order=0,", 0), 0u) << header;
+  // One row per replicate, one column per statistic; the SE recomputed from the file matches.
+  std::vector<double> acc0;
+  while (std::getline(file, line)) {
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), static_cast<long>(j["statistics"].size()) - 1);
+    acc0.push_back(std::stod(line.substr(0, line.find(','))));
+  }
+  ASSERT_EQ(acc0.size(), 300u);
+  double mean = 0, ss = 0;
+  for (double v : acc0) mean += v / acc0.size();
+  for (double v : acc0) ss += (v - mean) * (v - mean);
+  EXPECT_NEAR(std::sqrt(ss / (acc0.size() - 1)), j["statistics"][0]["se"].get<double>(), 1e-12);
 }
