@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_support.hpp"
 #include "cascade_pool.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/budget.hpp"
@@ -26,6 +27,8 @@
 
 namespace judgestat {
 namespace {
+
+using testing_support::write_temp;
 
 // ---- helpers ----
 
@@ -501,11 +504,6 @@ TEST(BudgetSummary, HistogramQuantileIsType7) {
 
 // ---- the cascade pool from records ----
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "judgestat_budget_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 const char* kPoolCsv =
     "judge,item,benchmark,order,gold,verdict,p.A,p.B,fee_usd,latency_s\n"

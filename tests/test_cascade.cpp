@@ -29,11 +29,6 @@ namespace {
 
 using namespace judgestat::testing_support;
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "judgestat_cascade_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 // A band of items at one confidence with given counts of d = c1 − c2 ∈ {0, −1, +1, −½}.
 struct Band {

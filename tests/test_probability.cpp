@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "test_support.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/philox.hpp"
@@ -18,14 +19,10 @@
 #include "selection.hpp"
 
 using namespace judgestat;
+using judgestat::testing_support::write_temp;
 
 namespace {
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "judgestat_probability_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 // Probability statistics of every selected judge, in a plan of their own.
 struct Built {

@@ -20,6 +20,7 @@
 #include "test_support.hpp"
 
 using namespace judgestat;
+using judgestat::testing_support::write_temp;
 using judgestat::testing_support::CliRun;
 using judgestat::testing_support::kRoot;
 using judgestat::testing_support::run_cli;
@@ -27,11 +28,6 @@ using Kind = ProfileStat::Kind;
 
 namespace {
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 // Point estimate of a profile statistic; NaN when it was not computed.
 double estimate(const ProfilePlan& plan, const std::vector<double>& values, Kind kind, int32_t b,

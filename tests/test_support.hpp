@@ -1,9 +1,12 @@
-// Shared by the test suites: the repository root and running the judgestat CLI.
+// Shared by the test suites: the repository root, running the judgestat CLI, temp files.
 #pragma once
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <sys/wait.h>
+
+#include <gtest/gtest.h>
 
 namespace judgestat::testing_support {
 
@@ -25,6 +28,16 @@ inline CliRun run_cli(const std::string& args) {
   while ((got = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), got);
   const int status = pclose(pipe);
   return {WEXITSTATUS(status), out};
+}
+
+/// Writes `text` to a file of the test's own under the test temp dir (named after the running
+/// test, so parallel tests never share one) and returns its path.
+inline std::string write_temp(const std::string& name, const std::string& text) {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string path = ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" + test->name() +
+                           "_" + name;
+  std::ofstream(path) << text;
+  return path;
 }
 
 }  // namespace judgestat::testing_support

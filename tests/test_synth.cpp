@@ -14,6 +14,7 @@
 #include "test_support.hpp"
 
 using namespace judgestat;
+using judgestat::testing_support::write_temp;
 using judgestat::testing_support::kRoot;
 
 namespace {
@@ -24,11 +25,6 @@ std::string synth_text(const SynthOptions& options) {
   return out.str();
 }
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
