@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "judgestat/bootstrap.hpp"
 
@@ -64,6 +65,55 @@ double total(const std::vector<double>& values) {
   double sum = 0;
   for (double v : values) sum += v;
   return sum;
+}
+
+// Cohen's κ between the order-0 and order-1 verdicts on complete units (LLMBar's
+// `kappa_agreement`): categories are the labels, `tie` and invalid (its own category);
+// κ = (p_o − p_e) / (1 − p_e) with p_o = agree / n and p_e = Σ_c x_c y_c / n², all column sums.
+void add_order_kappa(const ItemMatrix& m, int32_t j, const std::vector<AccuracyUnit>& units,
+                     const std::vector<double>& complete, const std::vector<double>& mask,
+                     const std::string& tag, StatLabel label, Plan& plan) {
+  const size_t U = units.size();
+  auto category = [&](int16_t verdict) { return verdict >= 0 ? verdict : m.n_labels() + (verdict == kTie ? 0 : 1); };
+  const int32_t n_categories = m.n_labels() + 2;
+  std::vector<double> agree(U, 0.0), n(U, 0.0);
+  std::vector<std::vector<double>> first(n_categories, std::vector<double>(U, 0.0)), second = first;
+  for (size_t u = 0; u < U; ++u) {
+    if (!complete[u] || !mask[u]) continue;
+    const int32_t a = category(m.verdict[m.cell(j, units[u].item, 0, units[u].variant)]);
+    const int32_t b = category(m.verdict[m.cell(j, units[u].item, 1, units[u].variant)]);
+    n[u] = 1;
+    agree[u] = a == b;
+    first[a][u] = 1;
+    second[b][u] = 1;
+  }
+  label.n = static_cast<int64_t>(std::accumulate(n.begin(), n.end(), 0.0));
+  if (label.n == 0) return;
+  auto column = [&](const std::string& name, const std::vector<double>& values) {
+    const int32_t k = plan.add_column(tag + "/kappa/" + name);
+    plan.columns[k] = values;
+    return k;
+  };
+  const int32_t k_agree = column("agree", agree), k_n = column("n", n);
+  std::vector<Op> chance;  // p_e
+  for (int32_t c = 0; c < n_categories; ++c) {
+    if (std::accumulate(first[c].begin(), first[c].end(), 0.0) == 0 ||
+        std::accumulate(second[c].begin(), second[c].end(), 0.0) == 0)
+      continue;  // contributes 0 to p_e on the original data and on every replicate
+    const int32_t kx = column("x" + std::to_string(c), first[c]), ky = column("y" + std::to_string(c), second[c]);
+    chance.insert(chance.end(), {{OpCode::kColumn, kx}, {OpCode::kColumn, ky}, {OpCode::kMul}});
+    if (chance.size() > 3) chance.push_back({OpCode::kAdd});
+  }
+  if (chance.empty()) chance.push_back({OpCode::kConstant, 0, 0.0});
+  chance.insert(chance.end(), {{OpCode::kColumn, k_n}, {OpCode::kColumn, k_n}, {OpCode::kMul}, {OpCode::kDiv}});
+  std::vector<Op> program = ratio_program(k_agree, k_n);
+  program.insert(program.end(), chance.begin(), chance.end());
+  program.push_back({OpCode::kSub});
+  program.push_back({OpCode::kConstant, 0, 1.0});
+  program.insert(program.end(), chance.begin(), chance.end());
+  program.push_back({OpCode::kSub});
+  program.push_back({OpCode::kDiv});
+  plan.statistics.push_back({label, program});
 }
 
 }  // namespace
@@ -182,6 +232,7 @@ MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel,
           plan.statistics.push_back(std::move(stat));
         }
         add_ratio("jb_score", std::nullopt, jb, f.complete);
+        add_order_kappa(m, j, units, f.complete, scope.mask, tag, label_for("kappa", j, scope), plan);
       }
       // Macro-F1 over the labels that occur as gold in order 0 (sklearn's F1 per label,
       // 0 for a label that a replicate neither predicts nor contains).

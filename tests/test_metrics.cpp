@@ -116,3 +116,20 @@ TEST(MetricsJudgeBench, PositionAveragedIsMeanOfOrders) {
     EXPECT_GE(c.at(judge + "|cons"), c.at(judge + "|bc"));
   }
 }
+
+TEST(MetricsLLMBar, OrderKappaMatchesPublishedAgreement) {
+  // LLMBar's statistics.json `kappa_agreement` (Cohen's κ between the two orders' verdicts) for
+  // Natural/GPT-4/Vanilla and Natural/LLaMA2/Swap (raw files of the LLMBar repository).
+  const ItemMatrix matrix = load_item_matrix(kRoot + "/data/llmbar/natural_neighbor.csv");
+  SelectionOptions select;
+  select.conditions = {"Natural"};
+  select.judges = {"GPT-4/Vanilla", "LLaMA2/Swap"};
+  const MetricsPlan built = build_metrics_plan(matrix, select_records(matrix, select), MetricsOptions{});
+  const auto estimates = point_estimates(built.plan);
+  std::map<std::string, double> kappa;
+  for (size_t s = 0; s < estimates.size(); ++s)
+    if (built.plan.statistics[s].label.name == "kappa") kappa[built.plan.statistics[s].label.judge] = estimates[s];
+  ASSERT_EQ(kappa.size(), 2u);
+  EXPECT_NEAR(kappa.at("GPT-4/Vanilla"), 0.897708674304419, 1e-12);
+  EXPECT_NEAR(kappa.at("LLaMA2/Swap"), 0.4330651060716899, 1e-12);
+}
