@@ -178,9 +178,11 @@ JS_HD int64_t rank_term_2u(const int64_t* rank_offset, const int32_t* rank_clust
       negatives_below += group_neg;
       group_pos = group_neg = 0;
     }
+    // Branch-free: the positive flags are unpredictable, the multiplications are cheap.
     const int64_t weight = static_cast<int64_t>(m[rank_cluster[e]]);
-    if (rank_positive[e]) group_pos += weight;
-    else group_neg += weight;
+    const int64_t positive = rank_positive[e];
+    group_pos += weight * positive;
+    group_neg += weight * (1 - positive);
   }
   return twice_u + group_pos * (2 * negatives_below + group_neg);
 }
