@@ -88,9 +88,7 @@ class SplitBackend final : public Backend {
   std::string name() const override { return parts_.front()->name(); }
 
   std::string device() const override {
-    std::vector<std::string> devices;
-    for (const auto& part : parts_) devices.push_back(part->device());
-    return split_device_name(devices);
+    return split_device_name_of(parts_);
   }
 
   // Every part takes at most an even share of a call, so the smallest part bounds the whole.

@@ -76,15 +76,14 @@ double quantile_type7(const std::vector<double>& sorted, double q) {
   return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
 }
 
-JackknifeValues jackknife(const CompiledPlan& plan, int32_t statistic) {
-  const int32_t K = plan.n_columns;
-  const Op* ops = plan.ops.data() + plan.op_offset[statistic];
-  const int32_t n_ops = plan.op_offset[statistic + 1] - plan.op_offset[statistic];
+std::vector<JackknifeValues> jackknife(const CompiledPlan& plan) {
+  const int32_t K = plan.n_columns, S = plan.n_statistics;
   std::vector<double> extras = point_extras(plan);
   extras.push_back(0.0);
   std::vector<int32_t> ones(plan.n_clusters, 1);
-  JackknifeValues out(plan.n_strata());
+  std::vector<JackknifeValues> out(S, JackknifeValues(plan.n_strata()));
   std::vector<int64_t> sums(K);
+  // One pass over the clusters: each leave-one-out's sums and rank terms serve every statistic.
   for (int32_t h = 0; h < plan.n_strata(); ++h) {
     for (int64_t c = plan.stratum_offset[h]; c < plan.stratum_offset[h + 1]; ++c) {
       for (int32_t k = 0; k < K; ++k) sums[k] = plan.totals[k] - plan.cluster_sums[c * K + k];
@@ -94,7 +93,9 @@ JackknifeValues jackknife(const CompiledPlan& plan, int32_t statistic) {
             rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(),
                          plan.rank_positive.data(), plan.rank_tie_start.data(), t, ones.data()));
       ones[c] = 1;
-      out[h].push_back(evaluate(ops, n_ops, sums.data(), plan.column_unscale.data(), extras.data()));
+      for (int32_t s = 0; s < S; ++s)
+        out[s][h].push_back(evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
+                                     sums.data(), plan.column_unscale.data(), extras.data()));
     }
   }
   return out;
@@ -245,16 +246,16 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
     std::vector<double> extras = point_extras(plan);
     extras.push_back(0.0);
     std::vector<double> column(B);
+    const std::vector<JackknifeValues> jack =
+        options.ci == CiMethod::kBca ? jackknife(plan) : std::vector<JackknifeValues>{};
     for (int32_t s = 0; s < S; ++s) {
       const Op* ops = plan.ops.data() + plan.op_offset[s];
       const int32_t n_ops = plan.op_offset[s + 1] - plan.op_offset[s];
       const double estimate =
           evaluate(ops, n_ops, plan.totals.data(), plan.column_unscale.data(), extras.data());
       for (uint64_t r = 0; r < B; ++r) column[r] = values[r * S + s];
-      JackknifeValues jack;
-      if (options.ci == CiMethod::kBca) jack = jackknife(plan, s);
       result.intervals.push_back(
-          summarize(estimate, column, options.ci, options.level, options.ci == CiMethod::kBca ? &jack : nullptr));
+          summarize(estimate, column, options.ci, options.level, jack.empty() ? nullptr : &jack[s]));
     }
   });
   if (distributed::size() > 1) {

@@ -7,7 +7,10 @@
 namespace judgestat {
 
 #if defined(__x86_64__)
-bool philox_avx2_supported() { return __builtin_cpu_supports("avx2"); }
+bool philox_avx2_supported() {
+  static const bool supported = __builtin_cpu_supports("avx2");  // asked once per process
+  return supported;
+}
 
 namespace {
 
@@ -107,8 +110,7 @@ void philox_blocks8(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t 
 void column_dots(const int16_t* m, const int16_t* t, int64_t stride, int32_t n_columns,
                  int32_t* sums) {
 #if defined(__x86_64__)
-  static const bool avx2 = philox_avx2_supported();
-  if (avx2) {
+  if (philox_avx2_supported()) {
     column_dots_avx2(m, t, stride, n_columns, sums);
     return;
   }

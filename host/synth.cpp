@@ -202,12 +202,31 @@ void check_synth_options(const SynthOptions& options) {
   }
 }
 
+namespace {
+
+// The options with the default judges filled in and checked, and the items the seed generates;
+// the writer draws the judges' outputs from the same generator afterwards.
+struct SynthSetup {
+  SynthOptions options;
+  std::mt19937_64 rng;
+  std::vector<SynthItem> items;
+};
+
+SynthSetup synth_setup(const SynthOptions& given) {
+  SynthSetup setup{given, std::mt19937_64(given.seed), {}};
+  if (setup.options.judges.empty()) setup.options.judges = default_synth_judges();
+  check_synth_options(setup.options);
+  setup.items = make_items(setup.options, setup.rng);
+  return setup;
+}
+
+}  // namespace
+
 int64_t write_synth_cap(std::ostream& out, const SynthOptions& given) {
-  SynthOptions options = given;
-  if (options.judges.empty()) options.judges = default_synth_judges();
-  check_synth_options(options);
-  std::mt19937_64 rng(options.seed);
-  const std::vector<SynthItem> items = make_items(options, rng);
+  SynthSetup setup = synth_setup(given);
+  const SynthOptions& options = setup.options;
+  std::mt19937_64& rng = setup.rng;
+  const std::vector<SynthItem>& items = setup.items;
   const auto& types = synth_failure_types();
   out << "judge,item,cluster,benchmark,condition,order,variant,gold,verdict,rationale_ok,flag,domain\n";
   int64_t records = 0;
@@ -250,11 +269,9 @@ int64_t write_synth_cap(std::ostream& out, const SynthOptions& given) {
 }
 
 std::map<std::string, std::map<std::string, double>> synth_truth(const SynthOptions& given) {
-  SynthOptions options = given;
-  if (options.judges.empty()) options.judges = default_synth_judges();
-  check_synth_options(options);
-  std::mt19937_64 rng(options.seed);
-  const std::vector<SynthItem> items = make_items(options, rng);
+  const SynthSetup setup = synth_setup(given);
+  const SynthOptions& options = setup.options;
+  const std::vector<SynthItem>& items = setup.items;
   const auto& types = synth_failure_types();
   std::map<std::string, std::map<std::string, double>> truth;
   for (const SynthJudge& judge : options.judges) {

@@ -43,6 +43,13 @@ std::vector<int> parse_device_list(const std::string& text, const std::string& o
 /// The device() of a split backend or engine: "2 × NVIDIA H200" when the parts' devices are
 /// alike, else their names joined with " + ".
 std::string split_device_name(const std::vector<std::string>& part_devices);
+/// The same for a list of parts (backends or budget engines) that each name their device.
+template <typename Parts>
+std::string split_device_name_of(const Parts& parts) {
+  std::vector<std::string> devices;
+  for (const auto& part : parts) devices.push_back(part->device());
+  return split_device_name(devices);
+}
 
 /// One backend over several (one per device): each call splits its replicate range into
 /// contiguous parts, one per backend, run at once on host threads. Replicate values depend on

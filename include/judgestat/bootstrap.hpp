@@ -51,7 +51,8 @@ double quantile_type7(const std::vector<double>& sorted, double q);
 
 /// Jackknife values of one statistic: per stratum, the statistic with each cluster left out.
 using JackknifeValues = std::vector<std::vector<double>>;
-JackknifeValues jackknife(const CompiledPlan& compiled, int32_t statistic);
+/// Every statistic's jackknife values, in statistic order.
+std::vector<JackknifeValues> jackknife(const CompiledPlan& compiled);
 
 /// SPEC §2 interval from the replicate values of one statistic (NaN = undefined).
 /// `jack` is needed for BCa only.
