@@ -40,9 +40,7 @@ void replicate_sums(const CompiledPlan& plan, const Sum* cluster_sums, PhiloxKey
   }
 }
 
-// Multiplicity form of the same sums (SPEC §2: stat = Σ_c m_c A_c): count how often each cluster
-// is drawn, then one dot product per column over the transposed int16 cluster sums
-// (column_dots), exact in int32 when the plan fits int32.
+// How often each cluster is drawn in one replicate (the multiplicity form's first step).
 template <typename Count>
 void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, bool avx2,
                  Count* multiplicity) {
@@ -82,16 +80,49 @@ void rank_sums(const CompiledPlan& plan, const Count* multiplicity, double* extr
                      plan.rank_tie_start.data(), t, multiplicity));
 }
 
-// The multiplicity form applies when multiplicities fit int16 (every stratum under 2^15
-// clusters), cluster sums fit int16 and replicate sums fit int32.
-bool multiplicity_form_fits(const CompiledPlan& plan) {
-  if (!plan.fits_int32) return false;
+// Multiplicities are int16: every stratum must have fewer than 2^15 clusters.
+bool multiplicities_fit_int16(const CompiledPlan& plan) {
   for (int32_t h = 0; h < plan.n_strata(); ++h)
     if (plan.stratum_offset[h + 1] - plan.stratum_offset[h] > 32767) return false;
-  for (int64_t v : plan.cluster_sums)
-    if (v < -32768 || v > 32767) return false;
   return true;
 }
+
+// Cluster sums split into 15-bit digits ("planes") for the int16 dot products:
+// A = Σ_{p<P-1} d_p·2^(15p) + d_{P-1}·2^(15(P-1)), low digits in [0, 2^15), the top one signed
+// int16 (floor shifts, so negative sums split exactly too). Row r of `digits` is plane
+// row_shift[r] / 15 of column row_column[r], over `stride` clusters (zero padding).
+struct ClusterSumPlanes {
+  int64_t stride = 0;
+  std::vector<int16_t> digits;
+  std::vector<int32_t> row_column, row_shift;
+  bool one_plane_each = true;  // every column is a single int16 plane
+
+  explicit ClusterSumPlanes(const CompiledPlan& plan) : stride((plan.n_clusters + 15) / 16 * 16) {
+    const int64_t C = plan.n_clusters;
+    const int32_t K = plan.n_columns;
+    for (int32_t k = 0; k < K; ++k) {
+      int64_t lo = 0, hi = 0;
+      for (int64_t c = 0; c < C; ++c) {
+        lo = std::min(lo, plan.cluster_sums[c * K + k]);
+        hi = std::max(hi, plan.cluster_sums[c * K + k]);
+      }
+      int shift = 0;  // of the top digit
+      while ((lo >> shift) < -32768 || (hi >> shift) > 32767) shift += 15;
+      one_plane_each = one_plane_each && shift == 0;
+      for (int s = 0; s <= shift; s += 15) {
+        row_column.push_back(k);
+        row_shift.push_back(s);
+        digits.resize(digits.size() + stride, 0);
+        int16_t* row = digits.data() + digits.size() - stride;
+        for (int64_t c = 0; c < C; ++c) {
+          const int64_t v = plan.cluster_sums[c * K + k] >> s;
+          row[c] = static_cast<int16_t>(s == shift ? v : (v & 0x7fff));
+        }
+      }
+    }
+  }
+  int32_t n_rows() const { return static_cast<int32_t>(row_column.size()); }
+};
 
 class CpuBackend final : public Backend {
  public:
@@ -115,22 +146,45 @@ class CpuBackend final : public Backend {
 
   void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
                       double* out) override {
-    if (multiplicity_form_fits(plan)) {
-      const int64_t C = plan.n_clusters, stride = (C + 15) / 16 * 16;
+    // Multiplicity form (SPEC §2: stat = Σ_c m_c A_c): count how often each cluster is drawn,
+    // then int16 dot products of the counts with the cluster sums' planes (column_dots).
+    if (multiplicities_fit_int16(plan)) {
       const bool avx2 = philox_avx2_supported();
-      std::vector<int16_t> transposed(static_cast<size_t>(stride) * plan.n_columns, 0);
-      for (int64_t c = 0; c < C; ++c)
-        for (int32_t k = 0; k < plan.n_columns; ++k)
-          transposed[k * stride + c] = static_cast<int16_t>(plan.cluster_sums[c * plan.n_columns + k]);
-      run<int32_t>(plan, seed, first, count, out,
-                   [&](PhiloxKey key, uint32_t r, int32_t* sums, double* extras) {
-        thread_local std::vector<int16_t> multiplicity;
-        multiplicity.resize(stride);
-        count_draws(plan, key, r, avx2, multiplicity.data());
-        column_dots(multiplicity.data(), transposed.data(), stride, plan.n_columns, sums);
-        rank_sums(plan, multiplicity.data(), extras);
-      });
-    } else if (plan.fits_int32) {
+      const ClusterSumPlanes planes(plan);
+      const int32_t rows = planes.n_rows();
+      if (planes.one_plane_each && plan.fits_int32) {
+        // One plane per column and int32 replicate sums: the dots are the sums.
+        run<int32_t>(plan, seed, first, count, out,
+                     [&](PhiloxKey key, uint32_t r, int32_t* sums, double* extras) {
+          thread_local std::vector<int16_t> multiplicity;
+          multiplicity.resize(planes.stride);
+          count_draws(plan, key, r, avx2, multiplicity.data());
+          column_dots(multiplicity.data(), planes.digits.data(), planes.stride, rows, sums);
+          rank_sums(plan, multiplicity.data(), extras);
+        });
+        return;
+      }
+      // Each plane's dot is at most Σ_c m_c·2^15 = C·2^15 in magnitude: exact in int32 below
+      // 2^16 clusters. The planes recombine exactly in int64: the gather path's integers.
+      if (plan.n_clusters < 65536) {
+        run<int64_t>(plan, seed, first, count, out,
+                     [&](PhiloxKey key, uint32_t r, int64_t* sums, double* extras) {
+          thread_local std::vector<int16_t> multiplicity;
+          thread_local std::vector<int32_t> dots;
+          multiplicity.resize(planes.stride);
+          dots.resize(rows);
+          count_draws(plan, key, r, avx2, multiplicity.data());
+          column_dots(multiplicity.data(), planes.digits.data(), planes.stride, rows, dots.data());
+          std::fill(sums, sums + plan.n_columns, int64_t{0});
+          for (int32_t row = 0; row < rows; ++row)
+            sums[planes.row_column[row]] += static_cast<int64_t>(dots[row]) *
+                                            (int64_t{1} << planes.row_shift[row]);
+          rank_sums(plan, multiplicity.data(), extras);
+        });
+        return;
+      }
+    }
+    if (plan.fits_int32) {
       // Narrow rows halve the memory traffic; the copy costs one pass over the clusters.
       const std::vector<int32_t> narrow(plan.cluster_sums.begin(), plan.cluster_sums.end());
       run<int32_t>(plan, seed, first, count, out,

@@ -279,3 +279,50 @@ TEST(Bootstrap, RankTermMatchesPairwiseBruteForce) {
     }
   }
 }
+
+TEST(Bootstrap, RealColumnsGiveTheGatherSumsOnEveryPath) {
+  // Real-valued columns of both signs and wide range: the CPU backend splits their fixed-point
+  // cluster sums into 15-bit planes for the int16 dot products (fewer than 2^16 clusters) or
+  // gathers rows (more). Both must give exactly the integers an explicit per-draw int64 sum over
+  // the compiled cluster sums gives, so the statistics are equal, not close.
+  for (int clusters : {37, 700, 70000}) {
+    const int units = clusters + clusters / 2;
+    Plan plan;
+    plan.stratum_offset = {0, clusters / 3, clusters};
+    plan.unit_cluster.resize(units);
+    const int32_t kr = plan.add_column("real"), kw = plan.add_column("wide"),
+                  kn = plan.add_column("count");
+    for (int u = 0; u < units; ++u) {
+      plan.unit_cluster[u] = u < clusters ? u : (u * 7919) % clusters;
+      plan.columns[kr][u] = std::sin(0.37 * u) * 0.731;                      // both signs
+      plan.columns[kw][u] = std::cos(1.3 * u) * std::pow(10.0, (u % 9) - 3);  // 1e-3 … 1e5
+      plan.columns[kn][u] = (u % 3) != 0;
+    }
+    plan.statistics = {{{"r"}, ratio_program(kr, kn)},
+                       {{"w"}, difference_program(ratio_program(kw, kn), ratio_program(kr, kn))}};
+    const CompiledPlan compiled = compile(plan);
+    ASSERT_FALSE(compiled.fits_int32);
+    const int B = clusters > 1000 ? 20 : 300, S = 2, K = compiled.n_columns;
+    const uint64_t seed = 77;
+    std::vector<double> got(static_cast<size_t>(B) * S);
+    make_cpu_backend(2)->run_replicates(compiled, seed, 0, B, got.data());
+    for (int r = 0; r < B; ++r) {
+      std::vector<int64_t> sums(K, 0);
+      for (int h = 0; h < compiled.n_strata(); ++h) {
+        const int64_t offset = compiled.stratum_offset[h];
+        const auto size = static_cast<uint32_t>(compiled.stratum_offset[h + 1] - offset);
+        for (uint32_t d = 0; d < size; ++d) {
+          const int64_t c = offset + scale_to(draw_word(PhiloxKey(seed), d, r, h), size);
+          for (int k = 0; k < K; ++k) sums[k] += compiled.cluster_sums[c * K + k];
+        }
+      }
+      for (int s = 0; s < S; ++s) {
+        const double want =
+            evaluate(compiled.ops.data() + compiled.op_offset[s],
+                     compiled.op_offset[s + 1] - compiled.op_offset[s], sums.data(),
+                     compiled.column_unscale.data(), static_cast<const double*>(nullptr));
+        ASSERT_EQ(got[r * S + s], want) << clusters << " clusters, replicate " << r << " stat " << s;
+      }
+    }
+  }
+}

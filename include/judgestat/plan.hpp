@@ -172,13 +172,14 @@ JS_HD int64_t rank_term_2u(const int64_t* rank_offset, const int32_t* rank_clust
                            const uint8_t* rank_positive, const uint8_t* rank_tie_start,
                            int32_t t, const Count* m) {
   int64_t negatives_below = 0, twice_u = 0, group_pos = 0, group_neg = 0;
+  // Branch-free throughout: tie starts and positive flags are unpredictable (a mispredicted
+  // branch per few entries cost more than the masked arithmetic), multiplications are cheap.
   for (int64_t e = rank_offset[t]; e < rank_offset[t + 1]; ++e) {
-    if (rank_tie_start[e]) {
-      twice_u += group_pos * (2 * negatives_below + group_neg);
-      negatives_below += group_neg;
-      group_pos = group_neg = 0;
-    }
-    // Branch-free: the positive flags are unpredictable, the multiplications are cheap.
+    const int64_t closes = -static_cast<int64_t>(rank_tie_start[e]);  // all ones at a new group
+    twice_u += (group_pos * (2 * negatives_below + group_neg)) & closes;
+    negatives_below += group_neg & closes;
+    group_pos &= ~closes;
+    group_neg &= ~closes;
     const int64_t weight = static_cast<int64_t>(m[rank_cluster[e]]);
     const int64_t positive = rank_positive[e];
     group_pos += weight * positive;
