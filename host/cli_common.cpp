@@ -154,7 +154,8 @@ Json bootstrap_settings(const CommonOptions& common, const Backend& backend,
 
 Json bootstrap_timing(double load_s, const BootstrapResult& result) {
   const double rate = result.resample_s > 0 ? result.replicates_run / result.resample_s : 0.0;
-  return {{"load_s", load_s}, {"resample_s", result.resample_s}, {"replicates_per_s", rate}};
+  return {{"load_s", load_s}, {"resample_s", result.resample_s}, {"replicates_per_s", rate},
+          {"summary_s", result.summary_s}};
 }
 
 void emit(const CommonOptions& common, const Json& json, const std::string& table_text) {

@@ -420,6 +420,9 @@ class CudaBackend final : public Backend {
     upload_common(plan, *up);
     const std::string refusal = choose_path(plan, *up);
     if (!refusal.empty()) throw std::invalid_argument("CUDA backend: " + refusal);
+    // The uploads are pageable cudaMemcpy on the legacy stream, which may return before the
+    // DMA lands; compute_stream_ is non-blocking and so not ordered after them.
+    JS_CUDA_CHECK(cudaDeviceSynchronize());
     uploaded_ = std::move(up);
     return *uploaded_;
   }

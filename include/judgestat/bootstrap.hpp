@@ -34,7 +34,8 @@ struct BootstrapResult {
   std::vector<StatLabel> labels;
   std::vector<Interval> intervals;
   std::vector<double> replicates;  // B x S, replicate-major, when keep_replicates
-  double resample_s = 0;
+  double resample_s = 0;  // running the replicates (and gathering them under MPI)
+  double summary_s = 0;   // intervals from the replicates (quantile selection, SE, BCa)
   uint64_t replicates_run = 0;
   int64_t n_clusters = 0;
   std::string backend, device;
