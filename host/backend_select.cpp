@@ -125,6 +125,15 @@ std::unique_ptr<Backend> make_split_backend(std::vector<std::unique_ptr<Backend>
   return std::make_unique<SplitBackend>(std::move(parts));
 }
 
+double* Backend::replicate_buffer(size_t n) {
+  if (n > buffer_size_) {
+    buffer_.reset();  // release the old one first: the pair may not fit together
+    buffer_.reset(new double[n]);  // not value-initialised: run_replicates writes every entry
+    buffer_size_ = n;
+  }
+  return buffer_.get();
+}
+
 std::unique_ptr<Backend> make_backend(const std::string& name, int threads, uint64_t max_chunk) {
   if (name == "cpu") return make_cpu_backend(threads, max_chunk);
   if (name == "cuda") return make_cuda_backend(default_cuda_device(), max_chunk);

@@ -248,18 +248,18 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   // summarises exactly as one process would, then every rank gets the intervals.
   // A rank that fails (no device, out of memory) fails the run on every rank.
   const distributed::Range mine = distributed::my_share(B);
-  std::vector<double> values;
+  double* values = nullptr;
   const auto start = std::chrono::steady_clock::now();
   distributed::fail_together([&] {
-    values.resize((distributed::is_root() ? B : mine.count) * S);
+    values = backend.replicate_buffer((distributed::is_root() ? B : mine.count) * S);
     const uint64_t chunk = std::max<uint64_t>(1, backend.max_chunk(plan));
     for (uint64_t done = 0; done < mine.count; done += chunk) {
       const uint64_t count = std::min(chunk, mine.count - done);
-      backend.run_replicates(plan, options.seed, mine.first + done, count, values.data() + done * S);
+      backend.run_replicates(plan, options.seed, mine.first + done, count, values + done * S);
       if (options.progress) options.progress(distributed::run_progress(done + count, mine.count, B), B);
     }
   });
-  distributed::gather_to_root(values.data(), mine.count * S, values.data(), distributed::is_root() ? B * S : 0);
+  distributed::gather_to_root(values, mine.count * S, values, distributed::is_root() ? B * S : 0);
   result.resample_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.replicates_run = B;
@@ -299,11 +299,11 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   if (distributed::size() > 1) {
     broadcast_intervals(result.intervals, S);
     if (options.keep_replicates) {
-      values.resize(B * S);
-      distributed::broadcast_from_root(values.data(), B * S);
+      values = backend.replicate_buffer(B * S);
+      distributed::broadcast_from_root(values, B * S);
     }
   }
-  if (options.keep_replicates) result.replicates = std::move(values);
+  if (options.keep_replicates) result.replicates.assign(values, values + B * S);
   return result;
 }
 

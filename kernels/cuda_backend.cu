@@ -331,6 +331,26 @@ class CudaBackend final : public Backend {
       if (event) cudaEventDestroy(event);
     if (copy_stream_) cudaStreamDestroy(copy_stream_);
     if (compute_stream_) cudaStreamDestroy(compute_stream_);
+    if (pinned_) cudaFreeHost(pinned_);
+  }
+
+  // Page-locked, so the slices' copies are true DMA at bus speed, overlapping the next kernel
+  // (pageable copies stage through a driver buffer and block the host). Falls back to pageable
+  // memory when the system will not lock that much.
+  double* replicate_buffer(size_t n) override {
+    if (n <= pinned_size_) return pinned_;
+    if (pinned_) cudaFreeHost(pinned_);
+    pinned_ = nullptr;
+    pinned_size_ = 0;
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    void* memory = nullptr;
+    if (cudaHostAlloc(&memory, std::max<size_t>(n, 1) * sizeof(double), cudaHostAllocPortable) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: clear it and use ordinary memory
+      return Backend::replicate_buffer(n);
+    }
+    pinned_ = static_cast<double*>(memory);
+    pinned_size_ = n;
+    return pinned_;
   }
 
   std::string name() const override { return "cuda"; }
@@ -369,8 +389,8 @@ class CudaBackend final : public Backend {
       throw std::invalid_argument("CUDA backend: replicate count too large");
     if (output_.size() < count * n_statistics) output_.allocate(count * n_statistics);
 
-    // Slices: copying slice i to the host (which blocks for pageable memory) overlaps the
-    // kernel of slice i + 1. Each slice fills the GPU several times over.
+    // Slices: copying slice i to the host overlaps the kernel of slice i + 1 (fully when `out`
+    // is page-locked, as replicate_buffer's is; a pageable copy blocks the host meanwhile). Each slice fills the GPU several times over.
     const uint64_t resident = uint64_t(uploaded.blocks_per_sm) * props_.multiProcessorCount *
                               uploaded.replicates_per_block;
     const uint64_t slice =
@@ -585,6 +605,8 @@ class CudaBackend final : public Backend {
   cudaEvent_t slice_done_[2] = {nullptr, nullptr};
   std::unique_ptr<UploadedPlan> uploaded_;
   DeviceBuffer<double> output_;  // one chunk's replicate values, count x n_statistics
+  double* pinned_ = nullptr;     // replicate_buffer's page-locked host memory
+  size_t pinned_size_ = 0;
 };
 
 }  // namespace

@@ -161,6 +161,29 @@ TEST(Bootstrap, ReplicatesIdenticalAcrossThreadsAndChunks) {
   }
 }
 
+TEST(Bootstrap, ReusedReplicateBufferGivesFreshResults) {
+  // One backend, runs of growing and shrinking B (its replicate buffer kept, grown, reused
+  // with stale values in it): each equals a run on a fresh backend.
+  const SmallInput input;
+  auto reused = make_cpu_backend(2);
+  for (uint64_t B : {300ull, 1200ull, 50ull, 1200ull}) {
+    BootstrapOptions options;
+    options.replicates = B;
+    options.seed = B;
+    options.keep_replicates = true;
+    auto fresh = make_cpu_backend(2);
+    const auto want = run_bootstrap(input.plan(), *fresh, options);
+    const auto got = run_bootstrap(input.plan(), *reused, options);
+    ASSERT_EQ(got.replicates.size(), B * 3);
+    EXPECT_EQ(0, std::memcmp(got.replicates.data(), want.replicates.data(), B * 3 * sizeof(double)));
+    for (size_t s = 0; s < 3; ++s) {
+      EXPECT_EQ(got.intervals[s].lo, want.intervals[s].lo) << "B " << B;
+      EXPECT_EQ(got.intervals[s].hi, want.intervals[s].hi) << "B " << B;
+      EXPECT_EQ(got.intervals[s].undefined, want.intervals[s].undefined) << "B " << B;
+    }
+  }
+}
+
 TEST(Bootstrap, BcaMatchesScipy) {
   // Values from tests/scripts/bca_reference.py (scipy 1.10.1's _bca_interval on the same
   // replicates): lo 0.595, hi 0.8376871916260518.

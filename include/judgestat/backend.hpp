@@ -21,6 +21,16 @@ class Backend {
   /// statistic s; NaN marks an undefined replicate value.
   virtual void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first,
                               uint64_t count, double* out) = 0;
+  /// A host buffer of at least n values for run_replicates to fill, kept and reused by later
+  /// calls, so a repeated run pays the allocation and the pages' first touch once (at B·S of a
+  /// million by 31 that first touch alone outlasted the GPU's resampling). The CUDA backend's
+  /// is page-locked, so its copies run at bus speed and overlap the kernels. Valid until the
+  /// next call or the backend's end; contents are not kept across a growth.
+  virtual double* replicate_buffer(size_t n);
+
+ private:
+  std::unique_ptr<double[]> buffer_;
+  size_t buffer_size_ = 0;
 };
 
 /// threads = 0: every hardware thread.
