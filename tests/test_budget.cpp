@@ -77,7 +77,7 @@ CascadePool make_pool(const std::vector<PoolItem>& items, int32_t n_strata = 1) 
 
 // tests/data/w2_pool.csv: the W2 pool (see tests/data/README.md), strata = benchmark.
 CascadePool load_w2_pool() {
-  const std::string path = std::string(JUDGESTAT_SOURCE_DIR) + "/tests/data/w2_pool.csv";
+  const std::string path = judgestat::testing_support::kRoot + "/tests/data/w2_pool.csv";
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open " + path);
   std::string line;
@@ -610,7 +610,7 @@ TEST(BudgetErrors, GridAndK) {
 
 std::string run_command(const std::string& arguments, int* status) {
   const std::string log = ::testing::TempDir() + "judgestat_budget_cli.log";
-  const std::string command = std::string(JUDGESTAT_BINARY) + " budget " + arguments + " > " + log + " 2>&1";
+  const std::string command = judgestat::testing_support::kBinary + " budget " + arguments + " > " + log + " 2>&1";
   const int raw = std::system(command.c_str());
   *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   std::ifstream in(log);

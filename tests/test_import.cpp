@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
 #include "commands.hpp"
 #include "csv.hpp"
 #include "import.hpp"
@@ -17,7 +18,7 @@
 namespace judgestat {
 namespace {
 
-const std::string kSource = JUDGESTAT_SOURCE_DIR;
+const std::string kSource = judgestat::testing_support::kRoot;
 const std::string kRaw = kSource + "/tests/data/raw";
 const std::string kArenaHard =
     kRaw + "/judgebench/dataset=judgebench,response_model=gpt-4o-2024-05-13,"

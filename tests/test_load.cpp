@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
 #include "csv.hpp"
 #include "judgestat/records.hpp"
 #include "sha256.hpp"
@@ -448,7 +449,7 @@ int64_t data_rows(const std::string& path) {
 }
 
 TEST(LoadBundled, JudgeBenchGpt4oSplit) {
-  const std::string path = std::string(JUDGESTAT_SOURCE_DIR) + "/data/judgebench/gpt4o_split.csv";
+  const std::string path = judgestat::testing_support::kRoot + "/data/judgebench/gpt4o_split.csv";
   const ItemMatrix m = load_item_matrix(path);
   EXPECT_EQ(m.records, data_rows(path));
   EXPECT_EQ(m.records, 4200);
@@ -464,7 +465,7 @@ TEST(LoadBundled, JudgeBenchGpt4oSplit) {
 }
 
 TEST(LoadBundled, LlmBarNaturalNeighbor) {
-  const std::string path = std::string(JUDGESTAT_SOURCE_DIR) + "/data/llmbar/natural_neighbor.csv";
+  const std::string path = judgestat::testing_support::kRoot + "/data/llmbar/natural_neighbor.csv";
   const ItemMatrix m = load_item_matrix(path);
   EXPECT_EQ(m.records, data_rows(path));
   EXPECT_EQ(m.records, 30420);

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "test_support.hpp"
+
 #ifdef JUDGESTAT_MPIEXEC
 
 namespace {
@@ -52,7 +54,7 @@ std::string without_timing(const std::string& json) {
 
 const std::string kMpiexec = JUDGESTAT_MPIEXEC;
 
-const std::string kData = std::string(JUDGESTAT_SOURCE_DIR) + "/data/judgebench/gpt4o_split.csv";
+const std::string kData = judgestat::testing_support::kRoot + "/data/judgebench/gpt4o_split.csv";
 const std::string kCascadeJudges = " --first Skywork_Skywork-Reward-Llama-3.1-8B --fallback o1-mini-2024-09-12";
 
 // Runs `judgestat ARGS` plainly and on 1, 2 and 3 ranks; the JSON must agree byte for byte.
@@ -60,7 +62,7 @@ void expect_same_json_for_any_rank_count(const std::string& args) {
   // Open MPI refuses to run as root (CI containers) unless told it may.
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  const std::string command = std::string(JUDGESTAT_BINARY) + " " + args + " --format json --quiet";
+  const std::string command = judgestat::testing_support::kBinary + " " + args + " --format json --quiet";
   const ShellRun plain = run_shell(command);
   ASSERT_EQ(plain.status, 0) << plain.err;
   ASSERT_NE(plain.out.find("\"timing\""), std::string::npos) << plain.out;
@@ -94,7 +96,7 @@ TEST(Mpi, CascadeJsonIdenticalOnAnyRankCount) {
 }
 
 TEST(Mpi, ProfileJsonIdenticalOnAnyRankCount) {
-  expect_same_json_for_any_rank_count("profile " + kData + " --config " + JUDGESTAT_SOURCE_DIR +
+  expect_same_json_for_any_rank_count("profile " + kData + " --config " + judgestat::testing_support::kRoot +
                                       "/configs/judgebench.json --backend cpu --threads 1 --replicates 1000");
 }
 
@@ -102,7 +104,7 @@ TEST(Mpi, FailingRanksFailTheRunWithoutAResult) {
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   // Device 99 exists nowhere: every rank fails to open it.
-  const ShellRun run = run_shell(kMpiexec + " 2 " + JUDGESTAT_BINARY + " metrics " + kData +
+  const ShellRun run = run_shell(kMpiexec + " 2 " + judgestat::testing_support::kBinary + " metrics " + kData +
                             " --devices 99 --replicates 200 --format json --quiet");
   EXPECT_NE(run.status, 0) << run.err;
   EXPECT_EQ(run.out, "") << "no partial result";

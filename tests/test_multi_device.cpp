@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "test_support.hpp"
 #include "test_plans.hpp"
 #include "cascade_pool.hpp"
 #include "distributed.hpp"
@@ -38,7 +39,7 @@ bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
 
 // `judgestat ARGS`: exit code and stdout with stderr.
 std::pair<int, std::string> run_cli(const std::string& args) {
-  FILE* pipe = popen((std::string(JUDGESTAT_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  FILE* pipe = popen((judgestat::testing_support::kBinary + " " + args + " 2>&1").c_str(), "r");
   std::string out;
   char buffer[4096];
   size_t got;
@@ -147,7 +148,7 @@ TEST(Devices, ListsParseAndBadOnesAreUsageErrors) {
 }
 
 TEST(Devices, CliRejectsDevicesWithTheCpuBackend) {
-  const std::string file = std::string(JUDGESTAT_SOURCE_DIR) + "/data/judgebench/gpt4o_split.csv";
+  const std::string file = judgestat::testing_support::kRoot + "/data/judgebench/gpt4o_split.csv";
   auto [status, out] = run_cli("metrics " + file + " --backend cpu --devices 0 --quiet");
   EXPECT_EQ(status, 2) << out;
   EXPECT_NE(out.find("--devices"), std::string::npos) << out;

@@ -2,6 +2,7 @@
 #pragma once
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <sys/wait.h>
@@ -10,8 +11,14 @@
 
 namespace judgestat::testing_support {
 
-inline const std::string kRoot = JUDGESTAT_SOURCE_DIR;
-inline const std::string kBinary = JUDGESTAT_BINARY;
+// Built-in paths, overridable so a test binary built here can run in another checkout (the
+// lent GPU machine: bench/gpu_session.sh sets both).
+inline std::string env_or(const char* name, const char* built_in) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : built_in;
+}
+inline const std::string kRoot = env_or("JUDGESTAT_TEST_ROOT", JUDGESTAT_SOURCE_DIR);
+inline const std::string kBinary = env_or("JUDGESTAT_TEST_BINARY", JUDGESTAT_BINARY);
 
 struct CliRun {
   int status;       // exit code
