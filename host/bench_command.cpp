@@ -85,14 +85,20 @@ Plan w1_plan(const W1Input& in) {
       plan.columns[bc][i] = all;
     }
     for (auto [name, column] : {std::pair{"acc", acc}, {"pa", pa}, {"bc", bc}}) {
-      StatisticDef stat{{name, in.judges[j]}, ratio_program(column, ones)};
+      StatisticDef stat;
+      stat.label.name = name;
+      stat.label.judge = in.judges[j];
+      stat.program = ratio_program(column, ones);
       stat.label.n = static_cast<int64_t>(N);
       plan.statistics.push_back(stat);
     }
     acc_program.push_back(ratio_program(acc, ones));
   }
   for (size_t j = 1; j < in.judges.size(); ++j) {
-    StatisticDef stat{{"diff", in.judges[j]}, difference_program(acc_program[j], acc_program[0])};
+    StatisticDef stat;
+    stat.label.name = "diff";
+    stat.label.judge = in.judges[j];
+    stat.program = difference_program(acc_program[j], acc_program[0]);
     stat.label.reference = in.judges[0];
     stat.label.of = "acc";
     stat.label.n = static_cast<int64_t>(N);

@@ -288,7 +288,7 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
     };
     const int32_t n_threads = static_cast<int32_t>(std::min<uint64_t>(
         {static_cast<uint64_t>(S), std::max(1u, std::thread::hardware_concurrency()),
-         std::max<uint64_t>(1, uint64_t{S} * B / 100000)}));
+         std::max<uint64_t>(1, static_cast<uint64_t>(S) * B / 100000)}));
     std::vector<std::future<void>> tasks;
     for (int32_t t = 0; t < n_threads; ++t)
       tasks.push_back(std::async(std::launch::async, summarize_from, t, n_threads));

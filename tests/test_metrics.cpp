@@ -98,7 +98,9 @@ TEST(MetricsLLMBar, InvalidVerdictsMatchNothingByDefault) {
       EXPECT_LE(value, lenient.at(key));
       any_difference = any_difference || value < lenient.at(key);
     }
-    if (key.find("|bc") != std::string::npos) EXPECT_EQ(value, lenient.at(key));
+    if (key.find("|bc") != std::string::npos) {
+      EXPECT_EQ(value, lenient.at(key));
+    }
   }
   EXPECT_TRUE(any_difference);
 }
