@@ -349,3 +349,32 @@ TEST(Bootstrap, RealColumnsGiveTheGatherSumsOnEveryPath) {
     }
   }
 }
+
+TEST(Bootstrap, IntervalsBySelectionEqualSortedQuantiles) {
+  // summarize() selects order statistics (a sample bracket, then a pass) instead of sorting;
+  // its percentile bounds must equal type-7 quantiles of the sorted values exactly, for inputs
+  // with heavy ties, NaNs, a sorted order, one repeated value, and a stride sample that
+  // misrepresents the data (the bracket misses and the plain selection takes over).
+  auto sorted_bounds = [](std::vector<double> v, double level) {
+    v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+    std::sort(v.begin(), v.end());
+    return std::pair{quantile_type7(v, (1 - level) / 2), quantile_type7(v, 1 - (1 - level) / 2)};
+  };
+  const size_t n = 100003;
+  std::vector<std::vector<double>> inputs(5, std::vector<double>(n));
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t w = draw_word(PhiloxKey(11), i, 0, 0);
+    inputs[0][i] = (w % 400) / 400.0;                       // ties, like a ratio of counts
+    inputs[1][i] = w % 97 == 0 ? NAN : std::ldexp(double(w), -32) - 0.5;
+    inputs[2][i] = static_cast<double>(i) / n;             // already sorted
+    inputs[3][i] = 0.25;                                   // one value
+    inputs[4][i] = i % (n / 1024) == 0 ? 0.0 : 1.0 + (w % 1000);  // the sample sees only zeros
+  }
+  for (size_t which = 0; which < inputs.size(); ++which)
+    for (double level : {0.95, 0.5, 0.999, 0.99999}) {
+      const Interval got = summarize(0.0, inputs[which], CiMethod::kPercentile, level);
+      const auto [lo, hi] = sorted_bounds(inputs[which], level);
+      EXPECT_EQ(got.lo, lo) << "input " << which << " level " << level;
+      EXPECT_EQ(got.hi, hi) << "input " << which << " level " << level;
+    }
+}
