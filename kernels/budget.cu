@@ -203,6 +203,9 @@ class CudaBudgetEngine final : public BudgetEngine {
     total_cascade_fee_.upload(problem.total_cascade_fee, "upload pool totals");
   }
 
+  // The device arrays are freed after this body runs: on this engine's device, with several.
+  ~CudaBudgetEngine() override { cudaSetDevice(device_); }
+
   std::string name() const override { return "cuda"; }
   std::string device() const override { return properties_.name; }
 

@@ -31,6 +31,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda_backend_paths.hpp"
@@ -311,6 +312,15 @@ class CudaBackend final : public Backend {
                                " has compute capability " + std::to_string(props_.major) + "." +
                                std::to_string(props_.minor) + "; 8.0 or newer is needed");
     JS_CUDA_CHECK(cudaSetDevice(device_));
+    try {
+      create_streams_and_kernel_limits();
+    } catch (...) {
+      release();  // a constructor that throws gets no destructor call
+      throw;
+    }
+  }
+
+  void create_streams_and_kernel_limits() {
     JS_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_stream_, cudaStreamNonBlocking));
     JS_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& event : slice_done_)
@@ -325,13 +335,16 @@ class CudaBackend final : public Backend {
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
   }
 
-  ~CudaBackend() override {
-    cudaSetDevice(device_);  // destructors do not throw: errors here have nowhere to go
-    for (cudaEvent_t event : slice_done_)
-      if (event) cudaEventDestroy(event);
-    if (copy_stream_) cudaStreamDestroy(copy_stream_);
-    if (compute_stream_) cudaStreamDestroy(compute_stream_);
-    if (pinned_) cudaFreeHost(pinned_);
+  ~CudaBackend() override { release(); }
+
+  // Errors here have nowhere to go (destructors and failed constructors do not throw).
+  void release() noexcept {
+    cudaSetDevice(device_);
+    for (cudaEvent_t& event : slice_done_)
+      if (event) cudaEventDestroy(std::exchange(event, nullptr));
+    if (copy_stream_) cudaStreamDestroy(std::exchange(copy_stream_, nullptr));
+    if (compute_stream_) cudaStreamDestroy(std::exchange(compute_stream_, nullptr));
+    if (pinned_) cudaFreeHost(std::exchange(pinned_, nullptr));
   }
 
   // Page-locked, so the slices' copies are true DMA at bus speed, overlapping the next kernel
