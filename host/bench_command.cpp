@@ -138,7 +138,21 @@ struct BenchSizes {
   uint64_t replicates = 100000;
   int64_t k = 96;
   uint64_t draws = 0;  // 0: 1e6 on CUDA, 1e5 on the CPU
+  int64_t grid = 0;    // W2 thresholds: 0 = SPEC's default grid (or --grid's list), else evenly spaced
 };
+
+// W2's threshold grid: `count` thresholds evenly spaced over [0.5, 1] (the confidences a
+// two-label judge reports), SPEC's default grid for 0, or the user's explicit list.
+ThresholdGrid bench_grid(int64_t count, const std::string& list) {
+  if (count == 0) return list.empty() ? default_grid() : parse_grid(list);
+  std::string text;
+  for (int64_t i = 0; i < count; ++i) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.6g", count == 1 ? 1.0 : 0.5 + 0.5 * double(i) / double(count - 1));
+    text += (i ? "," : "") + std::string(value);
+  }
+  return parse_grid(text);
+}
 
 struct Measurement {
   BenchSizes sizes;
@@ -209,11 +223,12 @@ Measurement measure_w1(const BenchSizes& sizes, const std::string& input, const 
   return m;
 }
 
-Measurement measure_w2(const BenchSizes& sizes, const std::string& input, const std::string& backend_name,
-                       int threads, int warmup, int repeats) {
+Measurement measure_w2(const BenchSizes& sizes, const std::string& grid_list, const std::string& input,
+                       const std::string& backend_name, int threads, int warmup, int repeats) {
   const CascadePool pool = input.empty() ? w2_synthetic(sizes.items, 1)
                                          : build_cascade_pool(load_item_matrix(input), "judge0", "judge7");
-  const BudgetProblem problem = make_budget_problem(pool, default_grid(), false);
+  const ThresholdGrid grid = bench_grid(sizes.grid, grid_list);
+  const BudgetProblem problem = make_budget_problem(pool, grid, false);
   BudgetRun run;
   run.k = static_cast<uint32_t>(sizes.k);
   run.rule.rule = ThresholdRule::kLower;
@@ -225,6 +240,7 @@ Measurement measure_w2(const BenchSizes& sizes, const std::string& input, const 
   m.sizes = sizes;
   m.sizes.draws = sizes.draws ? sizes.draws : cuda ? 1000000 : 100000;
   m.items = problem.n_items;
+  m.sizes.grid = grid.size();
   m.backend = engine->name();
   m.device = engine->device();
   time_repetitions(m, warmup, repeats, [&] {
@@ -248,11 +264,13 @@ int command_bench(int argc, char** argv) {
       ("replicates", "bootstrap replicates (W1)", cxxopts::value<uint64_t>()->default_value("100000"))
       ("k", "labelling budget (W2)", cxxopts::value<int64_t>()->default_value("96"))
       ("draws", "draws (W2; default 1e6 on CUDA, 1e5 on the CPU)", cxxopts::value<uint64_t>()->default_value("0"))
+      ("grid", "W2 thresholds: a count N (N evenly spaced in [0.5, 1]) or a list such as 0.6,0.8,0.9 "
+               "(default: SPEC's 9-value grid)", cxxopts::value<std::string>()->default_value(""))
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("threads", "CPU threads (0 = all)", cxxopts::value<int>()->default_value("0"))
       ("warmup", "untimed runs first", cxxopts::value<int>()->default_value("1"))
       ("repeats", "timed repetitions (median and range reported)", cxxopts::value<int>()->default_value("3"))
-      ("sweep", "vary one size: replicates, clusters, judges, items, k or draws", cxxopts::value<std::string>()->default_value(""))
+      ("sweep", "vary one size: replicates, clusters, judges, items, k, draws or grid", cxxopts::value<std::string>()->default_value(""))
       ("values", "the swept size's values, comma-separated (default: 4 doublings)", cxxopts::value<std::string>()->default_value(""))
       ("probe", "the GPU limit probe's figure on this device (cluster draws/s, from philox_limit): "
                 "report the achieved fraction", cxxopts::value<double>()->default_value("0"))
@@ -279,6 +297,16 @@ int command_bench(int argc, char** argv) {
   base.replicates = parsed["replicates"].as<uint64_t>();
   base.k = parsed["k"].as<int64_t>();
   base.draws = parsed["draws"].as<uint64_t>();
+  // --grid: a count sets base.grid; anything else is a list, parsed (and checked) by bench_grid.
+  std::string grid_list = parsed["grid"].as<std::string>();
+  if (!grid_list.empty() && grid_list.find_first_not_of("0123456789") == std::string::npos) {
+    base.grid = grid_list.size() <= 4 ? std::stoll(grid_list) : kMaxGrid + 1;
+    if (base.grid < 1 || base.grid > kMaxGrid)
+      throw UsageError("--grid: a count must be 1 to " + std::to_string(kMaxGrid));
+    grid_list.clear();
+  } else if (!grid_list.empty()) {
+    (void)parse_grid(grid_list);  // bad lists fail before anything runs
+  }
   if (base.items < 2 || base.clusters < 1 || base.judges < 1 || base.replicates < 2 || base.k < 1)
     throw UsageError("bench: need items >= 2, clusters >= 1, judges >= 1, replicates >= 2, k >= 1");
 
@@ -291,11 +319,13 @@ int command_bench(int argc, char** argv) {
       if (sweep == "judges") return &s.judges;
       if (sweep == "items") return &s.items;
       if (sweep == "k") return &s.k;
+      if (sweep == "grid") return &s.grid;
       return nullptr;
     };
     const bool unsigned_field = sweep == "replicates" || sweep == "draws";
     if (!field(base) && !unsigned_field)
-      throw UsageError("--sweep: expected replicates, clusters, judges, items, k or draws, got '" + sweep + "'");
+      throw UsageError("--sweep: expected replicates, clusters, judges, items, k, draws or grid, got '" + sweep + "'");
+    if (sweep == "grid" && workload != "w2") throw UsageError("--sweep grid: a W2 size (use bench w2)");
     std::vector<int64_t> values;
     for (const std::string& text : split_list(parsed["values"].as<std::string>())) {
       try {
@@ -308,6 +338,7 @@ int command_bench(int argc, char** argv) {
     if (values.empty()) {
       const int64_t start = sweep == "replicates" ? static_cast<int64_t>(base.replicates)
                             : sweep == "draws"    ? static_cast<int64_t>(base.draws ? base.draws : 100000)
+                            : sweep == "grid"     ? (base.grid ? base.grid : 8)
                                                   : *field(base);
       for (int64_t v = std::max<int64_t>(1, start / 4), n = 0; n < 4; v *= 2, ++n) values.push_back(v);
     }
@@ -317,6 +348,7 @@ int command_bench(int argc, char** argv) {
       if (sweep == "replicates") s.replicates = static_cast<uint64_t>(v);
       else if (sweep == "draws") s.draws = static_cast<uint64_t>(v);
       else *field(s) = v;
+      if (sweep == "grid" && v > kMaxGrid) throw UsageError("--values: a grid has at most " + std::to_string(kMaxGrid) + " thresholds");
       if (workload == "w1" && s.clusters > s.items) s.items = s.clusters;
       runs.push_back(s);
     }
@@ -336,7 +368,7 @@ int command_bench(int argc, char** argv) {
     measured.push_back(workload == "w1"
                            ? measure_w1(sizes, input, backend, threads, warmup, repeats,
                                         parsed.count("results") && runs.size() == 1 ? &results : nullptr)
-                           : measure_w2(sizes, input, backend, threads, warmup, repeats));
+                           : measure_w2(sizes, grid_list, input, backend, threads, warmup, repeats));
 
   const std::string unit = workload == "w1" ? "cluster_draws_per_s" : "draws_per_s";
   Json out;
@@ -358,6 +390,7 @@ int command_bench(int argc, char** argv) {
     } else {
       row["items"] = m.items;
       row["k"] = m.sizes.k;
+      row["grid"] = m.sizes.grid;
       row["draws"] = m.sizes.draws;
     }
     row[unit] = m.median;
@@ -387,7 +420,7 @@ int command_bench(int argc, char** argv) {
   table.header = workload == "w1" ? std::vector<std::string>{"replicates", "clusters", "statistics", "columns",
                                                               "cluster draws/s (median)", "range",
                                                               "with summaries"}
-                                  : std::vector<std::string>{"items", "k", "draws", "draws/s (median)", "range"};
+                                  : std::vector<std::string>{"items", "k", "grid", "draws", "draws/s (median)", "range"};
   if (probe > 0 && workload == "w1") table.header.push_back("of probe");
   auto sci = [](double v) {
     char buffer[32];
@@ -400,7 +433,8 @@ int command_bench(int argc, char** argv) {
       row = {std::to_string(m.sizes.replicates), std::to_string(m.clusters), std::to_string(m.statistics),
              std::to_string(m.columns)};
     else
-      row = {std::to_string(m.items), std::to_string(m.sizes.k), std::to_string(m.sizes.draws)};
+      row = {std::to_string(m.items), std::to_string(m.sizes.k), std::to_string(m.sizes.grid),
+             std::to_string(m.sizes.draws)};
     row.push_back(sci(m.median));
     row.push_back(sci(m.low) + " – " + sci(m.high));
     if (workload == "w1") row.push_back(sci(m.median_with_summary));

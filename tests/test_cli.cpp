@@ -140,8 +140,21 @@ TEST(Cli, BenchSweepReportsEachSize) {
               "--warmup 0 --repeats 1");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("cluster draws/s"), std::string::npos) << r.out;
+  r = run_cli("bench w2 --sweep grid --values 3,40 --items 200 -k 16 --draws 2000 --backend cpu --warmup 0 "
+              "--repeats 1 --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["measurements"].size(), 2u);
+  EXPECT_EQ(j["measurements"][0]["grid"], 3);
+  EXPECT_EQ(j["measurements"][1]["grid"], 40);
+  r = run_cli("bench w2 --grid 0.7,0.9 --items 200 -k 16 --draws 1000 --backend cpu --warmup 0 --repeats 1 --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["measurements"][0]["grid"], 2);
   r = run_cli("bench w1 --sweep nonsense");
   EXPECT_EQ(r.status, 2);
+  r = run_cli("bench w2 --grid 0.9,0.5");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("ascend"), std::string::npos) << r.out;
 }
 
 TEST(Cli, BudgetPerCallFeesGiveFeeRatios) {
