@@ -42,7 +42,7 @@ void replicate_sums(const CompiledPlan& plan, const Sum* cluster_sums, PhiloxKey
 
 // How often each cluster is drawn in one replicate (the multiplicity form's first step).
 template <typename Count>
-void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, bool avx2,
+void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, SimdPath path,
                  Count* multiplicity) {
   std::fill(multiplicity, multiplicity + plan.n_clusters, Count{0});
   for (int32_t h = 0; h < plan.n_strata(); ++h) {
@@ -50,7 +50,15 @@ void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, bo
     const auto size = static_cast<uint32_t>(plan.stratum_offset[h + 1] - offset);
     Count* m = multiplicity + offset;
     uint32_t d = 0;
-    if (avx2) {
+    // Words in stream order, 64 (AVX-512) or 32 (AVX2) at a time, then one block at a time.
+    if (path >= SimdPath::avx512) {
+      uint32_t words[64];
+      for (; d + 64 <= size; d += 64) {
+        philox_blocks16(key, d >> 2, replicate, bootstrap_stream(h), words);
+        for (uint32_t word : words) ++m[scale_to(word, size)];
+      }
+    }
+    if (path >= SimdPath::avx2) {
       uint32_t words[32];
       for (; d + 32 <= size; d += 32) {
         philox_blocks8(key, d >> 2, replicate, bootstrap_stream(h), words);
@@ -90,14 +98,15 @@ bool multiplicities_fit_int16(const CompiledPlan& plan) {
 // Cluster sums split into 15-bit digits ("planes") for the int16 dot products:
 // A = Σ_{p<P-1} d_p·2^(15p) + d_{P-1}·2^(15(P-1)), low digits in [0, 2^15), the top one signed
 // int16 (floor shifts, so negative sums split exactly too). Row r of `digits` is plane
-// row_shift[r] / 15 of column row_column[r], over `stride` clusters (zero padding).
+// row_shift[r] / 15 of column row_column[r], over `stride` clusters (zero padding; a multiple
+// of 32 so that column_dots' AVX-512 loop needs no tail).
 struct ClusterSumPlanes {
   int64_t stride = 0;
   std::vector<int16_t> digits;
   std::vector<int32_t> row_column, row_shift;
   bool one_plane_each = true;  // every column is a single int16 plane
 
-  explicit ClusterSumPlanes(const CompiledPlan& plan) : stride((plan.n_clusters + 15) / 16 * 16) {
+  explicit ClusterSumPlanes(const CompiledPlan& plan) : stride((plan.n_clusters + 31) / 32 * 32) {
     const int64_t C = plan.n_clusters;
     const int32_t K = plan.n_columns;
     for (int32_t k = 0; k < K; ++k) {
@@ -149,7 +158,7 @@ class CpuBackend final : public Backend {
     // Multiplicity form (SPEC §2: stat = Σ_c m_c A_c): count how often each cluster is drawn,
     // then int16 dot products of the counts with the cluster sums' planes (column_dots).
     if (multiplicities_fit_int16(plan)) {
-      const bool avx2 = philox_avx2_supported();
+      const SimdPath path = simd_path();
       const ClusterSumPlanes planes(plan);
       const int32_t rows = planes.n_rows();
       if (planes.one_plane_each && plan.fits_int32) {
@@ -158,7 +167,7 @@ class CpuBackend final : public Backend {
                      [&](PhiloxKey key, uint32_t r, int32_t* sums, double* extras) {
           thread_local std::vector<int16_t> multiplicity;
           multiplicity.resize(planes.stride);
-          count_draws(plan, key, r, avx2, multiplicity.data());
+          count_draws(plan, key, r, path, multiplicity.data());
           column_dots(multiplicity.data(), planes.digits.data(), planes.stride, rows, sums);
           rank_sums(plan, multiplicity.data(), extras);
         });
@@ -173,7 +182,7 @@ class CpuBackend final : public Backend {
           thread_local std::vector<int32_t> dots;
           multiplicity.resize(planes.stride);
           dots.resize(rows);
-          count_draws(plan, key, r, avx2, multiplicity.data());
+          count_draws(plan, key, r, path, multiplicity.data());
           column_dots(multiplicity.data(), planes.digits.data(), planes.stride, rows, dots.data());
           std::fill(sums, sums + plan.n_columns, int64_t{0});
           for (int32_t row = 0; row < rows; ++row)
@@ -208,7 +217,7 @@ class CpuBackend final : public Backend {
     if (plan.n_rank_terms == 0) return;
     thread_local std::vector<int32_t> multiplicity;
     multiplicity.resize(plan.n_clusters);
-    count_draws(plan, key, r, philox_avx2_supported(), multiplicity.data());
+    count_draws(plan, key, r, simd_path(), multiplicity.data());
     rank_sums(plan, multiplicity.data(), extras);
   }
 
