@@ -46,8 +46,13 @@ if command -v cuobjdump >/dev/null; then
   cuobjdump --dump-sass build-gpu/judgestat 2>/dev/null | grep -oE '\b(IMMA|HMMA)[.A-Z0-9]*' | sort | uniq -c | head
 fi
 
-# The machine's plain python3 is the one with PyTorch and numpy (KINDS.md), not /usr/bin/python3.
-export JUDGESTAT=build-gpu/judgestat B_CPU=20000 D_CPU=20000 PYTHON=$(command -v python3)
+# On the GPU machine the plain python3 holds PyTorch and numpy (KINDS.md); elsewhere the system
+# one may be the one with numpy.
+for candidate in "$(command -v python3)" /usr/bin/python3; do
+  if "$candidate" -c 'import numpy' 2>/dev/null; then export PYTHON=$candidate; break; fi
+done
+log "python for the peers: ${PYTHON:-none with numpy}"
+export JUDGESTAT=build-gpu/judgestat B_CPU=20000 D_CPU=20000
 log "W1"; step 200 bash bench/compare_w1.sh "$peers" 2>&1 | tee "$out/w1.log"
 log "W2"; step 200 bash bench/compare_w2.sh "$peers" 2>&1 | tee "$out/w2.log"
 log "W3"; step 200 bash bench/compare_w3.sh "$peers" 2>&1 | tee "$out/w3.log"
