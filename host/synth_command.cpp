@@ -43,6 +43,7 @@ int command_synth(int argc, char** argv) {
        cxxopts::value<std::string>()->default_value("0.10,0.10,0.12,0.48"))
       ("flag-skill-drop", "skill lost on flagged items", cxxopts::value<double>()->default_value("0.15"))
       ("skill-scale", "every skill times this (a harder stress benchmark)", cxxopts::value<double>()->default_value("1"))
+      ("quiet", "no summary line on stderr")
       ("h,help", "show this help");
   cxxopts::ParseResult parsed;
   if (!parse_or_help(options, argc - 1, argv + 1, parsed)) return 0;
@@ -98,7 +99,7 @@ int command_synth(int argc, char** argv) {
     truth["planted"] = judges;
     write_file(truth_path, dump_json(truth, 1) + "\n");
   }
-  if (out_path != "-")
+  if (out_path != "-" && !parsed.count("quiet"))
     std::cerr << "synth cap: " << records << " records, " << synth.judges.size() << " judges, "
               << 4 * synth.items_per_type << " items × 3 variants × 2 orders → " << out_path << "\n";
   return 0;

@@ -179,3 +179,19 @@ TEST(SynthCap, PlantedValuesRecoveredWithinTheirCIs) {
     }
   }
 }
+
+TEST(SynthCap, CommandWritesTheFileAndQuietSilencesItsSummary) {
+  using judgestat::testing_support::run_cli;
+  const std::string path = write_temp("synth.csv", "");
+  auto r = run_cli("synth cap --out " + path + " --items-per-type 20 --seed 3");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("synth cap: "), std::string::npos) << r.out;
+  SynthOptions options;
+  options.items_per_type = 20;
+  options.seed = 3;
+  options.judges = default_synth_judges();
+  EXPECT_EQ(read_text(path), synth_text(options));
+  r = run_cli("synth cap --out " + path + " --items-per-type 20 --seed 3 --quiet");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, "");
+}
