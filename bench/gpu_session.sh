@@ -69,8 +69,14 @@ step 120 build-gpu/judgestat bench w1 --backend cuda --probe "${probe:-0}" --swe
   --values 250000,1000000,4000000 2>&1 | tee "$out/sweep.log"
 step 120 build-gpu/judgestat bench w1 --backend cuda --sweep clusters --values 1000,5000,20000,100000 \
   --replicates 200000 2>&1 | tee -a "$out/sweep.log"
-step 120 build-gpu/judgestat bench w2 --backend cuda --sweep k --values 48,96,192,384 --draws 10000000 2>&1 |
-  tee -a "$out/sweep.log"
+# The budget kernel's two variants side by side (NOTES.md: variant 2 predicted ~1.5x on k = 96).
+for variant in 1 2; do
+  log "budget kernel variant $variant"
+  JUDGESTAT_BUDGET_KERNEL=$variant step 120 build-gpu/judgestat bench w2 --backend cuda --sweep k \
+    --values 48,96,192,384 --draws 10000000 2>&1 | tee -a "$out/sweep.log"
+  JUDGESTAT_BUDGET_KERNEL=$variant step 60 build-gpu/judgestat bench w2 --backend cuda --sweep grid \
+    --values 9,65,254 --draws 10000000 2>&1 | tee -a "$out/sweep.log"
+done
 
 echo
 echo "summary (ratios):"

@@ -13,9 +13,17 @@
 //   3. scores the chosen policy on the held-out items as pool totals minus the selection's part,
 //      in integers (Σ 2d and fixed-point fees), reduced across the warp by shuffles.
 // The CPU engine (host/budget.cpp) performs the same integer steps, so outcomes are identical.
+//
+// Two variants of steps 1 and 2 (JUDGESTAT_BUDGET_KERNEL=1|2, read when an engine is made; 1 is
+// the default until a GPU session has measured and checked 2 — bench/NOTES.md):
+//   1: each lane computes the whole Philox block of its step (4x the Philox work: the 4 lanes of
+//      a block compute it alike); the rule sums the levels above g for each g (O(grid²));
+//   2: a lane computes one block per 128 steps and the words reach their steps by shuffles;
+//      per-level totals, then suffix sums per stratum, so each (stratum, g) reads its sums (O(grid)).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -50,9 +58,10 @@ struct KernelArgs {
   uint8_t* out_chosen;  // count × n_strata
 };
 
-// Shared memory of one warp, in 32-bit words: counts, then per-stratum choices, then picks.
+// Shared memory of one warp, in 32-bit words: counts, then per-stratum choices, then picks, then
+// (variant 2) per-(stratum, level) suffix sums of counts, 2d and 4d².
 __host__ __device__ inline size_t warp_words(uint32_t k, int32_t n_grid, int32_t n_strata) {
-  const size_t words = static_cast<size_t>(n_strata) * (n_grid + 1) * 5 + n_strata + k;
+  const size_t words = static_cast<size_t>(n_strata) * (n_grid + 1) * 8 + n_strata + k;
   return (words + 3) & ~size_t{3};  // keep every warp's area 16-byte aligned
 }
 
@@ -62,6 +71,7 @@ __device__ __forceinline__ int64_t warp_sum(int64_t value) {
   return value;
 }
 
+template <int Variant>
 __global__ void budget_kernel(KernelArgs a) {
   extern __shared__ uint32_t shared_words[];
   const int lane = threadIdx.x & 31;
@@ -74,6 +84,10 @@ __global__ void budget_kernel(KernelArgs a) {
   int32_t* counts = reinterpret_cast<int32_t*>(area);  // [stratum][level][2d + 2]
   int32_t* best = counts + n_counts;                   // per stratum: packed choice, then index
   uint32_t* picks = reinterpret_cast<uint32_t*>(best + a.n_strata);
+  const int32_t n_levels = a.n_strata * n_choices;
+  int32_t* level_count = reinterpret_cast<int32_t*>(picks + a.k);  // variant 2: suffix sums
+  int32_t* level_2d = level_count + n_levels;
+  int32_t* level_4d2 = level_2d + n_levels;
   const PhiloxKey key(uint64_t{a.key0} | (uint64_t{a.key1} << 32));
 
   for (uint32_t r = blockIdx.x * warps_per_block + warp; r < a.count; r += gridDim.x * warps_per_block) {
@@ -83,13 +97,24 @@ __global__ void budget_kernel(KernelArgs a) {
     __syncwarp();
 
     // 1. Floyd's selection, one batch of 32 steps per iteration.
+    Words4 group_block{};  // variant 2: block (i0 & ~127) / 4 + lane, serving steps of 4 lanes
     for (uint32_t i0 = 0; i0 < a.k; i0 += 32) {
       const uint32_t i = i0 + lane;
       const bool active = i < a.k;
+      Words4 block{};
+      if constexpr (Variant == 2) {
+        if ((i0 & 127u) == 0) {
+          const uint32_t own = (i0 >> 2) + static_cast<uint32_t>(lane);
+          if (own < (a.k + 3) / 4) group_block = draw_block(key, own, draw, kBudgetStream);
+        }
+        // Step i's block is i / 4 = i0 / 4 + lane / 4, held by lane (i0 & 127) / 4 + lane / 4.
+        const int owner = static_cast<int>((i0 & 127u) >> 2) + (lane >> 2);
+        for (int w = 0; w < 4; ++w) block.w[w] = __shfl_sync(kFullMask, group_block.w[w], owner);
+      }
       uint32_t j = 0, t = 0;
       bool taken = false;
       if (active) {
-        const Words4 block = draw_block(key, i >> 2, draw, kBudgetStream);
+        if constexpr (Variant == 1) block = draw_block(key, i >> 2, draw, kBudgetStream);
         j = floyd_candidate(block, i, a.n_items, a.k);
         t = a.n_items - a.k + i;
         for (uint32_t e = 0; e < i0; ++e) taken |= picks[e] == j;
@@ -110,24 +135,60 @@ __global__ void budget_kernel(KernelArgs a) {
     }
 
     // 2. The rule at every (stratum, threshold); accepted at g = levels above g.
-    for (int32_t pair = lane; pair < a.n_strata * a.n_grid; pair += 32) {
-      const int32_t h = pair / a.n_grid, g = pair % a.n_grid;
-      const int32_t* stratum_counts = counts + h * n_choices * 5;
-      int64_t labelled = 0, accepted = 0, sum_2d = 0, sum_4d2 = 0;
-      for (int32_t level = 0; level < n_choices; ++level) {
-        for (int32_t b = 0; b < 5; ++b) {
-          const int64_t count = stratum_counts[level * 5 + b], twice_d = b - 2;
-          labelled += count;
-          if (level > g) {
-            accepted += count;
-            sum_2d += count * twice_d;
-            sum_4d2 += count * twice_d * twice_d;
+    if constexpr (Variant == 1) {
+      for (int32_t pair = lane; pair < a.n_strata * a.n_grid; pair += 32) {
+        const int32_t h = pair / a.n_grid, g = pair % a.n_grid;
+        const int32_t* stratum_counts = counts + h * n_choices * 5;
+        int64_t labelled = 0, accepted = 0, sum_2d = 0, sum_4d2 = 0;
+        for (int32_t level = 0; level < n_choices; ++level) {
+          for (int32_t b = 0; b < 5; ++b) {
+            const int64_t count = stratum_counts[level * 5 + b], twice_d = b - 2;
+            labelled += count;
+            if (level > g) {
+              accepted += count;
+              sum_2d += count * twice_d;
+              sum_4d2 += count * twice_d * twice_d;
+            }
           }
         }
+        // ThresholdChoice's order: more accepted first, then the larger grid index.
+        if (rule_passes(a.rule, sum_2d, sum_4d2, labelled))
+          atomicMax(&best[h], static_cast<int32_t>((accepted << 8) | g));
       }
-      // ThresholdChoice's order: more accepted first, then the larger grid index.
-      if (rule_passes(a.rule, sum_2d, sum_4d2, labelled))
-        atomicMax(&best[h], static_cast<int32_t>((accepted << 8) | g));
+    } else {
+      // Per (stratum, level) totals over the five 2d bins ...
+      for (int32_t x = lane; x < n_levels; x += 32) {
+        const int32_t* bins = counts + x * 5;
+        int32_t count = 0, sum_2d = 0, sum_4d2 = 0;
+        for (int32_t b = 0; b < 5; ++b) {
+          count += bins[b];
+          sum_2d += bins[b] * (b - 2);
+          sum_4d2 += bins[b] * (b - 2) * (b - 2);
+        }
+        level_count[x] = count;
+        level_2d[x] = sum_2d;
+        level_4d2[x] = sum_4d2;
+      }
+      __syncwarp();
+      // ... then suffix sums, a lane per stratum: entry (h, L) holds the sums over levels >= L.
+      for (int32_t h = lane; h < a.n_strata; h += 32) {
+        int32_t count = 0, sum_2d = 0, sum_4d2 = 0;
+        for (int32_t level = n_choices - 1; level >= 0; --level) {
+          const int32_t x = h * n_choices + level;
+          level_count[x] = count += level_count[x];
+          level_2d[x] = sum_2d += level_2d[x];
+          level_4d2[x] = sum_4d2 += level_4d2[x];
+        }
+      }
+      __syncwarp();
+      // Accepted at g: levels above g, the suffix at g + 1 (g + 1 <= n_grid, the `all` level).
+      for (int32_t pair = lane; pair < a.n_strata * a.n_grid; pair += 32) {
+        const int32_t h = pair / a.n_grid, g = pair % a.n_grid;
+        const int32_t above = h * n_choices + g + 1;
+        const int64_t accepted = level_count[above];
+        if (rule_passes(a.rule, level_2d[above], level_4d2[above], level_count[h * n_choices]))
+          atomicMax(&best[h], static_cast<int32_t>((accepted << 8) | g));
+      }
     }
     __syncwarp();
 
@@ -196,6 +257,12 @@ class CudaBudgetEngine final : public BudgetEngine {
                                std::to_string(devices) + " devices)");
     check_cuda(cudaSetDevice(device), "cudaSetDevice");
     check_cuda(cudaGetDeviceProperties(&properties_, device), "cudaGetDeviceProperties");
+    if (const char* chosen = std::getenv("JUDGESTAT_BUDGET_KERNEL"); chosen && *chosen) {
+      const std::string text = chosen;
+      if (text != "1" && text != "2")
+        throw std::runtime_error("JUDGESTAT_BUDGET_KERNEL: expected 1 or 2, got '" + text + "'");
+      kernel_ = text == "2" ? budget_kernel<2> : budget_kernel<1>;
+    }
     item_code_.upload(problem.item_code, "upload item codes");
     fee_first_.upload(problem.fee_first_fx, "upload first-stage fees");
     fee_fallback_.upload(problem.fee_fallback_fx, "upload fallback fees");
@@ -237,11 +304,11 @@ class CudaBudgetEngine final : public BudgetEngine {
                                " thresholds needs more shared memory than one block has (use --backend cpu)");
     const int warps = static_cast<int>(std::min<size_t>(kWarpsPerBlockMax, shared_limit / warp_bytes));
     const size_t block_bytes = warp_bytes * warps;
-    check_cuda(cudaFuncSetAttribute(budget_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    check_cuda(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(block_bytes)),
                "cudaFuncSetAttribute");
     int blocks_per_sm = 0;
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, budget_kernel, warps * 32, block_bytes),
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel_, warps * 32, block_bytes),
                "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
     const uint64_t needed = (static_cast<uint64_t>(count) + warps - 1) / warps;
     const uint64_t resident = static_cast<uint64_t>(std::max(blocks_per_sm, 1)) * properties_.multiProcessorCount;
@@ -267,7 +334,7 @@ class CudaBudgetEngine final : public BudgetEngine {
     args.out_heldout_2d = heldout_2d_.data;
     args.out_fee_ratio = fee_ratio_.data;
     args.out_chosen = chosen_.data;
-    budget_kernel<<<blocks, warps * 32, block_bytes>>>(args);
+    kernel_<<<blocks, warps * 32, block_bytes>>>(args);
     check_cuda(cudaGetLastError(), "launch budget kernel");
     check_cuda(cudaMemcpy(out.heldout_2d.data(), heldout_2d_.data, count * sizeof(int64_t), cudaMemcpyDeviceToHost),
                "copy outcomes");
@@ -291,6 +358,7 @@ class CudaBudgetEngine final : public BudgetEngine {
 
   const BudgetProblem& problem_;
   int device_;
+  void (*kernel_)(KernelArgs) = budget_kernel<1>;  // JUDGESTAT_BUDGET_KERNEL picks the variant
   cudaDeviceProp properties_{};
   DeviceArray<uint32_t> item_code_;
   DeviceArray<int64_t> fee_first_, fee_fallback_, total_accepted_2d_, total_cascade_fee_;

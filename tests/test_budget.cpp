@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -425,11 +426,22 @@ TEST(BudgetDeterminism, CudaMatchesCpuPerDraw) {
   std::string why;
   if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
   const CascadePool pool = load_w2_pool();
+  // Both kernel variants (kernels/budget.cu), on the default grid and a fine one (O(grid) vs
+  // O(grid²) rule step), pooled and per stratum.
+  ThresholdGrid fine;
+  for (int g = 0; g < 60; ++g) {
+    fine.values.push_back(0.5 + g / 118.0);
+    fine.labels.push_back(std::to_string(fine.values.back()));
+  }
+  for (const char* variant : {"1", "2"})
+  for (const ThresholdGrid& grid : {default_grid(), fine})
   for (bool per_stratum : {false, true}) {
-    const BudgetProblem problem = make_budget_problem(pool, default_grid(), per_stratum);
+    const BudgetProblem problem = make_budget_problem(pool, grid, per_stratum);
     auto cpu = make_cpu_budget_engine(problem, 0);
+    setenv("JUDGESTAT_BUDGET_KERNEL", variant, 1);
     auto cuda = make_cuda_budget_engine(problem, 0);
-    for (uint32_t k : {2u, 7u, 96u, 384u, 1849u}) {
+    unsetenv("JUDGESTAT_BUDGET_KERNEL");
+    for (uint32_t k : {2u, 7u, 96u, 130u, 384u, 1849u}) {
       for (ThresholdRule rule : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
         BudgetRun run;
         run.k = k;
@@ -439,13 +451,18 @@ TEST(BudgetDeterminism, CudaMatchesCpuPerDraw) {
         DrawOutcomes expected, got;
         cpu->run(run, 12345, draws, expected);
         cuda->run(run, 12345, draws, got);
-        SCOPED_TRACE("k " + std::to_string(k) + " " + rule_name(rule) + (per_stratum ? " per stratum" : ""));
+        SCOPED_TRACE(std::string("kernel ") + variant + ", grid " + std::to_string(grid.size()) + ", k " +
+                     std::to_string(k) + " " + rule_name(rule) + (per_stratum ? " per stratum" : ""));
         EXPECT_EQ(got.heldout_2d, expected.heldout_2d);
         EXPECT_EQ(got.chosen, expected.chosen);
         EXPECT_EQ(0, std::memcmp(got.fee_ratio.data(), expected.fee_ratio.data(), draws * sizeof(double)));
       }
     }
   }
+  setenv("JUDGESTAT_BUDGET_KERNEL", "3", 1);
+  const BudgetProblem problem = make_budget_problem(pool, default_grid(), false);
+  EXPECT_THROW(make_cuda_budget_engine(problem, 0), std::runtime_error);
+  unsetenv("JUDGESTAT_BUDGET_KERNEL");
 }
 
 // ---- agreement with the numpy peer on W2 ----
