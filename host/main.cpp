@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "philox_simd.hpp"
 #include "commands.hpp"
 #include "judgestat/backend.hpp"
 #include "distributed.hpp"
@@ -69,8 +70,9 @@ int main(int argc, char** argv) {
     // Also says which backends this build and machine offer, so a log shows why CUDA is skipped.
     std::string why;
     const bool cuda = judgestat::cuda_available(&why);
-    std::printf("judgestat %s\ncuda backend: %s\nmpi: %s\n", JUDGESTAT_VERSION,
+    std::printf("judgestat %s\ncuda backend: %s\ncpu simd: %s\nmpi: %s\n", JUDGESTAT_VERSION,
                 cuda ? "available" : ("unavailable (" + why + ")").c_str(),
+                judgestat::simd_path_name(judgestat::simd_path()),
 #ifdef JUDGESTAT_HAVE_MPI
                 "built in"
 #else

@@ -316,5 +316,9 @@ TEST(Simd, EnvironmentVariableSelectsThePath) {
   const std::string bogus = results("sse9");
   EXPECT_NE(bogus.find("JUDGESTAT_SIMD=sse9 is not one of"), std::string::npos) << bogus;
   EXPECT_EQ(parse(bogus), reference);
+  setenv("JUDGESTAT_SIMD", "scalar", 1);
+  const auto version = testing_support::run_cli("--version");
+  unsetenv("JUDGESTAT_SIMD");
+  EXPECT_NE(version.out.find("cpu simd: scalar"), std::string::npos) << version.out;
   if (saved) setenv("JUDGESTAT_SIMD", saved_value.c_str(), 1);
 }
