@@ -163,8 +163,11 @@ CompiledPlan compile(const Plan& plan) {
       order[e] = e;
       if (!std::isfinite(term.scores[e])) throw std::logic_error("plan: non-finite rank score");
     }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t x, size_t y) { return term.scores[x] < term.scores[y]; });
+    // By score; within a tie group negatives first, which rank_term_2u's single scan needs.
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      if (term.scores[x] != term.scores[y]) return term.scores[x] < term.scores[y];
+      return (term.positive[x] != 0) < (term.positive[y] != 0);
+    });
     for (size_t e = 0; e < order.size(); ++e) {
       out.rank_cluster.push_back(plan.unit_cluster[term.units[order[e]]]);
       out.rank_positive.push_back(term.positive[order[e]] != 0);

@@ -165,27 +165,26 @@ JS_HD double normal_draw(PhiloxKey key, uint32_t replicate, uint32_t k) {
   return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
-/// 2U of rank term t for multiplicities m (per cluster): walks the term's entries in ascending
-/// score, one tie group at a time. Integer arithmetic, so exact on every backend.
+/// 2U of rank term t for multiplicities m (per cluster): Σ over positive entries of
+/// weight · (negatives below its tie group + negatives up to the end of it), i.e. ties count
+/// half. One scan in ascending score: compile() puts each tie group's negatives before its
+/// positives, so at a positive entry the running negative weight is the group's end value and
+/// the value saved at the group's first entry is its start value. Integer arithmetic, exact on
+/// every backend; branch-free (tie starts and positive flags are unpredictable).
 template <typename Count>
 JS_HD int64_t rank_term_2u(const int64_t* rank_offset, const int32_t* rank_cluster,
                            const uint8_t* rank_positive, const uint8_t* rank_tie_start,
                            int32_t t, const Count* m) {
-  int64_t negatives_below = 0, twice_u = 0, group_pos = 0, group_neg = 0;
-  // Branch-free throughout: tie starts and positive flags are unpredictable (a mispredicted
-  // branch per few entries cost more than the masked arithmetic), multiplications are cheap.
+  int64_t negatives = 0, at_group_start = 0, twice_u = 0;
   for (int64_t e = rank_offset[t]; e < rank_offset[t + 1]; ++e) {
-    const int64_t closes = -static_cast<int64_t>(rank_tie_start[e]);  // all ones at a new group
-    twice_u += (group_pos * (2 * negatives_below + group_neg)) & closes;
-    negatives_below += group_neg & closes;
-    group_pos &= ~closes;
-    group_neg &= ~closes;
+    const int64_t starts = -static_cast<int64_t>(rank_tie_start[e]);  // all ones at a new group
+    at_group_start += (negatives - at_group_start) & starts;
     const int64_t weight = static_cast<int64_t>(m[rank_cluster[e]]);
     const int64_t positive = rank_positive[e];
-    group_pos += weight * positive;
-    group_neg += weight * (1 - positive);
+    twice_u += weight * positive * (negatives + at_group_start);
+    negatives += weight * (1 - positive);
   }
-  return twice_u + group_pos * (2 * negatives_below + group_neg);
+  return twice_u;
 }
 
 /// Extras of the original data (every multiplicity 1): zero normals, then each rank term's 2U.
