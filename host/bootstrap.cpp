@@ -2,11 +2,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <future>
 #include <limits>
 #include <stdexcept>
 #include <thread>
 #include <utility>
+
+#include <unistd.h>
 
 #include "distributed.hpp"
 #include "parallel.hpp"
@@ -257,6 +260,29 @@ Interval summarize(double estimate, std::vector<double> values, CiMethod method,
   return out;
 }
 
+namespace {
+
+// The replicate values live on the host (B × S doubles, twice that when kept): refuse a run
+// that cannot fit in this machine's memory up front, with the numbers, rather than failing an
+// allocation or being killed by the system part-way.
+void check_replicates_fit_memory(uint64_t B, int32_t S, bool keep) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0 || S <= 0) return;
+  const double physical = static_cast<double>(pages) * static_cast<double>(page_size);
+  const double needed = static_cast<double>(B) * S * sizeof(double) * (keep ? 2 : 1);
+  if (needed <= 0.8 * physical) return;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "--replicates: %llu replicates x %d statistics need %.1f GB of memory for the "
+                "replicate values%s; this machine has %.1f GB. Use fewer replicates or statistics "
+                "(e.g. --judges).",
+                static_cast<unsigned long long>(B), S, needed / 1e9,
+                keep ? " (kept for --save-replicates)" : "", physical / 1e9);
+  throw UsageError(text);
+}
+
+}  // namespace
+
 BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const BootstrapOptions& options) {
   std::vector<StatLabel> labels;
   for (const auto& stat : plan.statistics) labels.push_back(stat.label);
@@ -282,6 +308,7 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   // summarises exactly as one process would, then every rank gets the intervals.
   // A rank that fails (no device, out of memory) fails the run on every rank.
   const distributed::Range mine = distributed::my_share(B);
+  check_replicates_fit_memory(B, S, options.keep_replicates);
   double* values = nullptr;
   const auto start = std::chrono::steady_clock::now();
   distributed::fail_together([&] {

@@ -109,6 +109,13 @@ TEST(Cli, ClearErrorsForBadRequests) {
   EXPECT_EQ(r.status, 2);
 }
 
+TEST(Cli, ReplicatesThatCannotFitInMemoryAreRefusedUpFront) {
+  // 4e9 replicates of JudgeBench's 134 statistics need ~4.3 TB for their values.
+  const CliRun r = run_cli("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --replicates 4000000000 --quiet");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("GB of memory for the replicate values"), std::string::npos) << r.out;
+}
+
 TEST(Cli, BenchW1RunsOnSyntheticInput) {
   const CliRun r = run_cli("bench w1 --items 400 --clusters 100 --judges 3 --replicates 500 --backend cpu "
                            "--warmup 0 --repeats 2 --format json");
