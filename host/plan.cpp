@@ -147,11 +147,17 @@ CompiledPlan compile(const Plan& plan) {
                                "' is too large for exact replicate sums");
     if (std::ldexp(bound, shift) >= 2147483647.0) fits_int32 = false;
     out.column_unscale[k] = std::ldexp(1.0, -shift);
+    // Summed in a per-column buffer first: cluster_sums is cluster-major, and scattering every
+    // unit into it directly missed the cache once per unit.
+    std::vector<int64_t> column_sums(n_clusters, 0);
+    const double scale = std::ldexp(1.0, shift);  // a power of two: the product is exact
     for (int64_t u = 0; u < n_units; ++u) {
-      const int64_t fixed = std::llround(std::ldexp(values[u], shift));
-      out.cluster_sums[static_cast<size_t>(plan.unit_cluster[u]) * out.n_columns + k] += fixed;
+      const int64_t fixed = std::llround(values[u] * scale);
+      column_sums[plan.unit_cluster[u]] += fixed;
       out.totals[k] += fixed;
     }
+    for (int64_t c = 0; c < n_clusters; ++c)
+      out.cluster_sums[static_cast<size_t>(c) * out.n_columns + k] = column_sums[c];
   }
   out.fits_int32 = fits_int32;
 
