@@ -271,7 +271,7 @@ void check_replicates_fit_memory(uint64_t B, int32_t S, bool keep) {
   const double physical = static_cast<double>(pages) * static_cast<double>(page_size);
   const double needed = static_cast<double>(B) * S * sizeof(double) * (keep ? 2 : 1);
   if (needed <= 0.8 * physical) return;
-  char text[256];
+  char text[512];
   std::snprintf(text, sizeof text,
                 "--replicates: %llu replicates x %d statistics need %.1f GB of memory for the "
                 "replicate values%s; this machine has %.1f GB. Use fewer replicates or statistics "
