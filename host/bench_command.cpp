@@ -162,8 +162,12 @@ struct Measurement {
   double median = 0, low = 0, high = 0;
   // W1: the same draws over resampling plus summaries (intervals), the time a user waits for
   // the CIs; the peers time their quantiles too.
-  std::vector<double> rates_with_summary;
   double median_with_summary = 0;
+};
+
+// One repetition's rate, and (W1) its rate with the summaries' time included.
+struct RepetitionRates {
+  double rate = 0, with_summary = 0;
 };
 
 double median_of(std::vector<double> values) {
@@ -172,11 +176,17 @@ double median_of(std::vector<double> values) {
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-// Warm-up runs, then timed repetitions; `run_once` returns the rate of one repetition.
+// Warm-up runs, then timed repetitions; `run_once` returns one repetition's RepetitionRates.
 template <typename RunOnce>
 void time_repetitions(Measurement& m, int warmup, int repeats, const RunOnce& run_once) {
   for (int w = 0; w < warmup; ++w) run_once();
-  for (int r = 0; r < repeats; ++r) m.rates.push_back(run_once());
+  std::vector<double> with_summary;
+  for (int r = 0; r < repeats; ++r) {
+    const RepetitionRates rates = run_once();
+    m.rates.push_back(rates.rate);
+    with_summary.push_back(rates.with_summary);
+  }
+  m.median_with_summary = median_of(with_summary);
   m.median = median_of(m.rates);
   m.low = *std::min_element(m.rates.begin(), m.rates.end());
   m.high = *std::max_element(m.rates.begin(), m.rates.end());
@@ -206,13 +216,8 @@ Measurement measure_w1(const BenchSizes& sizes, const std::string& input, const 
   time_repetitions(m, warmup, repeats, [&] {
     result = run_bootstrap(compiled, labels, *backend, boot);
     const double draws = static_cast<double>(sizes.replicates) * compiled.n_clusters;
-    m.rates_with_summary.push_back(draws / (result.resample_s + result.summary_s));
-    return draws / result.resample_s;
+    return RepetitionRates{draws / result.resample_s, draws / (result.resample_s + result.summary_s)};
   });
-  // Warm-up runs pushed too: keep the timed repetitions' figures only.
-  m.rates_with_summary.erase(m.rates_with_summary.begin(),
-                             m.rates_with_summary.end() - static_cast<std::ptrdiff_t>(m.rates.size()));
-  m.median_with_summary = median_of(m.rates_with_summary);
   if (results) {
     for (size_t s = 0; s < labels.size(); ++s) {
       const std::string name = labels[s].judge + "/" + labels[s].name;
@@ -245,7 +250,7 @@ Measurement measure_w2(const BenchSizes& sizes, const std::string& grid_list, co
   m.device = engine->device();
   time_repetitions(m, warmup, repeats, [&] {
     const BudgetSummary summary = simulate_budget(*engine, problem, run, m.sizes.draws);
-    return static_cast<double>(m.sizes.draws) / summary.resample_s;
+    return RepetitionRates{static_cast<double>(m.sizes.draws) / summary.resample_s, 0};
   });
   return m;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "judgestat/backend.hpp"
@@ -161,35 +162,34 @@ class CpuBackend final : public Backend {
       const SimdPath path = simd_path();
       const ClusterSumPlanes planes(plan);
       const int32_t rows = planes.n_rows();
-      if (planes.one_plane_each && plan.fits_int32) {
-        // One plane per column and int32 replicate sums: the dots are the sums.
-        run<int32_t>(plan, seed, first, count, out,
-                     [&](PhiloxKey key, uint32_t r, int32_t* sums, double* extras) {
-          thread_local std::vector<int16_t> multiplicity;
-          multiplicity.resize(planes.stride);
-          count_draws(plan, key, r, path, multiplicity.data());
+      // One replicate's sums: the draws counted, then a dot per plane. Into int32 sums the dots
+      // are the sums (one plane per column); into int64 sums the planes recombine exactly, the
+      // gather path's integers.
+      const auto multiplicity_sums = [&](PhiloxKey key, uint32_t r, auto* sums, double* extras) {
+        thread_local std::vector<int16_t> multiplicity;
+        multiplicity.resize(planes.stride);
+        count_draws(plan, key, r, path, multiplicity.data());
+        if constexpr (std::is_same_v<std::remove_pointer_t<decltype(sums)>, int32_t>) {
           column_dots(multiplicity.data(), planes.digits.data(), planes.stride, rows, sums);
-          rank_sums(plan, multiplicity.data(), extras);
-        });
-        return;
-      }
-      // Each plane's dot is at most Σ_c m_c·2^15 = C·2^15 in magnitude: exact in int32 below
-      // 2^16 clusters. The planes recombine exactly in int64: the gather path's integers.
-      if (plan.n_clusters < 65536) {
-        run<int64_t>(plan, seed, first, count, out,
-                     [&](PhiloxKey key, uint32_t r, int64_t* sums, double* extras) {
-          thread_local std::vector<int16_t> multiplicity;
+        } else {
           thread_local std::vector<int32_t> dots;
-          multiplicity.resize(planes.stride);
           dots.resize(rows);
-          count_draws(plan, key, r, path, multiplicity.data());
           column_dots(multiplicity.data(), planes.digits.data(), planes.stride, rows, dots.data());
           std::fill(sums, sums + plan.n_columns, int64_t{0});
           for (int32_t row = 0; row < rows; ++row)
             sums[planes.row_column[row]] += static_cast<int64_t>(dots[row]) *
                                             (int64_t{1} << planes.row_shift[row]);
-          rank_sums(plan, multiplicity.data(), extras);
-        });
+        }
+        rank_sums(plan, multiplicity.data(), extras);
+      };
+      // A plane's dot is exact in int32 when every column is one plane and the plan's replicate
+      // sums fit int32, or else below 2^16 clusters (at most Σ_c m_c·2^15 = C·2^15).
+      if (planes.one_plane_each && plan.fits_int32) {
+        run<int32_t>(plan, seed, first, count, out, multiplicity_sums);
+        return;
+      }
+      if (plan.n_clusters < 65536) {
+        run<int64_t>(plan, seed, first, count, out, multiplicity_sums);
         return;
       }
     }
