@@ -40,6 +40,9 @@ if command -v compute-sanitizer >/dev/null; then
       >"$out/sanitizer_$tool.log" 2>&1
     log "$tool: $(grep -E 'ERROR SUMMARY|hazard' "$out/sanitizer_$tool.log" | tail -1)"
   done
+  step 150 compute-sanitizer --tool memcheck --print-limit 5 build-gpu/judgestat_tests \
+    --gtest_filter='CudaBackend.DeviceSummariesEqualTheHostsBitForBit' >"$out/sanitizer_memcheck.log" 2>&1
+  log "memcheck (device summaries): $(grep -E 'ERROR SUMMARY' "$out/sanitizer_memcheck.log" | tail -1)"
 fi
 if command -v cuobjdump >/dev/null; then
   log "tensor-core instructions in the binary (IMMA expected from the tile agent)"
@@ -54,6 +57,14 @@ done
 log "python for the peers: ${PYTHON:-none with numpy}"
 export JUDGESTAT=build-gpu/judgestat B_CPU=20000 D_CPU=20000
 log "W1"; step 200 bash bench/compare_w1.sh "$peers" 2>&1 | tee "$out/w1.log"
+# Summaries on the device (default) against the host path, W1 at a million replicates
+# (NOTES.md: host summaries ≈ 70 ms on 16 cores against ≈ 17 ms of resampling).
+for where in device host; do
+  setting=1; [ "$where" = host ] && setting=0
+  JUDGESTAT_DEVICE_SUMMARIES=$setting step 120 build-gpu/judgestat bench w1 --backend cuda \
+    --replicates 1000000 --format json >"$out/w1_summaries_$where.json" 2>>"$out/session.log"
+  log "W1 summaries on the $where: $("${PYTHON:-python3}" -c 'import json,sys; d=json.load(open(sys.argv[1])); print("resampling %.3g, with summaries %.3g cluster draws/s" % (d["cluster_draws_per_s"], d["with_summary_cluster_draws_per_s"]))' "$out/w1_summaries_$where.json" 2>&1)"
+done
 log "W2"; step 200 bash bench/compare_w2.sh "$peers" 2>&1 | tee "$out/w2.log"
 log "W3"; step 200 bash bench/compare_w3.sh "$peers" 2>&1 | tee "$out/w3.log"
 

@@ -3,18 +3,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <future>
+#include <cstdlib>
+#include <memory>
 #include <limits>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 #include <unistd.h>
 
 #include "distributed.hpp"
-#include "parallel.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/records.hpp"
+#include "judgestat/replicate_summary.hpp"
 
 namespace judgestat {
 
@@ -82,57 +82,6 @@ double quantile_type7(const std::vector<double>& sorted, double q) {
   const double frac = h - static_cast<double>(lo);
   return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
 }
-
-namespace {
-
-// Order statistics k and k + 1 (0-based, as if sorted; k + 1 clamped to the last) of `values`,
-// which it reorders. Large inputs: a sorted stride sample brackets rank k between two sample
-// values, one pass counts what lies below the bracket and keeps what lies inside, and only that
-// small part is selected from; every element below the bracket ranks before every element in
-// it, so the result is exactly the sorted vector's. A bracket that misses (possible, improbable
-// for replicate values, which are exchangeable) falls back to selecting from everything.
-std::pair<double, double> order_statistics_at(std::vector<double>& values, size_t k) {
-  const size_t n = values.size();
-  const bool need_next = k + 1 < n;
-  auto from = [&](std::vector<double>& pool, size_t rank) {
-    std::nth_element(pool.begin(), pool.begin() + rank, pool.end());
-    const double at = pool[rank];
-    return std::pair{at, need_next ? *std::min_element(pool.begin() + rank + 1, pool.end()) : at};
-  };
-  constexpr size_t kSample = 1024;
-  if (n >= 16 * kSample) {
-    std::vector<double> sample(kSample);
-    for (size_t i = 0; i < kSample; ++i) sample[i] = values[i * (n / kSample)];
-    std::sort(sample.begin(), sample.end());
-    const double p = (static_cast<double>(k) + 0.5) / static_cast<double>(n);
-    const double margin = 5.0 * std::sqrt(kSample * p * (1 - p)) + 4.0;
-    const double first = std::floor(p * kSample - margin), last = std::ceil(p * kSample + margin);
-    const double low = first < 0 ? -std::numeric_limits<double>::infinity() : sample[size_t(first)];
-    const double high = last >= kSample ? std::numeric_limits<double>::infinity() : sample[size_t(last)];
-    size_t below = 0;
-    std::vector<double> inside;
-    inside.reserve(static_cast<size_t>((last - first + 2) * (n / kSample)) + 16);
-    for (double v : values) {
-      below += v < low;
-      if (v >= low && v <= high) inside.push_back(v);
-    }
-    if (below <= k && k + (need_next ? 1 : 0) < below + inside.size()) return from(inside, k - below);
-  }
-  return from(values, k);
-}
-
-// quantile_type7 of `values` as if sorted, by selection: O(n) instead of a sort's O(n log n)
-// (at a million replicates the sort was most of a GPU run's wall time). Reorders `values`.
-double select_type7(std::vector<double>& values, double q) {
-  if (values.empty() || !(q >= 0.0 && q <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
-  const double h = (static_cast<double>(values.size()) - 1.0) * q;
-  const auto lo = static_cast<size_t>(std::floor(h));
-  const double frac = h - static_cast<double>(lo);
-  const auto [at_lo, at_hi] = order_statistics_at(values, lo);
-  return at_lo + frac * (at_hi - at_lo);
-}
-
-}  // namespace
 
 std::vector<JackknifeValues> jackknife(const CompiledPlan& plan) {
   const int32_t K = plan.n_columns, S = plan.n_statistics;
@@ -209,58 +158,90 @@ void broadcast_intervals(std::vector<Interval>& intervals, int32_t n_statistics)
 
 }  // namespace
 
-Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
-                   const JackknifeValues* jack) {
+std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B,
+                                     const std::vector<double>& estimates, CiMethod method,
+                                     double level, const std::vector<JackknifeValues>* jack) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  Interval out;
-  out.estimate = estimate;
-  const size_t total = values.size();
-  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return std::isnan(v); }),
-               values.end());
-  out.undefined = static_cast<int64_t>(total - values.size());
-  out.lo = out.hi = out.se = nan;
-  if (values.size() < 2) return out;
+  const auto S = static_cast<int32_t>(estimates.size());
+  if (method == CiMethod::kBca && (!jack || jack->size() != estimates.size()))
+    throw std::logic_error("intervals_from: BCa needs every statistic's jackknife values");
+  const std::vector<ReplicateFacts> facts = kept.facts(estimates);
+  std::vector<Interval> out(S);
+  // Each endpoint is a type-7 quantile: the order statistics at floor(h) and the next,
+  // h = (defined - 1) q, interpolated by h's fraction; none when q is not a level (BCa's can
+  // fail to be).
+  struct Endpoint {
+    int32_t statistic;
+    bool upper;
+    double fraction;
+  };
+  std::vector<Endpoint> endpoints;
+  std::vector<OrderStatisticQuery> queries;
+  for (int32_t s = 0; s < S; ++s) {
+    const ReplicateFacts& f = facts[s];
+    Interval& interval = out[s];
+    interval.estimate = estimates[s];
+    interval.undefined = static_cast<int64_t>(B - f.defined);
+    interval.lo = interval.hi = interval.se = nan;
+    if (f.defined < 2) continue;
+    const auto n = static_cast<double>(f.defined);
+    interval.se = std::sqrt(f.sum_squares / (n - 1));
 
-  // SE in replicate order: the same additions on every backend.
-  double mean = 0;
-  for (double v : values) mean += v;
-  mean /= static_cast<double>(values.size());
-  double ss = 0;
-  for (double v : values) ss += (v - mean) * (v - mean);
-  out.se = std::sqrt(ss / static_cast<double>(values.size() - 1));
-
-  const double alpha = 1.0 - level;
-  double q_lo = alpha / 2, q_hi = 1 - alpha / 2;
-  if (method == CiMethod::kBca) {
-    if (!jack) throw std::logic_error("summarize: BCa needs jackknife values");
-    if (std::isnan(estimate)) return out;
-    // z0 from the share of replicates below the estimate, ties counted half (scipy's
-    // percentile-of-score 'mean' kind, which is the plain share when nothing ties).
-    size_t below = 0, at_or_below = 0;
-    for (double v : values) {
-      below += v < estimate;
-      at_or_below += v <= estimate;
+    const double alpha = 1.0 - level;
+    double q[2] = {alpha / 2, 1 - alpha / 2};
+    if (method == CiMethod::kBca) {
+      if (std::isnan(estimates[s])) continue;
+      // z0 from the share of replicates below the estimate, ties counted half (scipy's
+      // percentile-of-score 'mean' kind, which is the plain share when nothing ties).
+      const double share = (static_cast<double>(f.below) + static_cast<double>(f.at_or_below)) / (2.0 * n);
+      const double z0 = normal_quantile(share);
+      const double a = bca_acceleration((*jack)[s]);
+      const double z_lo = normal_quantile(alpha / 2), z_hi = -z_lo;
+      q[0] = normal_cdf(z0 + (z0 + z_lo) / (1 - a * (z0 + z_lo)));
+      q[1] = normal_cdf(z0 + (z0 + z_hi) / (1 - a * (z0 + z_hi)));
     }
-    const double share = (static_cast<double>(below) + static_cast<double>(at_or_below)) /
-                         (2.0 * static_cast<double>(values.size()));
-    const double z0 = normal_quantile(share);
-    const double a = bca_acceleration(*jack);
-    const double z_lo = normal_quantile(alpha / 2), z_hi = -z_lo;
-    q_lo = normal_cdf(z0 + (z0 + z_lo) / (1 - a * (z0 + z_lo)));
-    q_hi = normal_cdf(z0 + (z0 + z_hi) / (1 - a * (z0 + z_hi)));
+    for (int upper = 0; upper < 2; ++upper) {
+      if (!(q[upper] >= 0.0 && q[upper] <= 1.0)) continue;
+      const double h = (n - 1.0) * q[upper];
+      const double rank = std::floor(h);
+      endpoints.push_back({s, upper == 1, h - rank});
+      queries.push_back({s, static_cast<uint64_t>(rank)});
+    }
   }
-  const double p_lo = select_type7(values, q_lo), p_hi = select_type7(values, q_hi);
-  if (method == CiMethod::kBasic) {
-    out.lo = 2 * estimate - p_hi;
-    out.hi = 2 * estimate - p_lo;
-  } else {
-    out.lo = p_lo;
-    out.hi = p_hi;
+  const std::vector<std::pair<double, double>> pairs = kept.order_statistics(queries);
+  std::vector<double> quantile(2 * size_t(S), nan);
+  for (size_t i = 0; i < endpoints.size(); ++i) {
+    const auto [at, next] = pairs[i];
+    quantile[2 * endpoints[i].statistic + endpoints[i].upper] = at + endpoints[i].fraction * (next - at);
+  }
+  for (int32_t s = 0; s < S; ++s) {
+    const double p_lo = quantile[2 * s], p_hi = quantile[2 * s + 1];
+    if (method == CiMethod::kBasic) {
+      out[s].lo = 2 * estimates[s] - p_hi;
+      out[s].hi = 2 * estimates[s] - p_lo;
+    } else {
+      out[s].lo = p_lo;
+      out[s].hi = p_hi;
+    }
   }
   return out;
 }
 
+Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
+                   const JackknifeValues* jack) {
+  if (method == CiMethod::kBca && !jack) throw std::logic_error("summarize: BCa needs jackknife values");
+  const std::vector<JackknifeValues> jacks = jack ? std::vector<JackknifeValues>{*jack}
+                                                  : std::vector<JackknifeValues>{};
+  const auto kept = host_kept_replicates(values.data(), values.size(), 1);
+  return intervals_from(*kept, values.size(), {estimate}, method, level, jack ? &jacks : nullptr)[0];
+}
+
 namespace {
+
+bool device_summaries_allowed() {
+  const char* setting = std::getenv("JUDGESTAT_DEVICE_SUMMARIES");
+  return !(setting && std::string(setting) == "0");
+}
 
 // The replicate values live on the host (B × S doubles, twice that when kept): refuse a run
 // that cannot fit in this machine's memory up front, with the numbers, rather than failing an
@@ -309,18 +290,29 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   // A rank that fails (no device, out of memory) fails the run on every rank.
   const distributed::Range mine = distributed::my_share(B);
   check_replicates_fit_memory(B, S, options.keep_replicates);
-  double* values = nullptr;
   const auto start = std::chrono::steady_clock::now();
-  distributed::fail_together([&] {
-    values = backend.replicate_buffer((distributed::is_root() ? B : mine.count) * S);
-    const uint64_t chunk = std::max<uint64_t>(1, backend.max_chunk(plan));
-    for (uint64_t done = 0; done < mine.count; done += chunk) {
-      const uint64_t count = std::min(chunk, mine.count - done);
-      backend.run_replicates(plan, options.seed, mine.first + done, count, values + done * S);
-      if (options.progress) options.progress(distributed::run_progress(done + count, mine.count, B), B);
-    }
-  });
-  distributed::gather_to_root(values, mine.count * S, values, distributed::is_root() ? B * S : 0);
+  // Values kept where they are made (the CUDA backend's device memory) are summarised there:
+  // only a few numbers per statistic come back. Not under MPI (rank 0 gathers to the host),
+  // not when the values are wanted, and not when JUDGESTAT_DEVICE_SUMMARIES=0.
+  std::unique_ptr<KeptReplicates> kept;
+  if (distributed::size() == 1 && !options.keep_replicates && device_summaries_allowed()) {
+    kept = backend.run_replicates_kept(plan, options.seed, B);
+    if (kept && options.progress) options.progress(B, B);
+  }
+  double* values = nullptr;
+  if (!kept) {
+    distributed::fail_together([&] {
+      values = backend.replicate_buffer((distributed::is_root() ? B : mine.count) * S);
+      const uint64_t chunk = std::max<uint64_t>(1, backend.max_chunk(plan));
+      for (uint64_t done = 0; done < mine.count; done += chunk) {
+        const uint64_t count = std::min(chunk, mine.count - done);
+        backend.run_replicates(plan, options.seed, mine.first + done, count, values + done * S);
+        if (options.progress) options.progress(distributed::run_progress(done + count, mine.count, B), B);
+      }
+    });
+    distributed::gather_to_root(values, mine.count * S, values, distributed::is_root() ? B * S : 0);
+    if (distributed::is_root()) kept = host_kept_replicates(values, B, S);
+  }
   result.resample_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.replicates_run = B;
@@ -330,30 +322,13 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
     if (!distributed::is_root()) return;
     std::vector<double> extras = point_extras(plan);
     extras.push_back(0.0);
-    std::vector<double> column(B);
+    std::vector<double> estimates(S);
+    for (int32_t s = 0; s < S; ++s)
+      estimates[s] = evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
+                              plan.totals.data(), plan.column_unscale.data(), extras.data());
     const std::vector<JackknifeValues> jack =
         options.ci == CiMethod::kBca ? jackknife(plan) : std::vector<JackknifeValues>{};
-    // Statistics are independent: summarise them on all cores (same values, same order).
-    result.intervals.resize(S);
-    const auto summarize_from = [&](int32_t first_stat, int32_t step) {
-      std::vector<double> column(B);
-      for (int32_t s = first_stat; s < S; s += step) {
-        const Op* ops = plan.ops.data() + plan.op_offset[s];
-        const int32_t n_ops = plan.op_offset[s + 1] - plan.op_offset[s];
-        const double estimate =
-            evaluate(ops, n_ops, plan.totals.data(), plan.column_unscale.data(), extras.data());
-        for (uint64_t r = 0; r < B; ++r) column[r] = values[r * S + s];
-        result.intervals[s] =
-            summarize(estimate, column, options.ci, options.level, jack.empty() ? nullptr : &jack[s]);
-      }
-    };
-    const int32_t n_threads = static_cast<int32_t>(std::min<uint64_t>(
-        {static_cast<uint64_t>(S), std::max(1u, std::thread::hardware_concurrency()),
-         std::max<uint64_t>(1, static_cast<uint64_t>(S) * B / 100000)}));
-    std::vector<std::future<void>> tasks;
-    for (int32_t t = 0; t < n_threads; ++t)
-      tasks.push_back(std::async(std::launch::async, summarize_from, t, n_threads));
-    wait_all_then_rethrow(tasks);
+    result.intervals = intervals_from(*kept, B, estimates, options.ci, options.level, &jack);
   });
   result.summary_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_start).count();

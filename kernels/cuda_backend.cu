@@ -37,6 +37,7 @@
 #include "cuda_backend_paths.hpp"
 #include "detail/byte_planes.hpp"
 #include "detail/cuda_check.cuh"
+#include "detail/device_summary.hpp"
 #include "detail/gather_agent.cuh"
 #include "detail/multiplicity_tile_agent.cuh"
 #include "detail/replicate_common.cuh"
@@ -434,6 +435,25 @@ class CudaBackend final : public Backend {
       cudaStreamSynchronize(compute_stream_);
       throw;
     }
+  }
+
+  // The values stay in device memory for device summaries when they fit there with their
+  // working space (and the caller set no smaller chunk); otherwise nullptr and the host path.
+  std::unique_ptr<KeptReplicates> run_replicates_kept(const CompiledPlan& plan, uint64_t seed,
+                                                      uint64_t count) override {
+    if (count == 0 || plan.n_statistics == 0 || (max_chunk_ && max_chunk_ < count)) return nullptr;
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    const UploadedPlan& uploaded = prepare(plan);
+    output_.allocate(0);  // the chunk buffer is not needed on this path
+    size_t free_bytes = 0, total_bytes = 0;
+    JS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (count > std::numeric_limits<uint64_t>::max() / 16 / uint64_t(plan.n_statistics) ||
+        cuda_detail::DeviceKeptReplicates::bytes_needed(count, plan.n_statistics) > free_bytes / 10 * 9)
+      return nullptr;
+    auto kept = cuda_detail::DeviceKeptReplicates::create(device_, count, plan.n_statistics);
+    launch(uploaded, seed, 0, count, kept->values());
+    JS_CUDA_CHECK(cudaStreamSynchronize(compute_stream_));
+    return kept;
   }
 
  private:

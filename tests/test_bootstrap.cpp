@@ -378,3 +378,130 @@ TEST(Bootstrap, IntervalsBySelectionEqualSortedQuantiles) {
       EXPECT_EQ(got.hi, hi) << "input " << which << " level " << level;
     }
 }
+
+// The summary contract (replicate_summary.hpp) that every place keeping replicate values meets:
+// the host's row-major passes and selections against a plain per-column reference (full sort,
+// blocked sums written out), through intervals_from for every CI method. The CUDA backend's
+// device summaries are held to the same bits in test_cuda_backend.cpp.
+namespace {
+
+class SortingReference final : public KeptReplicates {
+ public:
+  SortingReference(const std::vector<double>& values, uint64_t B, int32_t S) : B_(B), S_(S) {
+    columns_.resize(S);
+    for (int32_t s = 0; s < S; ++s)
+      for (uint64_t r = 0; r < B; ++r) columns_[s].push_back(values[r * S + s]);
+  }
+  std::vector<ReplicateFacts> facts(const std::vector<double>& reference) override {
+    std::vector<ReplicateFacts> out(S_);
+    for (int32_t s = 0; s < S_; ++s) {
+      const std::vector<double>& v = columns_[s];
+      double total = 0;
+      for (uint64_t first = 0; first < B_; first += kSummaryBlock) {
+        double block = 0;
+        for (uint64_t r = first; r < std::min(B_, first + kSummaryBlock); ++r)
+          if (!std::isnan(v[r])) {
+            block += v[r];
+            ++out[s].defined;
+          }
+        total += block;
+      }
+      if (out[s].defined == 0) continue;
+      out[s].mean = total / static_cast<double>(out[s].defined);
+      double squares = 0;
+      for (uint64_t first = 0; first < B_; first += kSummaryBlock) {
+        double block = 0;
+        for (uint64_t r = first; r < std::min(B_, first + kSummaryBlock); ++r)
+          if (!std::isnan(v[r])) {
+            block += (v[r] - out[s].mean) * (v[r] - out[s].mean);
+            out[s].below += v[r] < reference[s];
+            out[s].at_or_below += v[r] <= reference[s];
+          }
+        squares += block;
+      }
+      out[s].sum_squares = squares;
+    }
+    return out;
+  }
+  std::vector<std::pair<double, double>> order_statistics(
+      const std::vector<OrderStatisticQuery>& queries) override {
+    std::vector<std::pair<double, double>> out;
+    for (const OrderStatisticQuery& q : queries) {
+      std::vector<double> sorted;
+      for (double v : columns_[q.statistic])
+        if (!std::isnan(v)) sorted.push_back(v);
+      std::sort(sorted.begin(), sorted.end());
+      const size_t next = std::min<size_t>(q.rank + 1, sorted.size() - 1);
+      out.push_back({sorted.at(q.rank) + 0.0, sorted[next] + 0.0});
+    }
+    return out;
+  }
+
+ private:
+  uint64_t B_;
+  int32_t S_;
+  std::vector<std::vector<double>> columns_;
+};
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+TEST(ReplicateSummary, OrderKeysSortLikeTheNumbers) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> ascending = {-inf, -1e300, -1.5, -4.9e-324, 0.0, 4.9e-324, 1e-300, 0.5, 2.0, inf};
+  for (size_t i = 0; i + 1 < ascending.size(); ++i)
+    EXPECT_LT(order_key(ascending[i]), order_key(ascending[i + 1])) << ascending[i];
+  for (double v : ascending) EXPECT_TRUE(same_bits(from_order_key(order_key(v)), v)) << v;
+  EXPECT_EQ(order_key(-0.0), order_key(0.0));
+  EXPECT_TRUE(same_bits(from_order_key(order_key(-0.0)), 0.0));
+  EXPECT_EQ(order_key(std::nan("")), ~uint64_t(0));
+  EXPECT_EQ(order_key(-std::nan("")), ~uint64_t(0));
+  EXPECT_GT(order_key(std::nan("")), order_key(inf));
+}
+
+TEST(ReplicateSummary, HostSummariesEqualASortingReferenceBitForBit) {
+  // Enough replicates that the host splits its passes between threads and brackets its
+  // selections; statistics with ties, NaNs, signed zeros, a single defined value, none at all.
+  const uint64_t B = 600001;
+  const int32_t S = 6;
+  std::vector<double> values(B * S);
+  for (uint64_t r = 0; r < B; ++r) {
+    const uint32_t w = draw_word(PhiloxKey(21), r, 0, 0), x = draw_word(PhiloxKey(21), r, 1, 0);
+    double* row = &values[r * S];
+    row[0] = std::ldexp(double(w), -32) * 3 - 1;                     // continuous
+    row[1] = (w % 500) / 500.0;                                      // heavy ties
+    row[2] = x % 13 == 0 ? NAN : (w % 3 == 0 ? -0.0 : (w % 3 == 1 ? 0.0 : 1e-3 * (w % 7)));
+    row[3] = x % 2 == 0 ? NAN : (w % 41) - 20.0;                     // half undefined
+    row[4] = r == 77 ? 0.125 : NAN;                                  // one defined value
+    row[5] = NAN;                                                    // never defined
+  }
+  const std::vector<double> estimates = {0.5, 0.37, 0.0, -0.5, 0.125, NAN};
+  std::vector<JackknifeValues> jack(S);
+  for (int32_t s = 0; s < S; ++s)
+    jack[s] = {{0.1 + s, 0.3, 0.35 * s, 0.2}, {0.25, 0.5 - 0.1 * s, 0.3}};
+  auto host = host_kept_replicates(values.data(), B, S);
+  SortingReference reference(values, B, S);
+  for (CiMethod method : {CiMethod::kPercentile, CiMethod::kBasic, CiMethod::kBca})
+    for (double level : {0.95, 0.5}) {
+      const auto got = intervals_from(*host, B, estimates, method, level, &jack);
+      const auto want = intervals_from(reference, B, estimates, method, level, &jack);
+      for (int32_t s = 0; s < S; ++s) {
+        const std::string where = to_string(method) + " " + std::to_string(level) + " stat " + std::to_string(s);
+        EXPECT_TRUE(same_bits(got[s].estimate, want[s].estimate)) << where;
+        EXPECT_TRUE(same_bits(got[s].lo, want[s].lo)) << where << ": " << got[s].lo << " vs " << want[s].lo;
+        EXPECT_TRUE(same_bits(got[s].hi, want[s].hi)) << where << ": " << got[s].hi << " vs " << want[s].hi;
+        EXPECT_TRUE(same_bits(got[s].se, want[s].se)) << where << ": " << got[s].se << " vs " << want[s].se;
+        EXPECT_EQ(got[s].undefined, want[s].undefined) << where;
+      }
+    }
+  // What the statistics' facts say, independently of both implementations.
+  const auto percentile = intervals_from(*host, B, estimates, CiMethod::kPercentile, 0.95);
+  EXPECT_EQ(percentile[5].undefined, int64_t(B));
+  EXPECT_TRUE(std::isnan(percentile[5].lo) && std::isnan(percentile[5].se));
+  EXPECT_EQ(percentile[4].undefined, int64_t(B - 1));
+  EXPECT_TRUE(std::isnan(percentile[4].se));  // one defined value: no spread
+  EXPECT_TRUE(same_bits(percentile[2].lo, 0.0));  // −0 and +0 tie: read as +0
+  EXPECT_GT(percentile[0].se, 0.85);              // uniform on [−1, 2): SD √(9/12) ≈ 0.866
+  EXPECT_LT(percentile[0].se, 0.88);
+}

@@ -22,7 +22,9 @@
 #include "../kernels/cuda_backend_paths.hpp"
 #include "../kernels/detail/byte_planes.hpp"
 #include "judgestat/backend.hpp"
+#include "judgestat/bootstrap.hpp"
 #include "judgestat/plan.hpp"
+#include "judgestat/replicate_summary.hpp"
 
 namespace judgestat {
 namespace {
@@ -432,6 +434,67 @@ TEST(CudaBackend, EmptyRequestsAndMalformedPlans) {
   bad.ops[0].arg = bad.n_columns;  // reads past the column sums
   std::vector<double> out(bad.n_statistics);
   EXPECT_THROW(gpu->run_replicates(bad, 1, 0, 1, out.data()), std::invalid_argument);
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Values kept on the device and summarised there (run_replicates_kept) give the host's bits:
+// facts and order statistics of the same replicate values, then whole intervals of every CI
+// method against the CPU backend's run. Plan: undefined replicates ("rare"), ties, strata.
+TEST(CudaBackend, DeviceSummariesEqualTheHostsBitForBit) {
+  REQUIRE_CUDA();
+  const Plan source = make_plan({{20, 30}});
+  const CompiledPlan plan = compile(source);
+  const int32_t S = plan.n_statistics;
+  const uint64_t B = 300007;  // many summary blocks, a partial last one, bracketed selections
+  auto cpu = make_cpu_backend(2);
+  auto gpu = make_cuda_backend(0, 0);
+  std::vector<double> values(B * S);
+  cpu->run_replicates(plan, 17, 0, B, values.data());
+  auto host = host_kept_replicates(values.data(), B, S);
+  auto device = gpu->run_replicates_kept(plan, 17, B);
+  ASSERT_NE(device, nullptr) << "300k x " << S << " values fit any 8.0+ device";
+
+  std::vector<double> reference(S);
+  for (int32_t s = 0; s < S; ++s) reference[s] = values[7 * S + s];  // replicate 7's values
+  const auto host_facts = host->facts(reference), device_facts = device->facts(reference);
+  std::vector<OrderStatisticQuery> queries;
+  for (int32_t s = 0; s < S; ++s) {
+    const ReplicateFacts& f = host_facts[s];
+    EXPECT_EQ(device_facts[s].defined, f.defined) << s;
+    EXPECT_TRUE(same_bits(device_facts[s].mean, f.mean)) << s << ": " << device_facts[s].mean << " vs " << f.mean;
+    EXPECT_TRUE(same_bits(device_facts[s].sum_squares, f.sum_squares)) << s;
+    EXPECT_EQ(device_facts[s].below, f.below) << s;
+    EXPECT_EQ(device_facts[s].at_or_below, f.at_or_below) << s;
+    if (f.defined == 0) continue;
+    for (uint64_t rank : {uint64_t(0), f.defined / 40, f.defined / 2, f.defined - 1})
+      queries.push_back({s, rank});
+  }
+  ASSERT_FALSE(queries.empty());
+  const auto host_pairs = host->order_statistics(queries), device_pairs = device->order_statistics(queries);
+  for (size_t i = 0; i < queries.size(); ++i) {
+    EXPECT_TRUE(same_bits(device_pairs[i].first, host_pairs[i].first)) << "stat " << queries[i].statistic << " rank " << queries[i].rank;
+    EXPECT_TRUE(same_bits(device_pairs[i].second, host_pairs[i].second)) << "stat " << queries[i].statistic << " rank " << queries[i].rank;
+  }
+  EXPECT_THROW(device->order_statistics({{0, host_facts[0].defined}}), std::invalid_argument);
+
+  std::vector<StatLabel> labels;
+  for (const auto& stat : source.statistics) labels.push_back(stat.label);
+  for (CiMethod method : {CiMethod::kPercentile, CiMethod::kBasic, CiMethod::kBca}) {
+    BootstrapOptions options;
+    options.replicates = 40000;
+    options.seed = 5;
+    options.ci = method;
+    const BootstrapResult want = run_bootstrap(plan, labels, *cpu, options);
+    const BootstrapResult got = run_bootstrap(plan, labels, *gpu, options);
+    for (int32_t s = 0; s < S; ++s) {
+      const Interval &a = got.intervals[s], &b = want.intervals[s];
+      EXPECT_TRUE(same_bits(a.estimate, b.estimate) && same_bits(a.lo, b.lo) && same_bits(a.hi, b.hi) &&
+                  same_bits(a.se, b.se) && a.undefined == b.undefined)
+          << to_string(method) << " stat " << s << ": [" << a.lo << ", " << a.hi << "] se " << a.se
+          << " vs [" << b.lo << ", " << b.hi << "] se " << b.se;
+    }
+  }
 }
 
 }  // namespace

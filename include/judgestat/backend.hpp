@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "judgestat/plan.hpp"
+#include "judgestat/replicate_summary.hpp"
 
 namespace judgestat {
 
@@ -27,6 +28,16 @@ class Backend {
   /// is page-locked, so its copies run at bus speed and overlap the kernels. Valid until the
   /// next call or the backend's end; contents are not kept across a growth.
   virtual double* replicate_buffer(size_t n);
+  /// Replicates [0, count) run and kept where they are made, to be summarised there (the CUDA
+  /// backend keeps them in device memory: only a few numbers per statistic cross the bus).
+  /// nullptr when this backend keeps nothing (cpu, split) or the values would not fit; the
+  /// caller then runs chunks into replicate_buffer() and summarises on the host. Either way
+  /// the summaries are the same bits (replicate_summary.hpp).
+  virtual std::unique_ptr<KeptReplicates> run_replicates_kept(const CompiledPlan& plan,
+                                                              uint64_t seed, uint64_t count) {
+    (void)plan, (void)seed, (void)count;
+    return nullptr;
+  }
 
  private:
   std::unique_ptr<double[]> buffer_;

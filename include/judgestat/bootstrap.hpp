@@ -8,6 +8,7 @@
 
 #include "judgestat/backend.hpp"
 #include "judgestat/plan.hpp"
+#include "judgestat/replicate_summary.hpp"
 
 namespace judgestat {
 
@@ -54,6 +55,13 @@ double quantile_type7(const std::vector<double>& sorted, double q);
 using JackknifeValues = std::vector<std::vector<double>>;
 /// Every statistic's jackknife values, in statistic order.
 std::vector<JackknifeValues> jackknife(const CompiledPlan& compiled);
+
+/// SPEC §2 intervals of every statistic from its B replicate values, wherever they are kept
+/// (host memory, a device): estimates[s] is statistic s's point estimate; `jack` (one entry per
+/// statistic) is needed for BCa only.
+std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B,
+                                     const std::vector<double>& estimates, CiMethod method,
+                                     double level, const std::vector<JackknifeValues>* jack = nullptr);
 
 /// SPEC §2 interval from the replicate values of one statistic (NaN = undefined).
 /// `jack` is needed for BCa only.

@@ -1,0 +1,22 @@
+// Summaries of replicate values kept in device memory (the KeptReplicates the CUDA backend's
+// run_replicates_kept returns): the same bits as the host's (replicate_summary.hpp), with only
+// a few numbers per statistic copied back instead of B × S values.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "judgestat/replicate_summary.hpp"
+
+namespace judgestat::cuda_detail {
+
+class DeviceKeptReplicates : public KeptReplicates {
+ public:
+  /// Device memory a store of B replicates × S statistics takes, working space included.
+  static uint64_t bytes_needed(uint64_t B, int32_t S);
+  /// A store for B × S values on `device` (the caller fills values() before summarising).
+  static std::unique_ptr<DeviceKeptReplicates> create(int device, uint64_t B, int32_t S);
+  /// Replicate-major device values: statistic s of replicate r at r·S + s.
+  virtual double* values() = 0;
+};
+
+}  // namespace judgestat::cuda_detail

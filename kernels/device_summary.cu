@@ -1,0 +1,269 @@
+// Device summaries of kept replicate values (detail/device_summary.hpp), bit-identical to the
+// host's (host/replicate_summary.cpp) because both follow replicate_summary.hpp's definitions:
+//   * facts: one thread per (summary block, statistic) adds its block's defined values in
+//     replicate order; one thread per statistic adds the block totals in block order; the mean
+//     (a division) is taken on the host, as the host path does. --fmad=false keeps (v − m)² a
+//     multiply then an add, as on the host.
+//   * order statistics: exact values are unique whatever the method, so each statistic's column
+//     is turned into order keys (−0 as +0, NaN last) and radix-sorted by CUB, and the queried
+//     ranks are read off; only those come back.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "detail/cuda_check.cuh"
+#include "detail/device_summary.hpp"
+#include "judgestat/replicate_summary.hpp"
+
+namespace judgestat::cuda_detail {
+namespace {
+
+using Count = unsigned long long;
+constexpr int kThreads = 256;
+
+unsigned grid_for(uint64_t n) {
+  return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>((n + kThreads - 1) / kThreads, 1u << 30)));
+}
+
+// Thread i = b·S + s: block b of statistic s, its defined values' sum and count.
+__global__ void block_sums_kernel(const double* values, uint64_t B, int32_t S, uint64_t n_blocks,
+                                  double* block_sum, Count* block_defined) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n_blocks * uint64_t(S)) return;
+  const uint64_t b = i / uint64_t(S), s = i % uint64_t(S);
+  const uint64_t end = min(B, (b + 1) * kSummaryBlock);
+  double sum = 0;
+  Count defined = 0;
+  for (uint64_t r = b * kSummaryBlock; r < end; ++r) {
+    const double v = values[r * S + s];
+    if (!isnan(v)) {
+      sum += v;
+      ++defined;
+    }
+  }
+  block_sum[i] = sum;
+  block_defined[i] = defined;
+}
+
+// The same blocks: squared deviations from the statistic's mean, and counts against its
+// reference.
+__global__ void block_squares_kernel(const double* values, uint64_t B, int32_t S, uint64_t n_blocks,
+                                     const double* mean, const double* reference,
+                                     double* block_squares, Count* block_below,
+                                     Count* block_at_or_below) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n_blocks * uint64_t(S)) return;
+  const uint64_t b = i / uint64_t(S), s = i % uint64_t(S);
+  const uint64_t end = min(B, (b + 1) * kSummaryBlock);
+  const double m = mean[s], ref = reference[s];
+  double squares = 0;
+  Count below = 0, at_or_below = 0;
+  for (uint64_t r = b * kSummaryBlock; r < end; ++r) {
+    const double v = values[r * S + s];
+    if (isnan(v)) continue;
+    const double d = v - m;
+    squares += d * d;
+    below += v < ref;
+    at_or_below += v <= ref;
+  }
+  block_squares[i] = squares;
+  block_below[i] = below;
+  block_at_or_below[i] = at_or_below;
+}
+
+// Thread s: statistic s's block totals added in block order (counts: any order, exact).
+__global__ void add_blocks_kernel(const double* block_real, const Count* block_a,
+                                  const Count* block_b, uint64_t n_blocks, int32_t S,
+                                  double* real, Count* a, Count* b) {
+  const int32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= S) return;
+  double total = 0;
+  Count total_a = 0, total_b = 0;
+  // One thread walks n_blocks ≈ B / 256 entries: unrolled so that its loads, which do not wait
+  // on the additions, are in flight together.
+#pragma unroll 8
+  for (uint64_t k = 0; k < n_blocks; ++k) {
+    total += block_real[k * S + s];
+    total_a += block_a[k * S + s];
+    if (block_b) total_b += block_b[k * S + s];
+  }
+  real[s] = total;
+  a[s] = total_a;
+  if (b) b[s] = total_b;
+}
+
+__global__ void order_keys_kernel(const double* values, uint64_t B, int32_t S, int32_t s,
+                                  uint64_t* keys) {
+  for (uint64_t r = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < B;
+       r += uint64_t(gridDim.x) * blockDim.x)
+    keys[r] = order_key(values[r * S + s]);
+}
+
+// Query i: the sorted keys at rank and rank + 1 (the rank's own when rank + 1 is past the
+// defined values); NaN at the rank itself marks a rank beyond the defined values.
+__global__ void pick_order_statistics_kernel(const uint64_t* sorted, uint64_t B,
+                                             const uint64_t* ranks, int64_t n, double* out) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  constexpr uint64_t kUndefined = ~uint64_t(0);
+  const uint64_t rank = ranks[i];
+  const uint64_t at = rank < B ? sorted[rank] : kUndefined;
+  uint64_t next = rank + 1 < B ? sorted[rank + 1] : kUndefined;
+  if (next == kUndefined) next = at;
+  out[2 * i] = from_order_key(at);
+  out[2 * i + 1] = from_order_key(next);
+}
+
+class DeviceKept final : public DeviceKeptReplicates {
+ public:
+  DeviceKept(int device, uint64_t B, int32_t S) : device_(device), B_(B), S_(S) {
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    values_.allocate(B * uint64_t(S));
+    JS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  ~DeviceKept() override {
+    cudaSetDevice(device_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  double* values() override { return values_.data(); }
+
+  std::vector<ReplicateFacts> facts(const std::vector<double>& reference) override {
+    if (reference.size() != size_t(S_)) throw std::invalid_argument("facts: one reference per statistic");
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    const uint64_t n_blocks = (B_ + kSummaryBlock - 1) / kSummaryBlock, cells = n_blocks * S_;
+    DeviceBuffer<double> block_real(cells), real(S_), mean_and_reference(2 * size_t(S_));
+    DeviceBuffer<Count> block_a(cells), block_b(cells), a(S_), b(S_);
+    std::vector<double> totals(S_), squares(S_);
+    std::vector<Count> defined(S_), below(S_), at_or_below(S_);
+
+    block_sums_kernel<<<grid_for(cells), kThreads, 0, stream_>>>(values_.data(), B_, S_, n_blocks,
+                                                                 block_real.data(), block_a.data());
+    JS_CUDA_CHECK(cudaGetLastError());
+    add_blocks_kernel<<<grid_for(S_), kThreads, 0, stream_>>>(block_real.data(), block_a.data(), nullptr,
+                                                              n_blocks, S_, real.data(), a.data(), nullptr);
+    JS_CUDA_CHECK(cudaGetLastError());
+    copy_back(totals, real);
+    copy_back(defined, a);
+    JS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+
+    std::vector<ReplicateFacts> out(S_);
+    std::vector<double> mean_then_reference(2 * size_t(S_));
+    for (int32_t s = 0; s < S_; ++s) {
+      out[s].defined = defined[s];
+      if (defined[s]) out[s].mean = totals[s] / static_cast<double>(defined[s]);
+      mean_then_reference[s] = out[s].mean;
+      mean_then_reference[S_ + s] = reference[s];
+    }
+    // Pageable source: the call returns once the values are staged, so the vector may go.
+    JS_CUDA_CHECK(cudaMemcpyAsync(mean_and_reference.data(), mean_then_reference.data(),
+                                  mean_and_reference.bytes(), cudaMemcpyHostToDevice, stream_));
+    block_squares_kernel<<<grid_for(cells), kThreads, 0, stream_>>>(
+        values_.data(), B_, S_, n_blocks, mean_and_reference.data(), mean_and_reference.data() + S_,
+        block_real.data(), block_a.data(), block_b.data());
+    JS_CUDA_CHECK(cudaGetLastError());
+    add_blocks_kernel<<<grid_for(S_), kThreads, 0, stream_>>>(block_real.data(), block_a.data(),
+                                                              block_b.data(), n_blocks, S_,
+                                                              real.data(), a.data(), b.data());
+    JS_CUDA_CHECK(cudaGetLastError());
+    copy_back(squares, real);
+    copy_back(below, a);
+    copy_back(at_or_below, b);
+    JS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (int32_t s = 0; s < S_; ++s) {
+      if (out[s].defined) out[s].sum_squares = squares[s];
+      out[s].below = below[s];
+      out[s].at_or_below = at_or_below[s];
+    }
+    return out;
+  }
+
+  std::vector<std::pair<double, double>> order_statistics(
+      const std::vector<OrderStatisticQuery>& queries) override {
+    if (queries.empty()) return {};
+    for (const OrderStatisticQuery& q : queries)
+      if (q.statistic < 0 || q.statistic >= S_)
+        throw std::invalid_argument("order_statistics: no such statistic");
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    // Queries grouped by statistic: one sort per statistic serves all of its queries.
+    std::vector<size_t> order(queries.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return queries[x].statistic < queries[y].statistic; });
+    std::vector<uint64_t> ranks(queries.size());
+    for (size_t i = 0; i < order.size(); ++i) ranks[i] = queries[order[i]].rank;
+
+    DeviceBuffer<uint64_t> device_ranks(ranks.size()), keys(B_), spare_keys(B_);
+    DeviceBuffer<double> picked(2 * ranks.size());
+    JS_CUDA_CHECK(cudaMemcpyAsync(device_ranks.data(), ranks.data(), device_ranks.bytes(),
+                                  cudaMemcpyHostToDevice, stream_));
+    cub::DoubleBuffer<uint64_t> sort_keys(keys.data(), spare_keys.data());
+    size_t temp_bytes = 0;
+    JS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, sort_keys, B_, 0, 64, stream_));
+    DeviceBuffer<unsigned char> temp(temp_bytes);
+
+    for (size_t first = 0; first < order.size();) {
+      const int32_t s = queries[order[first]].statistic;
+      size_t last = first;
+      while (last < order.size() && queries[order[last]].statistic == s) ++last;
+      order_keys_kernel<<<grid_for(std::min<uint64_t>(B_, 1u << 22)), kThreads, 0, stream_>>>(
+          values_.data(), B_, S_, s, sort_keys.Current());
+      JS_CUDA_CHECK(cudaGetLastError());
+      JS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), temp_bytes, sort_keys, B_, 0, 64, stream_));
+      const auto n = static_cast<int64_t>(last - first);
+      pick_order_statistics_kernel<<<grid_for(n), kThreads, 0, stream_>>>(
+          sort_keys.Current(), B_, device_ranks.data() + first, n, picked.data() + 2 * first);
+      JS_CUDA_CHECK(cudaGetLastError());
+      first = last;
+    }
+    std::vector<double> grouped(picked.size());
+    copy_back(grouped, picked);
+    JS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+
+    std::vector<std::pair<double, double>> out(queries.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (std::isnan(grouped[2 * i]))
+        throw std::invalid_argument("order_statistics: rank beyond the defined values");
+      out[order[i]] = {grouped[2 * i], grouped[2 * i + 1]};
+    }
+    return out;
+  }
+
+ private:
+  template <typename T>
+  void copy_back(std::vector<T>& host, const DeviceBuffer<T>& device) {
+    JS_CUDA_CHECK(cudaMemcpyAsync(host.data(), device.data(), device.bytes(), cudaMemcpyDeviceToHost, stream_));
+  }
+
+  int device_;
+  uint64_t B_;
+  int32_t S_;
+  DeviceBuffer<double> values_;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace
+
+uint64_t DeviceKeptReplicates::bytes_needed(uint64_t B, int32_t S) {
+  const uint64_t n_blocks = (B + kSummaryBlock - 1) / kSummaryBlock;
+  // Values; two key buffers and the sort's working space (under one more key buffer); the
+  // per-block sums and counts; slack for the allocator's rounding.
+  return B * uint64_t(S) * 8 + 3 * B * 8 + n_blocks * uint64_t(S) * 24 + (64ull << 20);
+}
+
+std::unique_ptr<DeviceKeptReplicates> DeviceKeptReplicates::create(int device, uint64_t B, int32_t S) {
+  return std::make_unique<DeviceKept>(device, B, S);
+}
+
+}  // namespace judgestat::cuda_detail
