@@ -185,7 +185,7 @@ std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B,
     interval.lo = interval.hi = interval.se = nan;
     if (f.defined < 2) continue;
     const auto n = static_cast<double>(f.defined);
-    interval.se = std::sqrt(f.sum_squares / (n - 1));
+    interval.se = canonical_nan(std::sqrt(f.sum_squares / (n - 1)));
 
     const double alpha = 1.0 - level;
     double q[2] = {alpha / 2, 1 - alpha / 2};
@@ -289,18 +289,19 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   // summarises exactly as one process would, then every rank gets the intervals.
   // A rank that fails (no device, out of memory) fails the run on every rank.
   const distributed::Range mine = distributed::my_share(B);
-  check_replicates_fit_memory(B, S, options.keep_replicates);
   const auto start = std::chrono::steady_clock::now();
   // Values kept where they are made (the CUDA backend's device memory) are summarised there:
   // only a few numbers per statistic come back. Not under MPI (rank 0 gathers to the host),
   // not when the values are wanted, and not when JUDGESTAT_DEVICE_SUMMARIES=0.
   std::unique_ptr<KeptReplicates> kept;
   if (distributed::size() == 1 && !options.keep_replicates && device_summaries_allowed()) {
-    kept = backend.run_replicates_kept(plan, options.seed, B);
-    if (kept && options.progress) options.progress(B, B);
+    kept = backend.run_replicates_kept(plan, options.seed, B, [&](uint64_t done) {
+      if (options.progress) options.progress(done, B);
+    });
   }
   double* values = nullptr;
   if (!kept) {
+    check_replicates_fit_memory(B, S, options.keep_replicates);
     distributed::fail_together([&] {
       values = backend.replicate_buffer((distributed::is_root() ? B : mine.count) * S);
       const uint64_t chunk = std::max<uint64_t>(1, backend.max_chunk(plan));

@@ -79,7 +79,7 @@ class HostKeptReplicates final : public KeptReplicates {
         total += block_sum[b * S_ + s];
         out[s].defined += block_defined[b * S_ + s];
       }
-      mean[s] = out[s].mean = out[s].defined ? total / static_cast<double>(out[s].defined)
+      mean[s] = out[s].mean = out[s].defined ? canonical_nan(total / static_cast<double>(out[s].defined))
                                              : std::numeric_limits<double>::quiet_NaN();
     }
     // Pass 2: squared deviations from the mean, and the counts against the reference.
@@ -103,7 +103,7 @@ class HostKeptReplicates final : public KeptReplicates {
         out[s].below += block_below[b * S_ + s];
         out[s].at_or_below += block_at_or_below[b * S_ + s];
       }
-      out[s].sum_squares = out[s].defined ? total : std::numeric_limits<double>::quiet_NaN();
+      out[s].sum_squares = out[s].defined ? canonical_nan(total) : std::numeric_limits<double>::quiet_NaN();
     }
     return out;
   }

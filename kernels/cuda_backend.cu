@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -439,20 +440,40 @@ class CudaBackend final : public Backend {
 
   // The values stay in device memory for device summaries when they fit there with their
   // working space (and the caller set no smaller chunk); otherwise nullptr and the host path.
-  std::unique_ptr<KeptReplicates> run_replicates_kept(const CompiledPlan& plan, uint64_t seed,
-                                                      uint64_t count) override {
+  std::unique_ptr<KeptReplicates> run_replicates_kept(
+      const CompiledPlan& plan, uint64_t seed, uint64_t count,
+      const std::function<void(uint64_t)>& progress) override {
     if (count == 0 || plan.n_statistics == 0 || (max_chunk_ && max_chunk_ < count)) return nullptr;
     JS_CUDA_CHECK(cudaSetDevice(device_));
     const UploadedPlan& uploaded = prepare(plan);
     output_.allocate(0);  // the chunk buffer is not needed on this path
     size_t free_bytes = 0, total_bytes = 0;
     JS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (count > std::numeric_limits<uint64_t>::max() / 16 / uint64_t(plan.n_statistics) ||
+    if (count > std::numeric_limits<uint64_t>::max() / 64 / uint64_t(plan.n_statistics) ||
         cuda_detail::DeviceKeptReplicates::bytes_needed(count, plan.n_statistics) > free_bytes / 10 * 9)
       return nullptr;
-    auto kept = cuda_detail::DeviceKeptReplicates::create(device_, count, plan.n_statistics);
-    launch(uploaded, seed, 0, count, kept->values());
-    JS_CUDA_CHECK(cudaStreamSynchronize(compute_stream_));
+    std::unique_ptr<cuda_detail::DeviceKeptReplicates> kept;
+    try {
+      kept = cuda_detail::DeviceKeptReplicates::create(device_, count, plan.n_statistics);
+    } catch (const std::runtime_error&) {
+      return nullptr;  // memory taken meanwhile (by another process): the host path
+    }
+    // Slices, so that a long run reports progress; each fills the GPU several times over.
+    const uint64_t resident = uint64_t(uploaded.blocks_per_sm) * props_.multiProcessorCount *
+                              uploaded.replicates_per_block;
+    const uint64_t slice = std::max(resident * kWavesPerSlice, (count + kMaxSlices - 1) / kMaxSlices);
+    try {
+      for (uint64_t done = 0; done < count;) {
+        const uint64_t n = std::min(slice, count - done);
+        launch(uploaded, seed, done, n, kept->values() + done * uint64_t(plan.n_statistics));
+        JS_CUDA_CHECK(cudaStreamSynchronize(compute_stream_));
+        done += n;
+        if (progress) progress(done);
+      }
+    } catch (...) {
+      cudaStreamSynchronize(compute_stream_);  // nothing may write into freed memory
+      throw;
+    }
     return kept;
   }
 

@@ -134,14 +134,48 @@ class DeviceKept final : public DeviceKeptReplicates {
   }
   ~DeviceKept() override {
     cudaSetDevice(device_);
-    if (stream_) cudaStreamDestroy(stream_);
+    if (stream_) {
+      cudaStreamSynchronize(stream_);
+      cudaStreamDestroy(stream_);
+    }
   }
 
   double* values() override { return values_.data(); }
 
+  void copy_from_host(const double* host) override {
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    JS_CUDA_CHECK(cudaMemcpy(values_.data(), host, values_.bytes(), cudaMemcpyHostToDevice));
+  }
+
   std::vector<ReplicateFacts> facts(const std::vector<double>& reference) override {
     if (reference.size() != size_t(S_)) throw std::invalid_argument("facts: one reference per statistic");
     JS_CUDA_CHECK(cudaSetDevice(device_));
+    return synchronized_on_error([&] { return compute_facts(reference); });
+  }
+
+  std::vector<std::pair<double, double>> order_statistics(
+      const std::vector<OrderStatisticQuery>& queries) override {
+    if (queries.empty()) return {};
+    for (const OrderStatisticQuery& q : queries)
+      if (q.statistic < 0 || q.statistic >= S_)
+        throw std::invalid_argument("order_statistics: no such statistic");
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    return synchronized_on_error([&] { return pick_order_statistics(queries); });
+  }
+
+ private:
+  // Work queued on stream_ must end before the buffers it uses are freed by an unwinding stack.
+  template <typename Work>
+  auto synchronized_on_error(const Work& work) -> decltype(work()) {
+    try {
+      return work();
+    } catch (...) {
+      cudaStreamSynchronize(stream_);
+      throw;
+    }
+  }
+
+  std::vector<ReplicateFacts> compute_facts(const std::vector<double>& reference) {
     const uint64_t n_blocks = (B_ + kSummaryBlock - 1) / kSummaryBlock, cells = n_blocks * S_;
     DeviceBuffer<double> block_real(cells), real(S_), mean_and_reference(2 * size_t(S_));
     DeviceBuffer<Count> block_a(cells), block_b(cells), a(S_), b(S_);
@@ -162,7 +196,7 @@ class DeviceKept final : public DeviceKeptReplicates {
     std::vector<double> mean_then_reference(2 * size_t(S_));
     for (int32_t s = 0; s < S_; ++s) {
       out[s].defined = defined[s];
-      if (defined[s]) out[s].mean = totals[s] / static_cast<double>(defined[s]);
+      if (defined[s]) out[s].mean = canonical_nan(totals[s] / static_cast<double>(defined[s]));
       mean_then_reference[s] = out[s].mean;
       mean_then_reference[S_ + s] = reference[s];
     }
@@ -182,20 +216,15 @@ class DeviceKept final : public DeviceKeptReplicates {
     copy_back(at_or_below, b);
     JS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     for (int32_t s = 0; s < S_; ++s) {
-      if (out[s].defined) out[s].sum_squares = squares[s];
+      if (out[s].defined) out[s].sum_squares = canonical_nan(squares[s]);
       out[s].below = below[s];
       out[s].at_or_below = at_or_below[s];
     }
     return out;
   }
 
-  std::vector<std::pair<double, double>> order_statistics(
-      const std::vector<OrderStatisticQuery>& queries) override {
-    if (queries.empty()) return {};
-    for (const OrderStatisticQuery& q : queries)
-      if (q.statistic < 0 || q.statistic >= S_)
-        throw std::invalid_argument("order_statistics: no such statistic");
-    JS_CUDA_CHECK(cudaSetDevice(device_));
+  std::vector<std::pair<double, double>> pick_order_statistics(
+      const std::vector<OrderStatisticQuery>& queries) {
     // Queries grouped by statistic: one sort per statistic serves all of its queries.
     std::vector<size_t> order(queries.size());
     std::iota(order.begin(), order.end(), size_t(0));
@@ -240,7 +269,6 @@ class DeviceKept final : public DeviceKeptReplicates {
     return out;
   }
 
- private:
   template <typename T>
   void copy_back(std::vector<T>& host, const DeviceBuffer<T>& device) {
     JS_CUDA_CHECK(cudaMemcpyAsync(host.data(), device.data(), device.bytes(), cudaMemcpyDeviceToHost, stream_));

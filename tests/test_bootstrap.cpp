@@ -9,6 +9,7 @@
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/philox.hpp"
+#include "summary_cases.hpp"
 
 using namespace judgestat;
 
@@ -462,24 +463,13 @@ TEST(ReplicateSummary, OrderKeysSortLikeTheNumbers) {
 
 TEST(ReplicateSummary, HostSummariesEqualASortingReferenceBitForBit) {
   // Enough replicates that the host splits its passes between threads and brackets its
-  // selections; statistics with ties, NaNs, signed zeros, a single defined value, none at all.
-  const uint64_t B = 600001;
-  const int32_t S = 6;
-  std::vector<double> values(B * S);
-  for (uint64_t r = 0; r < B; ++r) {
-    const uint32_t w = draw_word(PhiloxKey(21), r, 0, 0), x = draw_word(PhiloxKey(21), r, 1, 0);
-    double* row = &values[r * S];
-    row[0] = std::ldexp(double(w), -32) * 3 - 1;                     // continuous
-    row[1] = (w % 500) / 500.0;                                      // heavy ties
-    row[2] = x % 13 == 0 ? NAN : (w % 3 == 0 ? -0.0 : (w % 3 == 1 ? 0.0 : 1e-3 * (w % 7)));
-    row[3] = x % 2 == 0 ? NAN : (w % 41) - 20.0;                     // half undefined
-    row[4] = r == 77 ? 0.125 : NAN;                                  // one defined value
-    row[5] = NAN;                                                    // never defined
-  }
-  const std::vector<double> estimates = {0.5, 0.37, 0.0, -0.5, 0.125, NAN};
-  std::vector<JackknifeValues> jack(S);
-  for (int32_t s = 0; s < S; ++s)
-    jack[s] = {{0.1 + s, 0.3, 0.35 * s, 0.2}, {0.25, 0.5 - 0.1 * s, 0.3}};
+  // selections.
+  const testing_support::AwkwardReplicates cases = testing_support::awkward_replicates(600001);
+  const uint64_t B = cases.B;
+  const int32_t S = cases.S;
+  const std::vector<double>& values = cases.values;
+  const std::vector<double>& estimates = cases.estimates;
+  const std::vector<JackknifeValues>& jack = cases.jack;
   auto host = host_kept_replicates(values.data(), B, S);
   SortingReference reference(values, B, S);
   for (CiMethod method : {CiMethod::kPercentile, CiMethod::kBasic, CiMethod::kBca})
@@ -504,4 +494,7 @@ TEST(ReplicateSummary, HostSummariesEqualASortingReferenceBitForBit) {
   EXPECT_TRUE(same_bits(percentile[2].lo, 0.0));  // −0 and +0 tie: read as +0
   EXPECT_GT(percentile[0].se, 0.85);              // uniform on [−1, 2): SD √(9/12) ≈ 0.866
   EXPECT_LT(percentile[0].se, 0.88);
+  EXPECT_TRUE(std::isnan(percentile[6].se));      // +∞ and −∞ among the values
+  EXPECT_GT(percentile[6].hi, 0.9);               // the endpoints stay finite
+  EXPECT_LT(percentile[6].lo, 0.1);
 }

@@ -25,6 +25,10 @@
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/plan.hpp"
 #include "judgestat/replicate_summary.hpp"
+#include "summary_cases.hpp"
+#ifdef JUDGESTAT_HAVE_CUDA
+#include "../kernels/detail/device_summary.hpp"
+#endif
 
 namespace judgestat {
 namespace {
@@ -480,6 +484,7 @@ TEST(CudaBackend, DeviceSummariesEqualTheHostsBitForBit) {
 
   std::vector<StatLabel> labels;
   for (const auto& stat : source.statistics) labels.push_back(stat.label);
+  ASSERT_NE(gpu->run_replicates_kept(plan, 5, 40000), nullptr) << "run_bootstrap below takes the device path";
   for (CiMethod method : {CiMethod::kPercentile, CiMethod::kBasic, CiMethod::kBca}) {
     BootstrapOptions options;
     options.replicates = 40000;
@@ -495,6 +500,60 @@ TEST(CudaBackend, DeviceSummariesEqualTheHostsBitForBit) {
           << " vs [" << b.lo << ", " << b.hi << "] se " << b.se;
     }
   }
+}
+
+// The device store given values with every awkward case (signed zeros, NaNs, infinities, a
+// single defined value, none): facts against references that are NaN, −0 and values themselves,
+// order statistics at a stride of ranks, and the errors, all as the host gives them.
+TEST(CudaBackend, DeviceStoreEqualsHostStoreOnAwkwardValues) {
+  REQUIRE_CUDA();
+#ifdef JUDGESTAT_HAVE_CUDA
+  const testing_support::AwkwardReplicates cases = testing_support::awkward_replicates(300001);
+  const uint64_t B = cases.B;
+  const int32_t S = cases.S;
+  auto host = host_kept_replicates(cases.values.data(), B, S);
+  auto device = cuda_detail::DeviceKeptReplicates::create(0, B, S);
+  device->copy_from_host(cases.values.data());
+  std::vector<std::vector<double>> references = {cases.estimates, std::vector<double>(S, NAN),
+                                                 std::vector<double>(S, -0.0),
+                                                 std::vector<double>(cases.values.begin() + 5 * S,
+                                                                     cases.values.begin() + 6 * S)};
+  std::vector<ReplicateFacts> host_facts;
+  for (const auto& reference : references) {
+    host_facts = host->facts(reference);
+    const auto device_facts = device->facts(reference);
+    for (int32_t s = 0; s < S; ++s) {
+      EXPECT_EQ(device_facts[s].defined, host_facts[s].defined) << s;
+      EXPECT_TRUE(same_bits(device_facts[s].mean, host_facts[s].mean)) << s;
+      EXPECT_TRUE(same_bits(device_facts[s].sum_squares, host_facts[s].sum_squares)) << s;
+      EXPECT_EQ(device_facts[s].below, host_facts[s].below) << s;
+      EXPECT_EQ(device_facts[s].at_or_below, host_facts[s].at_or_below) << s;
+    }
+  }
+  std::vector<OrderStatisticQuery> queries;
+  for (int32_t s = 0; s < S; ++s) {
+    const uint64_t defined = host_facts[s].defined;
+    for (uint64_t rank = 0; rank < defined; rank += defined / 17 + 1) queries.push_back({s, rank});
+    if (defined) queries.push_back({s, defined - 1});
+  }
+  const auto want = host->order_statistics(queries), got = device->order_statistics(queries);
+  for (size_t i = 0; i < queries.size(); ++i)
+    EXPECT_TRUE(same_bits(got[i].first, want[i].first) && same_bits(got[i].second, want[i].second))
+        << "stat " << queries[i].statistic << " rank " << queries[i].rank << ": (" << got[i].first
+        << ", " << got[i].second << ") vs (" << want[i].first << ", " << want[i].second << ")";
+  EXPECT_THROW(device->order_statistics({{3, host_facts[3].defined}}), std::invalid_argument);
+  EXPECT_THROW(device->order_statistics({{0, B}}), std::invalid_argument);
+  EXPECT_THROW(device->order_statistics({{S, 0}}), std::invalid_argument);
+  EXPECT_THROW(device->order_statistics({{-1, 0}}), std::invalid_argument);
+  for (CiMethod method : {CiMethod::kPercentile, CiMethod::kBasic, CiMethod::kBca}) {
+    const auto a = intervals_from(*device, B, cases.estimates, method, 0.9, &cases.jack);
+    const auto b = intervals_from(*host, B, cases.estimates, method, 0.9, &cases.jack);
+    for (int32_t s = 0; s < S; ++s)
+      EXPECT_TRUE(same_bits(a[s].lo, b[s].lo) && same_bits(a[s].hi, b[s].hi) &&
+                  same_bits(a[s].se, b[s].se) && a[s].undefined == b[s].undefined)
+          << to_string(method) << " stat " << s;
+  }
+#endif
 }
 
 }  // namespace

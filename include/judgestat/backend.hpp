@@ -2,6 +2,7 @@
 // `cpu` (host/, threads) and `cuda` (kernels/) give bit-identical values for the same seed.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,10 +33,12 @@ class Backend {
   /// backend keeps them in device memory: only a few numbers per statistic cross the bus).
   /// nullptr when this backend keeps nothing (cpu, split) or the values would not fit; the
   /// caller then runs chunks into replicate_buffer() and summarises on the host. Either way
-  /// the summaries are the same bits (replicate_summary.hpp).
-  virtual std::unique_ptr<KeptReplicates> run_replicates_kept(const CompiledPlan& plan,
-                                                              uint64_t seed, uint64_t count) {
-    (void)plan, (void)seed, (void)count;
+  /// the summaries are the same bits (replicate_summary.hpp). `progress(done)` is called as
+  /// parts of the run finish.
+  virtual std::unique_ptr<KeptReplicates> run_replicates_kept(
+      const CompiledPlan& plan, uint64_t seed, uint64_t count,
+      const std::function<void(uint64_t)>& progress = {}) {
+    (void)plan, (void)seed, (void)count, (void)progress;
     return nullptr;
   }
 

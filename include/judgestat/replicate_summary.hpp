@@ -47,6 +47,12 @@ class KeptReplicates {
       const std::vector<OrderStatisticQuery>& queries) = 0;
 };
 
+/// A NaN fact (overflowing replicates: inf − inf) as one bit pattern on every backend; x86 and
+/// GPUs make different NaNs.
+inline double canonical_nan(double x) {
+  return x != x ? std::numeric_limits<double>::quiet_NaN() : x;
+}
+
 /// Replicate-major host values (B × S, value of statistic s in replicate r at r·S + s),
 /// summarised on all cores. The values must outlive the result.
 std::unique_ptr<KeptReplicates> host_kept_replicates(const double* values, uint64_t B, int32_t S);
@@ -55,7 +61,7 @@ std::unique_ptr<KeptReplicates> host_kept_replicates(const double* values, uint6
 /// the keys sorts the values, with the undefined ones last.
 JS_HD uint64_t order_key(double v) {
   if (v != v) return ~uint64_t(0);
-  v += 0.0;  // −0 → +0
+  if (v == 0.0) v = 0.0;  // −0 → +0
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof bits);
   return (bits >> 63) ? ~bits : bits | (uint64_t(1) << 63);

@@ -17,6 +17,8 @@ class DeviceKeptReplicates : public KeptReplicates {
   static std::unique_ptr<DeviceKeptReplicates> create(int device, uint64_t B, int32_t S);
   /// Replicate-major device values: statistic s of replicate r at r·S + s.
   virtual double* values() = 0;
+  /// Fills values() from B × S host values (tests give a store chosen values this way).
+  virtual void copy_from_host(const double* host) = 0;
 };
 
 }  // namespace judgestat::cuda_detail
