@@ -441,6 +441,80 @@ TEST(LoadPivot, BuildFromRecordsInCode) {
   EXPECT_THROW(build_item_matrix({}, "in-memory"), InputError);
 }
 
+/// Equal vectors of doubles, NaN equal to NaN.
+void expect_same_values(const std::vector<double>& a, const std::vector<double>& b,
+                        const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (size_t k = 0; k < a.size(); ++k) {
+    EXPECT_TRUE(a[k] == b[k] || (std::isnan(a[k]) && std::isnan(b[k])))
+        << what << "[" << k << "]: " << a[k] << " vs " << b[k];
+  }
+}
+
+void expect_same_matrix(const ItemMatrix& a, const ItemMatrix& b) {
+  EXPECT_EQ(a.records, b.records);
+  EXPECT_EQ(a.invalid, b.invalid);
+  EXPECT_EQ(a.judges, b.judges);
+  EXPECT_EQ(a.items, b.items);
+  EXPECT_EQ(a.labels, b.labels);
+  EXPECT_EQ(a.clusters, b.clusters);
+  EXPECT_EQ(a.benchmarks, b.benchmarks);
+  EXPECT_EQ(a.conditions, b.conditions);
+  EXPECT_EQ(a.variants, b.variants);
+  EXPECT_EQ(a.orders, b.orders);
+  EXPECT_EQ(a.has_probs, b.has_probs);
+  EXPECT_EQ(a.has_fee, b.has_fee);
+  EXPECT_EQ(a.has_latency, b.has_latency);
+  EXPECT_EQ(a.has_rationale, b.has_rationale);
+  EXPECT_EQ(a.gold, b.gold);
+  EXPECT_EQ(a.item_cluster, b.item_cluster);
+  EXPECT_EQ(a.item_benchmark, b.item_benchmark);
+  EXPECT_EQ(a.item_condition, b.item_condition);
+  EXPECT_EQ(a.item_flag, b.item_flag);
+  EXPECT_EQ(a.verdict, b.verdict);
+  EXPECT_EQ(a.line, b.line);
+  expect_same_values(a.prob, b.prob, "prob");
+  expect_same_values(a.fee, b.fee, "fee");
+  expect_same_values(a.latency, b.latency, "latency");
+  expect_same_values(a.rationale_ok, b.rationale_ok, "rationale_ok");
+}
+
+TEST(LoadPivot, CsvRowsAndRecordsPivotAlike) {
+  // load_item_matrix numbers a CSV file's rows as it reads them; build_item_matrix numbers
+  // Records. Quoted names with doubled quotes outlive the row they were read from.
+  const std::string path = write_temp(
+      "judge,item,gold,verdict,cluster,benchmark,condition,order,variant,p.A,p.B,fee_usd,"
+      "latency_s,rationale_ok,flag\n"
+      "\"say \"\"hi\"\"\",i1,A,A,c1,,x,0,,0.9,0.1,0.01,1.5,1,\n"
+      "\"say \"\"hi\"\"\",i1,A,tie,c1,,x,1,,0.5,0.5,,,0,1\n"
+      "j2,\"i,2\",B,null,,bench,,0,padded,,,,,,\n"
+      "j2,i3,B,B,c1,bench,y,0,,nan,0.2,,,,\n"
+      "\"say \"\"hi\"\"\",\"i,2\",B,A,,bench,,0,padded,0.6,0.4,,,,0\n");
+  for (const LoadOptions& options : {LoadOptions{}, LoadOptions{{"B", "A", "C"}}}) {
+    const ItemMatrix from_rows = load_item_matrix(path, options);
+    const ItemMatrix from_records = build_item_matrix(read_records(path), path, options);
+    expect_same_matrix(from_rows, from_records);
+    EXPECT_EQ(from_rows.judges, (std::vector<std::string>{"say \"hi\"", "j2"}));
+    EXPECT_EQ(from_rows.items, (std::vector<std::string>{"i1", "i,2", "i3"}));
+    EXPECT_EQ(from_rows.clusters, (std::vector<std::string>{"c1", "i,2"}));
+    EXPECT_EQ(from_rows.item_cluster, (std::vector<int32_t>{0, 1, 0}));
+    EXPECT_EQ(from_rows.variants, (std::vector<std::string>{"plain", "padded"}));
+    // The null verdict and the NaN probability; "tie" too when there are three labels.
+    EXPECT_EQ(from_rows.invalid, options.labels.empty() ? 2 : 3);
+  }
+}
+
+TEST(LoadBadInput, FieldErrorsComeBeforeDisagreementsBetweenRecords) {
+  // Every row is read and checked before records are checked against each other, so a bad
+  // field is reported even when an earlier row repeats a record.
+  expect_bad_input("judge,item,gold,verdict,fee_usd\nj,i1,A,A,\nj,i1,A,A,\nj,i2,A,A,cheap\n", 4,
+                   "'fee_usd'", "non-negative number");
+  const std::string path =
+      write_temp("judge,item,gold,verdict,fee_usd\nj,i1,A,A,\nj,i1,A,A,\nj,i2,A,A,0.5\n");
+  EXPECT_NE(load_error(path).find(path + ":3: columns 'judge','item','order','variant'"),
+            std::string::npos);
+}
+
 // --- Bundled data ----------------------------------------------------------------------------
 
 int64_t data_rows(const std::string& path) {
