@@ -466,10 +466,16 @@ Json reliability_json(const ReliabilityTable& table) {
 }
 
 Json risk_coverage_json(const RiskCoverage& curve) {
+  // Curves run to one point per distinct confidence (tens of thousands): built in place and
+  // moved, never copied.
   Json points = Json::array();
+  points.get_ref<Json::array_t&>().reserve(curve.points.size());
   for (const auto& point : curve.points)
     points.push_back({{"q", point.q}, {"coverage", point.coverage}, {"risk", point.risk}});
-  return {{"aurc", curve.aurc}, {"points", points}};
+  Json out;
+  out["aurc"] = curve.aurc;
+  out["points"] = std::move(points);
+  return out;
 }
 
 void add_probability_json(const ProbabilityQuality& quality, Json& json) {
@@ -480,11 +486,12 @@ void add_probability_json(const ProbabilityQuality& quality, Json& json) {
     head["judge"] = s.judge;
     put_group(head, quality.strata, s.group);
     head["order"] = s.order ? Json(*s.order) : Json(nullptr);
-    Json table = head, curve = head;
+    Json table = head, curve = std::move(head);
     table.update(reliability_json(s.reliability));
-    curve.update(risk_coverage_json(s.risk_coverage));
-    reliability.push_back(table);
-    curves.push_back(curve);
+    Json risk_coverage = risk_coverage_json(s.risk_coverage);
+    for (auto& [key, value] : risk_coverage.items()) curve[key] = std::move(value);
+    reliability.push_back(std::move(table));
+    curves.push_back(std::move(curve));
   }
   for (const auto& f : quality.flips) {
     Json row;
@@ -507,9 +514,9 @@ void add_probability_json(const ProbabilityQuality& quality, Json& json) {
   }
   if (!json.contains("notes")) json["notes"] = Json::array();
   for (const auto& note : quality.notes) json["notes"].push_back(note);
-  json["reliability"] = reliability;
-  json["risk_coverage"] = curves;
-  if (!flips.empty()) json["flip_by_confidence"] = flips;
+  json["reliability"] = std::move(reliability);
+  json["risk_coverage"] = std::move(curves);
+  if (!flips.empty()) json["flip_by_confidence"] = std::move(flips);
 }
 
 std::string probability_tables_text(const ProbabilityQuality& quality, const std::string& format) {
