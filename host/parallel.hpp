@@ -1,6 +1,7 @@
 // Waiting on host threads that write into one shared output.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <future>
@@ -40,6 +41,26 @@ void run_in_parts(uint64_t max_parts, const Work& work) {
   }
   wait_all_then_rethrow(tasks);
   if (mine) std::rethrow_exception(mine);
+}
+
+/// Runs work(i) for i = 0 … n − 1 on up to max_parts threads (as run_in_parts), each index once,
+/// handed out in turn. When some fail it rethrows the failure of the lowest index, so which error
+/// a caller sees does not depend on the thread count or on timing.
+template <typename Work>
+void for_each_index(int64_t n, uint64_t max_parts, const Work& work) {
+  std::vector<std::exception_ptr> failures(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  std::atomic<int64_t> next{0};
+  run_in_parts(max_parts, [&](int32_t, int32_t) {
+    for (int64_t i = next++; i < n; i = next++) {
+      try {
+        work(i);
+      } catch (...) {
+        failures[i] = std::current_exception();
+      }
+    }
+  });
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace judgestat

@@ -91,6 +91,7 @@ TEST(Philox, EightWideBlocksEqualScalar) {
 
 #include "judgestat/backend.hpp"
 #include "judgestat/plan.hpp"
+#include "test_plans.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -216,13 +217,7 @@ namespace {
 Plan w1_like_plan(const std::vector<int64_t>& stratum_sizes, int64_t items, int judges,
                   bool big_column, bool rank_term) {
   std::mt19937_64 rng(11);
-  Plan plan;
-  plan.stratum_offset = {0};
-  plan.stratum_names.clear();
-  for (int64_t size : stratum_sizes) {
-    plan.stratum_offset.push_back(plan.stratum_offset.back() + size);
-    plan.stratum_names.push_back("s" + std::to_string(plan.stratum_names.size()));
-  }
+  Plan plan = testing_support::plan_with_strata(stratum_sizes);
   const int64_t C = plan.stratum_offset.back();
   for (int64_t i = 0; i < items; ++i)
     plan.unit_cluster.push_back(static_cast<int32_t>(i < C ? i : int64_t(rng() % C)));

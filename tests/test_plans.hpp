@@ -1,11 +1,24 @@
 // Small plans and cascade pools shared by test suites (the GoogleTest binary and the MPI rank binary).
 #pragma once
+#include <string>
 #include <vector>
 
 #include "cascade_pool.hpp"
 #include "judgestat/plan.hpp"
 
 namespace judgestat::testing_support {
+
+/// A plan without units yet, over strata of the given cluster counts (named s0, s1, …).
+inline Plan plan_with_strata(const std::vector<int64_t>& clusters_per_stratum) {
+  Plan plan;
+  plan.stratum_offset = {0};
+  plan.stratum_names.clear();
+  for (int64_t n : clusters_per_stratum) {
+    plan.stratum_offset.push_back(plan.stratum_offset.back() + n);
+    plan.stratum_names.push_back("s" + std::to_string(plan.stratum_names.size()));
+  }
+  return plan;
+}
 
 /// Two strata (6 and 7 clusters), 40 units, a real-valued and a count column: a ratio and a
 /// difference from a constant.
