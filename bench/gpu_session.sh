@@ -63,6 +63,7 @@ for where in device host; do
   setting=1; [ "$where" = host ] && setting=0
   JUDGESTAT_DEVICE_SUMMARIES=$setting step 120 build-gpu/judgestat bench w1 --backend cuda \
     --replicates 1000000 --format json >"$out/w1_summaries_$where.json" 2>>"$out/session.log"
+  [ -s "$out/w1_summaries_$where.json" ] || { log "W1 summaries on the $where: no result"; continue; }
   log "W1 summaries on the $where: $("${PYTHON:-python3}" -c 'import json,sys; d=json.load(open(sys.argv[1])); print("resampling %.3g, with summaries %.3g cluster draws/s" % (d["cluster_draws_per_s"], d["with_summary_cluster_draws_per_s"]))' "$out/w1_summaries_$where.json" 2>&1)"
 done
 log "W2"; step 200 bash bench/compare_w2.sh "$peers" 2>&1 | tee "$out/w2.log"
