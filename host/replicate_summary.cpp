@@ -119,25 +119,34 @@ class HostKeptReplicates final : public KeptReplicates {
     const std::vector<std::pair<const int32_t, std::vector<size_t>>> work(by_statistic.begin(),
                                                                           by_statistic.end());
     std::vector<std::pair<double, double>> out(queries.size());
-    // Statistics are independent: a column each, on all cores.
+    // Statistics are independent: each thread takes a contiguous share and copies the columns
+    // of up to kGroup statistics out of the replicate-major values in one pass over the rows
+    // (neighbouring statistics share cache lines; one column at a time read a line per value).
+    // The copies stay within kGroupBytes per thread.
+    constexpr uint64_t kGroup = 16, kGroupBytes = 32ull << 20;
+    const uint64_t group = std::clamp<uint64_t>(kGroupBytes / (sizeof(double) * std::max<uint64_t>(B_, 1)), 1, kGroup);
     run_in_parts(std::min<uint64_t>(work.size(), std::max<uint64_t>(1, work.size() * B_ / 100000)),
                  [&](int32_t part, int32_t n_parts) {
-                   std::vector<double> column;
-                   column.reserve(B_);
-                   for (size_t w = part; w < work.size(); w += n_parts) {
-                     const int32_t s = work[w].first;
-                     column.clear();
+                   const size_t first = work.size() * part / n_parts, last = work.size() * (part + 1) / n_parts;
+                   std::vector<std::vector<double>> columns(group);
+                   for (size_t w0 = first; w0 < last; w0 += group) {
+                     const size_t n = std::min<size_t>(group, last - w0);
+                     for (size_t c = 0; c < n; ++c) columns[c].clear();
                      for (uint64_t r = 0; r < B_; ++r) {
-                       const double v = values_[r * S_ + s];
-                       if (!std::isnan(v)) column.push_back(v);
+                       const double* row = values_ + r * S_;
+                       for (size_t c = 0; c < n; ++c) {
+                         const double v = row[work[w0 + c].first];
+                         if (!std::isnan(v)) columns[c].push_back(v);
+                       }
                      }
-                     for (size_t i : work[w].second) {
-                       if (queries[i].rank >= column.size())
-                         throw std::invalid_argument("order_statistics: rank beyond the defined values");
-                       // Selection reorders the column, which leaves its order statistics as they are.
-                       const auto [at, next] = order_statistics_at(column, queries[i].rank);
-                       out[i] = {at + 0.0, next + 0.0};  // −0 → +0
-                     }
+                     for (size_t c = 0; c < n; ++c)
+                       for (size_t i : work[w0 + c].second) {
+                         if (queries[i].rank >= columns[c].size())
+                           throw std::invalid_argument("order_statistics: rank beyond the defined values");
+                         // Selection reorders the column, which leaves its order statistics as they are.
+                         const auto [at, next] = order_statistics_at(columns[c], queries[i].rank);
+                         out[i] = {at + 0.0, next + 0.0};  // −0 → +0
+                       }
                    }
                  });
     return out;
