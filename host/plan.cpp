@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "judgestat/plan.hpp"
+#include "judgestat/replicate_summary.hpp"  // order_key
 #include "parallel.hpp"
 
 namespace judgestat {
@@ -244,14 +245,6 @@ struct RankEntry {
   size_t index;
 };
 
-/// Scores as keys whose unsigned order is the scores' order; equal scores (−0 and +0 among them)
-/// give equal keys.
-uint64_t score_key(double score) {
-  const uint64_t bits = bits_zero_unsigned(score);
-  constexpr uint64_t kSign = uint64_t{1} << 63;
-  return (bits & kSign) ? ~bits : bits | kSign;
-}
-
 /// Sorts entries by key, equal keys keeping their order: a least-significant-digit radix sort, a
 /// byte per pass. Bytes every key shares (the high bytes of scores in a narrow range) are skipped.
 void stable_sort_by_key(std::vector<RankEntry>& entries) {
@@ -285,7 +278,7 @@ void compile_rank_term(const RankTerm& term, const std::vector<int32_t>& unit_cl
   for (size_t e = 0; e < n; ++e) {
     if (!std::isfinite(term.scores[e])) throw std::logic_error("plan: non-finite rank score");
     entries[term.positive[e] != 0 ? next_positive++ : next_negative++] = {
-        score_key(term.scores[e]), e};
+        order_key(term.scores[e]), e};  // equal scores (−0, +0) give equal keys
   }
   stable_sort_by_key(entries);
   for (size_t e = 0; e < n; ++e) {
