@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__x86_64__)
 #include <cpuid.h>
 #include <immintrin.h>
+#endif
 
 namespace judgestat {
 namespace {
@@ -24,6 +26,7 @@ inline uint32_t rotate_right(uint32_t x, int n) { return (x >> n) | (x << (32 - 
 
 }  // namespace
 
+#if defined(__x86_64__)
 namespace {
 
 // compress_portable for n_blocks consecutive blocks with the CPU's SHA extensions (the
@@ -74,12 +77,17 @@ bool sha256_cpu_instructions_supported() {
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   return (ebx & bit_SHA) != 0;
 }
+#else
+bool sha256_cpu_instructions_supported() { return false; }
+#endif
 
 void Sha256::compress(const uint8_t* blocks, size_t n_blocks) {
+#if defined(__x86_64__)
   if (sha_instructions_) {
     compress_with_sha_instructions(state_.data(), blocks, n_blocks);
     return;
   }
+#endif
   for (size_t b = 0; b < n_blocks; ++b) compress_portable(blocks + 64 * b);
 }
 
