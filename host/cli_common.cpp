@@ -124,15 +124,11 @@ void save_replicates(const CommonOptions& common, const BootstrapResult& result)
   std::string text;
   for (size_t s = 0; s < S; ++s) text += (s ? "," : "") + csv_field(statistic_key(result.labels[s]));
   text += "\n";
-  char number[32];
   for (size_t r = 0; r * S < result.replicates.size(); ++r) {
     for (size_t s = 0; s < S; ++s) {
       const double v = result.replicates[r * S + s];
       if (s) text += ',';
-      if (!std::isnan(v)) {
-        std::snprintf(number, sizeof number, "%.17g", v);
-        text += number;
-      }
+      if (!std::isnan(v)) append_17g(text, v);
     }
     text += '\n';
   }

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "parallel.hpp"
@@ -72,14 +73,16 @@ class HostKeptReplicates final : public KeptReplicates {
           ++defined[s];
         }
     });
+    // Statistic s's block entries added in block order.
+    const auto over_blocks = [&](const auto& per_block, int32_t s) {
+      typename std::decay_t<decltype(per_block)>::value_type total = 0;
+      for (uint64_t b = 0; b < n_blocks; ++b) total += per_block[b * S_ + s];
+      return total;
+    };
     std::vector<double> mean(S_);
     for (int32_t s = 0; s < S_; ++s) {
-      double total = 0;
-      for (uint64_t b = 0; b < n_blocks; ++b) {
-        total += block_sum[b * S_ + s];
-        out[s].defined += block_defined[b * S_ + s];
-      }
-      mean[s] = out[s].mean = out[s].defined ? canonical_nan(total / static_cast<double>(out[s].defined))
+      out[s].defined = over_blocks(block_defined, s);
+      mean[s] = out[s].mean = out[s].defined ? canonical_nan(over_blocks(block_sum, s) / static_cast<double>(out[s].defined))
                                              : std::numeric_limits<double>::quiet_NaN();
     }
     // Pass 2: squared deviations from the mean, and the counts against the reference.
@@ -97,13 +100,10 @@ class HostKeptReplicates final : public KeptReplicates {
       }
     });
     for (int32_t s = 0; s < S_; ++s) {
-      double total = 0;
-      for (uint64_t b = 0; b < n_blocks; ++b) {
-        total += block_squares[b * S_ + s];
-        out[s].below += block_below[b * S_ + s];
-        out[s].at_or_below += block_at_or_below[b * S_ + s];
-      }
-      out[s].sum_squares = out[s].defined ? canonical_nan(total) : std::numeric_limits<double>::quiet_NaN();
+      out[s].below = over_blocks(block_below, s);
+      out[s].at_or_below = over_blocks(block_at_or_below, s);
+      out[s].sum_squares = out[s].defined ? canonical_nan(over_blocks(block_squares, s))
+                                          : std::numeric_limits<double>::quiet_NaN();
     }
     return out;
   }

@@ -44,10 +44,7 @@ void dump_value(std::string& out, const Json& value, int indent, int depth) {
       if (!std::isfinite(v)) {
         out += "null";
       } else {
-        // printf's %.17g, digit for digit (the standard defines to_chars so), a few times faster.
-        char buffer[32];
-        const auto written = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::general, 17);
-        out.append(buffer, written.ptr);
+        append_17g(out, v);
       }
       return;
     }
@@ -97,6 +94,12 @@ Json optional_json(const std::optional<std::string>& value) {
 }
 
 }  // namespace
+
+void append_17g(std::string& out, double v) {
+  char buffer[32];
+  const auto written = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::general, 17);
+  out.append(buffer, written.ptr);
+}
 
 std::string dump_json(const Json& value, int indent) {
   std::string out;

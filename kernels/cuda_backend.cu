@@ -406,10 +406,7 @@ class CudaBackend final : public Backend {
 
     // Slices: copying slice i to the host overlaps the kernel of slice i + 1 (fully when `out`
     // is page-locked, as replicate_buffer's is; a pageable copy blocks the host meanwhile). Each slice fills the GPU several times over.
-    const uint64_t resident = uint64_t(uploaded.blocks_per_sm) * props_.multiProcessorCount *
-                              uploaded.replicates_per_block;
-    const uint64_t slice =
-        std::max(resident * kWavesPerSlice, (count + kMaxSlices - 1) / kMaxSlices);
+    const uint64_t slice = slice_size(uploaded, count);
     const uint64_t n_slices = (count + slice - 1) / slice;
     auto slice_count = [&](uint64_t i) { return std::min(slice, count - i * slice); };
     try {
@@ -458,10 +455,8 @@ class CudaBackend final : public Backend {
     } catch (const std::runtime_error&) {
       return nullptr;  // memory taken meanwhile (by another process): the host path
     }
-    // Slices, so that a long run reports progress; each fills the GPU several times over.
-    const uint64_t resident = uint64_t(uploaded.blocks_per_sm) * props_.multiProcessorCount *
-                              uploaded.replicates_per_block;
-    const uint64_t slice = std::max(resident * kWavesPerSlice, (count + kMaxSlices - 1) / kMaxSlices);
+    // Slices, so that a long run reports progress.
+    const uint64_t slice = slice_size(uploaded, count);
     try {
       for (uint64_t done = 0; done < count;) {
         const uint64_t n = std::min(slice, count - done);
@@ -480,6 +475,14 @@ class CudaBackend final : public Backend {
  private:
   static constexpr uint64_t kWavesPerSlice = 4;
   static constexpr uint64_t kMaxSlices = 8;
+
+  /// Replicates per launch when a call of `count` is split: at most kMaxSlices slices, each
+  /// filling the GPU kWavesPerSlice times over.
+  uint64_t slice_size(const UploadedPlan& uploaded, uint64_t count) const {
+    const uint64_t resident = uint64_t(uploaded.blocks_per_sm) * props_.multiProcessorCount *
+                              uploaded.replicates_per_block;
+    return std::max(resident * kWavesPerSlice, (count + kMaxSlices - 1) / kMaxSlices);
+  }
 
   /// The uploaded form of `plan`, uploading it when it is not the cached one.
   const UploadedPlan& prepare(const CompiledPlan& plan) {
