@@ -28,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "detail/cuda_check.cuh"
 #include "judgestat/budget.hpp"
 
 namespace judgestat {
@@ -35,11 +36,6 @@ namespace {
 
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 constexpr int kWarpsPerBlockMax = 8;
-
-void check_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess)
-    throw std::runtime_error(std::string("CUDA budget engine: ") + what + ": " + cudaGetErrorString(status));
-}
 
 struct KernelArgs {
   const uint32_t* item_code;
@@ -222,52 +218,33 @@ __global__ void budget_kernel(KernelArgs a) {
   }
 }
 
+// Outcome buffers grow to the largest chunk seen and are reused after that.
 template <class T>
-struct DeviceArray {
-  T* data = nullptr;
-  size_t size = 0;
-  DeviceArray() = default;
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  ~DeviceArray() {
-    if (data) cudaFree(data);
-  }
-  void reserve(size_t n, const char* what) {
-    if (n <= size) return;
-    if (data) cudaFree(data);
-    data = nullptr;
-    size = 0;
-    check_cuda(cudaMalloc(&data, std::max<size_t>(n, 1) * sizeof(T)), what);
-    size = n;
-  }
-  void upload(const std::vector<T>& host, const char* what) {
-    reserve(host.size(), what);
-    if (!host.empty())
-      check_cuda(cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), what);
-  }
-};
+void reserve(cuda_detail::DeviceBuffer<T>& buffer, size_t count) {
+  if (buffer.size() < count) buffer.allocate(count);
+}
 
 class CudaBudgetEngine final : public BudgetEngine {
  public:
   CudaBudgetEngine(const BudgetProblem& problem, int device) : problem_(problem), device_(device) {
     int devices = 0;
-    check_cuda(cudaGetDeviceCount(&devices), "no usable CUDA device");
+    JS_CUDA_CHECK(cudaGetDeviceCount(&devices));
     if (device < 0 || device >= devices)
       throw std::runtime_error("CUDA budget engine: device " + std::to_string(device) + " does not exist (" +
                                std::to_string(devices) + " devices)");
-    check_cuda(cudaSetDevice(device), "cudaSetDevice");
-    check_cuda(cudaGetDeviceProperties(&properties_, device), "cudaGetDeviceProperties");
+    JS_CUDA_CHECK(cudaSetDevice(device));
+    JS_CUDA_CHECK(cudaGetDeviceProperties(&properties_, device));
     if (const char* chosen = std::getenv("JUDGESTAT_BUDGET_KERNEL"); chosen && *chosen) {
       const std::string text = chosen;
       if (text != "1" && text != "2")
         throw std::runtime_error("JUDGESTAT_BUDGET_KERNEL: expected 1 or 2, got '" + text + "'");
       kernel_ = text == "2" ? budget_kernel<2> : budget_kernel<1>;
     }
-    item_code_.upload(problem.item_code, "upload item codes");
-    fee_first_.upload(problem.fee_first_fx, "upload first-stage fees");
-    fee_fallback_.upload(problem.fee_fallback_fx, "upload fallback fees");
-    total_accepted_2d_.upload(problem.total_accepted_2d, "upload pool totals");
-    total_cascade_fee_.upload(problem.total_cascade_fee, "upload pool totals");
+    item_code_.upload(problem.item_code);
+    fee_first_.upload(problem.fee_first_fx);
+    fee_fallback_.upload(problem.fee_fallback_fx);
+    total_accepted_2d_.upload(problem.total_accepted_2d);
+    total_cascade_fee_.upload(problem.total_cascade_fee);
   }
 
   // The device arrays are freed after this body runs: on this engine's device, with several.
@@ -279,8 +256,8 @@ class CudaBudgetEngine final : public BudgetEngine {
   uint32_t max_chunk(const BudgetRun&) const override {
     // Device outcome buffers within a quarter of free memory; host copies stay modest too.
     size_t free_bytes = 0, total_bytes = 0;
-    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
-    check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    JS_CUDA_CHECK(cudaSetDevice(device_));
+    JS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const size_t per_draw = sizeof(int64_t) + sizeof(double) + static_cast<size_t>(problem_.n_strata);
     const size_t fits = free_bytes / 4 / per_draw;
     return static_cast<uint32_t>(std::max<size_t>(1, std::min<size_t>(fits, size_t{1} << 22)));
@@ -288,12 +265,12 @@ class CudaBudgetEngine final : public BudgetEngine {
 
   void run(const BudgetRun& run, uint32_t first_draw, uint32_t count, DrawOutcomes& out) override {
     check_budget_shape(run);
-    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+    JS_CUDA_CHECK(cudaSetDevice(device_));
     out.resize(count, problem_.n_strata);
     if (count == 0) return;
-    heldout_2d_.reserve(count, "allocate outcomes");
-    fee_ratio_.reserve(count, "allocate outcomes");
-    chosen_.reserve(static_cast<size_t>(count) * problem_.n_strata, "allocate outcomes");
+    reserve(heldout_2d_, count);
+    reserve(fee_ratio_, count);
+    reserve(chosen_, static_cast<size_t>(count) * problem_.n_strata);
 
     const size_t warp_bytes = warp_words(run.k, problem_.n_grid, problem_.n_strata) * sizeof(uint32_t);
     const size_t shared_limit = properties_.sharedMemPerBlockOptin;
@@ -304,22 +281,20 @@ class CudaBudgetEngine final : public BudgetEngine {
                                " thresholds needs more shared memory than one block has (use --backend cpu)");
     const int warps = static_cast<int>(std::min<size_t>(kWarpsPerBlockMax, shared_limit / warp_bytes));
     const size_t block_bytes = warp_bytes * warps;
-    check_cuda(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(block_bytes)),
-               "cudaFuncSetAttribute");
+    JS_CUDA_CHECK(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(block_bytes)));
     int blocks_per_sm = 0;
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel_, warps * 32, block_bytes),
-               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel_, warps * 32, block_bytes));
     const uint64_t needed = (static_cast<uint64_t>(count) + warps - 1) / warps;
     const uint64_t resident = static_cast<uint64_t>(std::max(blocks_per_sm, 1)) * properties_.multiProcessorCount;
     const unsigned blocks = static_cast<unsigned>(std::max<uint64_t>(1, std::min(needed, resident)));
 
     KernelArgs args{};
-    args.item_code = item_code_.data;
-    args.fee_first = fee_first_.data;
-    args.fee_fallback = fee_fallback_.data;
-    args.total_accepted_2d = total_accepted_2d_.data;
-    args.total_cascade_fee = total_cascade_fee_.data;
+    args.item_code = item_code_.data();
+    args.fee_first = fee_first_.data();
+    args.fee_fallback = fee_fallback_.data();
+    args.total_accepted_2d = total_accepted_2d_.data();
+    args.total_cascade_fee = total_cascade_fee_.data();
     args.total_fallback_fee = problem_.total_fallback_fee;
     args.n_items = static_cast<uint32_t>(problem_.n_items);
     args.k = run.k;
@@ -331,17 +306,15 @@ class CudaBudgetEngine final : public BudgetEngine {
     args.key1 = key.k1;
     args.first_draw = first_draw;
     args.count = count;
-    args.out_heldout_2d = heldout_2d_.data;
-    args.out_fee_ratio = fee_ratio_.data;
-    args.out_chosen = chosen_.data;
+    args.out_heldout_2d = heldout_2d_.data();
+    args.out_fee_ratio = fee_ratio_.data();
+    args.out_chosen = chosen_.data();
     kernel_<<<blocks, warps * 32, block_bytes>>>(args);
-    check_cuda(cudaGetLastError(), "launch budget kernel");
-    check_cuda(cudaMemcpy(out.heldout_2d.data(), heldout_2d_.data, count * sizeof(int64_t), cudaMemcpyDeviceToHost),
-               "copy outcomes");
-    check_cuda(cudaMemcpy(out.fee_ratio.data(), fee_ratio_.data, count * sizeof(double), cudaMemcpyDeviceToHost),
-               "copy outcomes");
-    check_cuda(cudaMemcpy(out.chosen.data(), chosen_.data, out.chosen.size(), cudaMemcpyDeviceToHost),
-               "copy outcomes");
+    JS_CUDA_CHECK(cudaGetLastError());
+    JS_CUDA_CHECK(cudaMemcpy(out.heldout_2d.data(), heldout_2d_.data(), count * sizeof(int64_t),
+                             cudaMemcpyDeviceToHost));
+    JS_CUDA_CHECK(cudaMemcpy(out.fee_ratio.data(), fee_ratio_.data(), count * sizeof(double), cudaMemcpyDeviceToHost));
+    JS_CUDA_CHECK(cudaMemcpy(out.chosen.data(), chosen_.data(), out.chosen.size(), cudaMemcpyDeviceToHost));
   }
 
  private:
@@ -360,11 +333,11 @@ class CudaBudgetEngine final : public BudgetEngine {
   int device_;
   void (*kernel_)(KernelArgs) = budget_kernel<1>;  // JUDGESTAT_BUDGET_KERNEL picks the variant
   cudaDeviceProp properties_{};
-  DeviceArray<uint32_t> item_code_;
-  DeviceArray<int64_t> fee_first_, fee_fallback_, total_accepted_2d_, total_cascade_fee_;
-  DeviceArray<int64_t> heldout_2d_;
-  DeviceArray<double> fee_ratio_;
-  DeviceArray<uint8_t> chosen_;
+  cuda_detail::DeviceBuffer<uint32_t> item_code_;
+  cuda_detail::DeviceBuffer<int64_t> fee_first_, fee_fallback_, total_accepted_2d_, total_cascade_fee_;
+  cuda_detail::DeviceBuffer<int64_t> heldout_2d_;
+  cuda_detail::DeviceBuffer<double> fee_ratio_;
+  cuda_detail::DeviceBuffer<uint8_t> chosen_;
 };
 
 }  // namespace

@@ -144,7 +144,10 @@ class DeviceKept final : public DeviceKeptReplicates {
 
   void copy_from_host(const double* host) override {
     JS_CUDA_CHECK(cudaSetDevice(device_));
-    JS_CUDA_CHECK(cudaMemcpy(values_.data(), host, values_.bytes(), cudaMemcpyHostToDevice));
+    // On the store's own stream: a plain cudaMemcpy is not ordered with work on a
+    // cudaStreamNonBlocking stream, so later kernels could read values still in flight.
+    JS_CUDA_CHECK(cudaMemcpyAsync(values_.data(), host, values_.bytes(), cudaMemcpyHostToDevice, stream_));
+    JS_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   std::vector<ReplicateFacts> facts(const std::vector<double>& reference) override {
