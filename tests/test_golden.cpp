@@ -1,0 +1,124 @@
+// Golden outputs: the JSON of every README command (scaled where the README asks for 10^8
+// replicates or 10^9 draws) and of the options the library-layout move touched, compared byte
+// for byte with digests recorded from main before the move (2026-12-01, commit 3b914f7).
+//
+// The digest is SHA-256 of dump_json() of the output with `timing` and `argv` removed (both
+// differ from run to run) and this test's temporary folder written as "TMP/". Every command
+// runs on `--backend cpu --threads 2`, so `settings.device` is the same on every machine.
+//
+// A change that alters an output on purpose updates its digest here in the same commit and
+// says why in the commit message. JUDGESTAT_GOLDEN_PRINT=1 prints the digests a build gives.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "report.hpp"
+#include "sha256.hpp"
+#include "test_support.hpp"
+
+namespace judgestat {
+namespace {
+
+using testing_support::kRoot;
+using testing_support::run_cli;
+
+struct GoldenCase {
+  const char* name;
+  const char* args;    // after `judgestat`; {tmp} is this test's temporary folder
+  const char* digest;  // recorded before the move
+};
+
+#define JS_CASCADE_PAIR \
+  "--first Skywork_Skywork-Reward-Llama-3.1-8B --fallback o1-mini-2024-09-12 "
+#define JS_FEES "--fee Skywork_Skywork-Reward-Llama-3.1-8B=0 --fee o1-mini-2024-09-12=0.0076 "
+#define JS_LLMBAR_JUDGES \
+  "--judges ChatGPT-0301/Vanilla,ChatGPT/Vanilla,Falcon/Vanilla,GPT-4/Vanilla,LLaMA2/Vanilla," \
+  "PaLM2/Vanilla "
+
+const GoldenCase kCases[] = {
+    {"readme_metrics", "metrics data/judgebench/gpt4o_split.csv ",
+     "a3dc9bfc72da01e8d96e9fafef80843705ddcf6414e0aab332ea285b478a2c30"},
+    {"readme_cascade",
+     "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--plots {tmp}plots ",
+     "cddc703cc2483a0b8cee8cfa6f16597710c7b6b048d69f365223f51767217d44"},
+    {"readme_budget",
+     "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --per-stratum " JS_FEES,
+     "879e56b929c68f342d0b0b59afec766e5da2137a1f68aadc57d3c3781422ffa6"},
+    {"readme_mpi_metrics_scaled",
+     "metrics data/judgebench/gpt4o_split.csv --judges o1-mini-2024-09-12 --replicates 100000 ",
+     "c2ea8763d4df8649e965740397adff5c7818b5b1b4e0e786e77479d6919bf1aa"},
+    {"readme_srun_budget_scaled",
+     "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR
+     "--k 24,48,96,192 --draws 100000 ",
+     "fc149eee78bf3e4601810ca837e5cc9d2c009345585227bb75a7b4cca1855c13"},
+    {"readme_profile_judgebench",
+     "profile data/judgebench/gpt4o_split.csv --config configs/judgebench.json ", "4adf626c6b417a76532035b71ba9f386d75ffd5b51ab4e2ddac2cfbc7c2b58b1"},
+    {"readme_profile_llmbar",
+     "profile data/llmbar/natural_neighbor.csv --config configs/llmbar.json " JS_LLMBAR_JUDGES,
+     "d8a9802622d329db0a2d4d9f0a05315299a04af135eb0041b32f73c3f41c702f"},
+    {"profile_judgereva_synth",
+     "profile {tmp}synth.csv --config configs/judgereva.json --replicates 2000 ", "4a91786e6f1fa621eac3c833b40d7d620c4b6c163880026c40a979cc3b08aff3"},
+    {"metrics_by_benchmark", "metrics data/judgebench/gpt4o_split.csv --by benchmark ", "d40a63e72a5937f43a66b91110a01eef3535c10ff31d1d0342fc7dc68facd0d3"},
+    {"metrics_ci_bca", "metrics data/judgebench/gpt4o_split.csv --ci bca ", "9aac3f625f7e9dfb6b68c807e7756dcb87f842b07dcabc1ed076d7e3f50a3016"},
+    {"cascade_per_stratum",
+     "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--per-stratum ", "ddf3f7c1a3bd83c1a59d6833f4e911c7769a55ae85880b3a78c38471bdce7f57"},
+    {"budget_rule_both_per_stratum",
+     "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --rule both --per-stratum ",
+     "93da8186db5818739723a4db0dad9b41dd19461d2df1c889b599f340f42891e4"},
+};
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string golden_digest(const std::string& json_text, const std::string& tmp) {
+  Json json = Json::parse(replace_all(json_text, tmp, "TMP/"));
+  json.erase("timing");
+  json.erase("argv");
+  return sha256_hex(dump_json(json));
+}
+
+class GoldenOutputs : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(GoldenOutputs, JsonDigestUnchanged) {
+  const GoldenCase& c = GetParam();
+  const std::string tmp = ::testing::TempDir() + "judgestat_golden_" + c.name + "/";
+  std::filesystem::remove_all(tmp);
+  std::filesystem::create_directories(tmp);
+  const std::string cd = "cd '" + kRoot + "' && ";
+  if (std::string(c.args).find("{tmp}synth.csv") != std::string::npos) {
+    const auto synth = run_cli("synth cap --quiet --seed 1 --out " + tmp + "synth.csv");
+    ASSERT_EQ(synth.status, 0) << synth.out;
+  }
+  const std::string json_path = tmp + "out.json";
+  const std::string args = replace_all(c.args, "{tmp}", tmp) +
+                           "--backend cpu --threads 2 --quiet --json " + json_path;
+  // run_cli prefixes the binary; the commands name data/ and configs/ relative to the root.
+  const auto run = std::system((cd + testing_support::kBinary + " " + args + " > /dev/null").c_str());
+  ASSERT_EQ(run, 0) << args;
+  const std::string digest = golden_digest(read_all(json_path), tmp);
+  if (const char* print = std::getenv("JUDGESTAT_GOLDEN_PRINT"); print && *print == '1')
+    std::printf("golden %s %s\n", c.name, digest.c_str());
+  EXPECT_EQ(digest, c.digest) << c.name << ": " << args;
+}
+
+INSTANTIATE_TEST_SUITE_P(BeforeTheMove, GoldenOutputs, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<GoldenCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+}  // namespace
+}  // namespace judgestat
