@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
-#include "cascade_pool.hpp"
+#include "analyses/cascade_pool.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/budget.hpp"
 #include "judgestat/records.hpp"

@@ -16,11 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cascade.hpp"
-#include "cascade_pool.hpp"
+#include "analyses/cascade.hpp"
+#include "analyses/cascade_pool.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
-#include "metrics.hpp"
+#include "analyses/metrics.hpp"
 #include "test_support.hpp"
 
 using namespace judgestat;

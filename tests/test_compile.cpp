@@ -16,9 +16,9 @@
 
 #include "judgestat/plan.hpp"
 #include "judgestat/records.hpp"
-#include "metrics.hpp"
-#include "probability.hpp"
-#include "selection.hpp"
+#include "analyses/metrics.hpp"
+#include "analyses/probability.hpp"
+#include "records/selection.hpp"
 #include "test_plans.hpp"
 #include "test_support.hpp"
 

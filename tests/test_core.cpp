@@ -9,7 +9,7 @@
 
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/philox.hpp"
-#include "report.hpp"
+#include "report/report.hpp"
 
 using namespace judgestat;
 
@@ -66,7 +66,7 @@ TEST(Intervals, NormalQuantileAgreesWithScipy) {
   EXPECT_NEAR(normal_cdf(normal_quantile(0.3)), 0.3, 1e-15);
 }
 
-#include "philox_simd.hpp"
+#include "engine/philox_simd.hpp"
 
 TEST(Philox, EightWideBlocksEqualScalar) {
   if (!philox_avx2_supported()) GTEST_SKIP() << "this CPU has no AVX2; the scalar path is used";

@@ -16,8 +16,8 @@
 
 #include <gtest/gtest.h>
 
-#include "report.hpp"
-#include "sha256.hpp"
+#include "report/report.hpp"
+#include "records/sha256.hpp"
 #include "test_support.hpp"
 
 namespace judgestat {

@@ -10,9 +10,9 @@
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
-#include "commands.hpp"
-#include "csv.hpp"
-#include "import.hpp"
+#include "cli/commands.hpp"
+#include "records/csv.hpp"
+#include "sources/import.hpp"
 #include "judgestat/records.hpp"
 
 namespace judgestat {

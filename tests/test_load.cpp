@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
-#include "csv.hpp"
+#include "records/csv.hpp"
 #include "judgestat/records.hpp"
-#include "sha256.hpp"
+#include "records/sha256.hpp"
 
 namespace judgestat {
 namespace {

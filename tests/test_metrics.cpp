@@ -6,8 +6,8 @@
 #include <map>
 #include <sstream>
 
-#include "metrics.hpp"
-#include "selection.hpp"
+#include "analyses/metrics.hpp"
+#include "records/selection.hpp"
 #include "test_support.hpp"
 
 using namespace judgestat;

@@ -14,8 +14,8 @@
 
 #include "test_support.hpp"
 #include "test_plans.hpp"
-#include "cascade_pool.hpp"
-#include "distributed.hpp"
+#include "analyses/cascade_pool.hpp"
+#include "distributed/distributed.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/budget.hpp"

@@ -14,9 +14,9 @@
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/philox.hpp"
-#include "metrics.hpp"
-#include "probability.hpp"
-#include "selection.hpp"
+#include "analyses/metrics.hpp"
+#include "analyses/probability.hpp"
+#include "records/selection.hpp"
 
 using namespace judgestat;
 using judgestat::testing_support::write_temp;

@@ -14,9 +14,9 @@
 
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
-#include "metrics.hpp"
-#include "profile.hpp"
-#include "synth.hpp"
+#include "analyses/metrics.hpp"
+#include "analyses/profile.hpp"
+#include "sources/synth.hpp"
 #include "test_support.hpp"
 
 using namespace judgestat;

@@ -12,7 +12,7 @@
 
 #include <cmath>
 
-#include "spearman.hpp"
+#include "analyses/spearman.hpp"
 
 using namespace judgestat;
 

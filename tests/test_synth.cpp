@@ -9,8 +9,8 @@
 
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
-#include "profile.hpp"
-#include "synth.hpp"
+#include "analyses/profile.hpp"
+#include "sources/synth.hpp"
 #include "test_support.hpp"
 
 using namespace judgestat;

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "../test_plans.hpp"
-#include "cascade_pool.hpp"
-#include "distributed.hpp"
+#include "analyses/cascade_pool.hpp"
+#include "distributed/distributed.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/budget.hpp"

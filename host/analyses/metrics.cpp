@@ -1,0 +1,328 @@
+#include "analyses/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "judgestat/bootstrap.hpp"
+
+namespace judgestat {
+
+using Unit = AccuracyUnit;
+
+JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& units, int orders,
+                       bool invalid_match) {
+  const size_t U = units.size();
+  JudgeUnits out;
+  out.present.assign(orders, std::vector<double>(U, 0.0));
+  out.correct.assign(orders, std::vector<double>(U, 0.0));
+  out.any_present.assign(U, 0.0);
+  out.order_mean.assign(U, 0.0);
+  out.complete.assign(U, 0.0);
+  out.all_correct.assign(U, 0.0);
+  out.consistent.assign(U, 0.0);
+  out.jb_positive.assign(U, 0.0);
+  out.verdict0.assign(U, kAbsent);
+  for (size_t u = 0; u < U; ++u) {
+    const int32_t i = units[u].item, v = units[u].variant;
+    int n_present = 0, n_correct = 0, score = 0;
+    bool same = true;
+    int16_t first_verdict = kAbsent;
+    for (int o = 0; o < orders; ++o) {
+      const size_t c = m.cell(j, i, o, v);
+      if (!m.present(c)) continue;
+      const int16_t verdict = m.verdict[c];
+      const bool right = m.correct(c, i);
+      out.present[o][u] = 1;
+      out.correct[o][u] = right;
+      if (n_present++ == 0) first_verdict = verdict;
+      n_correct += right;
+      // JudgeBench: +1 for the gold label, -1 for another label; tie and invalid score 0.
+      score += right ? 1 : (verdict >= 0 ? -1 : 0);
+      same = same && verdict == first_verdict;
+    }
+    // An invalid verdict matches nothing ("invalid pairs count as flips") unless
+    // --invalid-match lets two invalid verdicts agree.
+    if (first_verdict == kInvalid && !invalid_match) same = false;
+    out.verdict0[u] = m.verdict[m.cell(j, i, 0, v)];
+    if (n_present == 0) continue;
+    out.any_present[u] = 1;
+    out.order_mean[u] = static_cast<double>(n_correct) / n_present;
+    if (n_present == orders) {
+      out.complete[u] = 1;
+      out.all_correct[u] = n_correct == orders;
+      out.consistent[u] = same;
+      out.jb_positive[u] = score > 0;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+double total(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum;
+}
+
+// Cohen's κ between the order-0 and order-1 verdicts on complete units (LLMBar's
+// `kappa_agreement`): categories are the labels, `tie` and invalid (its own category);
+// κ = (p_o − p_e) / (1 − p_e) with p_o = agree / n and p_e = Σ_c x_c y_c / n², all column sums.
+void add_order_kappa(const ItemMatrix& m, int32_t j, const std::vector<AccuracyUnit>& units,
+                     const std::vector<double>& complete, const std::vector<double>& mask,
+                     const std::string& tag, StatLabel label, Plan& plan) {
+  const size_t U = units.size();
+  auto category = [&](int16_t verdict) { return verdict >= 0 ? verdict : m.n_labels() + (verdict == kTie ? 0 : 1); };
+  const int32_t n_categories = m.n_labels() + 2;
+  std::vector<double> agree(U, 0.0), n(U, 0.0);
+  std::vector<std::vector<double>> first(n_categories, std::vector<double>(U, 0.0)), second = first;
+  for (size_t u = 0; u < U; ++u) {
+    if (!complete[u] || !mask[u]) continue;
+    const int32_t a = category(m.verdict[m.cell(j, units[u].item, 0, units[u].variant)]);
+    const int32_t b = category(m.verdict[m.cell(j, units[u].item, 1, units[u].variant)]);
+    n[u] = 1;
+    agree[u] = a == b;
+    first[a][u] = 1;
+    second[b][u] = 1;
+  }
+  label.n = static_cast<int64_t>(std::accumulate(n.begin(), n.end(), 0.0));
+  if (label.n == 0) return;
+  auto column = [&](const std::string& name, const std::vector<double>& values) {
+    const int32_t k = plan.add_column(tag + "/kappa/" + name);
+    plan.columns[k] = values;
+    return k;
+  };
+  const int32_t k_agree = column("agree", agree), k_n = column("n", n);
+  std::vector<Op> chance;  // p_e
+  for (int32_t c = 0; c < n_categories; ++c) {
+    if (std::accumulate(first[c].begin(), first[c].end(), 0.0) == 0 ||
+        std::accumulate(second[c].begin(), second[c].end(), 0.0) == 0)
+      continue;  // contributes 0 to p_e on the original data and on every replicate
+    const int32_t kx = column("x" + std::to_string(c), first[c]), ky = column("y" + std::to_string(c), second[c]);
+    chance.insert(chance.end(), {{OpCode::kColumn, kx}, {OpCode::kColumn, ky}, {OpCode::kMul}});
+    if (chance.size() > 3) chance.push_back({OpCode::kAdd});
+  }
+  if (chance.empty()) chance.push_back({OpCode::kConstant, 0, 0.0});
+  chance.insert(chance.end(), {{OpCode::kColumn, k_n}, {OpCode::kColumn, k_n}, {OpCode::kMul}, {OpCode::kDiv}});
+  std::vector<Op> program = ratio_program(k_agree, k_n);
+  program.insert(program.end(), chance.begin(), chance.end());
+  program.push_back({OpCode::kSub});
+  program.push_back({OpCode::kConstant, 0, 1.0});
+  program.insert(program.end(), chance.begin(), chance.end());
+  program.push_back({OpCode::kSub});
+  program.push_back({OpCode::kDiv});
+  plan.statistics.push_back({label, program});
+}
+
+}  // namespace
+
+std::vector<AccuracyUnit> accuracy_units(const ItemMatrix& m, const Selection& sel, Plan& plan) {
+  std::vector<AccuracyUnit> units;
+  for (int32_t i : sel.items)
+    for (int32_t v : sel.variants) {
+      bool any = false;
+      for (int32_t j : sel.judges)
+        for (int o = 0; o < m.orders && !any; ++o) any = m.present(m.cell(j, i, o, v));
+      if (!any) continue;
+      units.push_back({i, v});
+      plan.unit_cluster.push_back(sel.item_cluster[i]);
+    }
+  return units;
+}
+
+MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel,
+                               const MetricsOptions& options) {
+  MetricsPlan out;
+  Plan& plan = out.plan;
+  plan = plan_for(sel);
+
+  const std::vector<Unit> units = accuracy_units(m, sel, plan);
+  const size_t U = units.size();
+  const int orders = sel.orders;
+  const bool multi_order = orders >= 2;
+  if (!multi_order)
+    out.notes.push_back("bc, cons, stable_wrong and jb_score are left out: the data has one "
+                        "presentation order (they compare orders)");
+
+  // Scopes: overall, then each stratum when reporting per group.
+  struct Scope {
+    std::optional<std::string> group;
+    std::vector<double> mask;
+  };
+  std::vector<Scope> scopes{{std::nullopt, std::vector<double>(U, 1.0)}};
+  if (options.per_group && !sel.strata.empty()) {
+    for (int32_t h = 0; h < sel.n_strata(); ++h) {
+      Scope scope{sel.stratum_names[h], std::vector<double>(U, 0.0)};
+      for (size_t u = 0; u < U; ++u) scope.mask[u] = sel.item_stratum[units[u].item] == h;
+      scopes.push_back(std::move(scope));
+    }
+  }
+
+  int32_t reference = sel.judges.front();
+  if (!options.reference.empty()) reference = m.judge_index(options.reference);
+
+  auto masked = [&](const std::vector<double>& values, const std::vector<double>& mask) {
+    std::vector<double> out_values(U);
+    for (size_t u = 0; u < U; ++u) out_values[u] = values[u] * mask[u];
+    return out_values;
+  };
+  auto add_column = [&](const std::string& name, std::vector<double> values) {
+    const int32_t k = plan.add_column(name);
+    plan.columns[k] = std::move(values);
+    return k;
+  };
+  auto label_for = [&](const std::string& name, int32_t judge, const Scope& scope) {
+    StatLabel label;
+    label.name = name;
+    label.judge = m.judges[judge];
+    if (sel.strata == "benchmark") label.benchmark = scope.group;
+    if (sel.strata == "condition") label.condition = scope.group;
+    return label;
+  };
+
+  // Programs per (judge, scope) for acc/pa/bc, reused by diff.
+  std::map<std::pair<int32_t, size_t>, std::map<std::string, std::pair<std::vector<Op>, int64_t>>> ratio_of;
+  std::vector<int32_t> judges_in_order = sel.judges;
+  std::vector<JudgeUnits> facts;
+  for (int32_t j : judges_in_order) facts.push_back(judge_units(m, j, units, orders, options.invalid_match));
+
+  for (size_t jj = 0; jj < judges_in_order.size(); ++jj) {
+    const int32_t j = judges_in_order[jj];
+    const JudgeUnits& f = facts[jj];
+    for (size_t s = 0; s < scopes.size(); ++s) {
+      const Scope& scope = scopes[s];
+      const std::string tag = m.judges[j] + (scope.group ? "/" + *scope.group : "");
+      auto add_ratio = [&](const std::string& name, std::optional<int> order,
+                           const std::vector<double>& num, const std::vector<double>& den) {
+        const std::vector<double> den_values = masked(den, scope.mask);
+        const int64_t n = static_cast<int64_t>(total(den_values));
+        if (n == 0) return;
+        const int32_t kn = add_column(tag + "/" + name + "/num", masked(num, scope.mask));
+        const int32_t kd = add_column(tag + "/" + name + "/den", den_values);
+        StatisticDef stat{label_for(name, j, scope), ratio_program(kn, kd)};
+        stat.label.order = order;
+        stat.label.n = n;
+        ratio_of[{j, s}][name + (order ? std::to_string(*order) : "")] = {stat.program, n};
+        plan.statistics.push_back(std::move(stat));
+      };
+      for (int o = 0; o < orders; ++o) add_ratio("acc", o, f.correct[o], f.present[o]);
+      add_ratio("pa", std::nullopt, f.order_mean, f.any_present);
+      if (multi_order) {
+        std::vector<double> bc(U), cons(U), jb(U);
+        for (size_t u = 0; u < U; ++u) {
+          bc[u] = f.complete[u] * f.all_correct[u];
+          cons[u] = f.complete[u] * f.consistent[u];
+          jb[u] = f.complete[u] * f.jb_positive[u];
+        }
+        add_ratio("bc", std::nullopt, bc, f.complete);
+        add_ratio("cons", std::nullopt, cons, f.complete);
+        // stable_wrong = cons - bc on the same units [CAP App. H].
+        const std::vector<double> den = masked(f.complete, scope.mask);
+        const int64_t n = static_cast<int64_t>(total(den));
+        if (n > 0) {
+          const int32_t kc = add_column(tag + "/sw/cons", masked(cons, scope.mask));
+          const int32_t kb = add_column(tag + "/sw/bc", masked(bc, scope.mask));
+          const int32_t kd = add_column(tag + "/sw/den", den);
+          StatisticDef stat{label_for("stable_wrong", j, scope),
+                            {{OpCode::kColumn, kc}, {OpCode::kColumn, kb}, {OpCode::kSub},
+                             {OpCode::kColumn, kd}, {OpCode::kDiv}}};
+          stat.label.n = n;
+          plan.statistics.push_back(std::move(stat));
+        }
+        add_ratio("jb_score", std::nullopt, jb, f.complete);
+        add_order_kappa(m, j, units, f.complete, scope.mask, tag, label_for("kappa", j, scope), plan);
+      }
+      // Macro-F1 over the labels that occur as gold in order 0 (sklearn's F1 per label,
+      // 0 for a label that a replicate neither predicts nor contains).
+      std::vector<std::vector<double>> tp, pred_gold;
+      int64_t n0 = 0;
+      for (int32_t k = 0; k < m.n_labels(); ++k) {
+        std::vector<double> t(U, 0.0), pg(U, 0.0);
+        bool occurs = false;
+        for (size_t u = 0; u < U; ++u) {
+          if (!scope.mask[u] || !f.present[0][u]) continue;
+          const bool gold_k = m.gold[units[u].item] == k, pred_k = f.verdict0[u] == k;
+          t[u] = gold_k && pred_k;
+          pg[u] = gold_k + pred_k;
+          occurs = occurs || gold_k;
+        }
+        if (!occurs) continue;
+        tp.push_back(std::move(t));
+        pred_gold.push_back(std::move(pg));
+      }
+      for (size_t u = 0; u < U; ++u) n0 += scope.mask[u] > 0 && f.present[0][u] > 0;
+      if (!tp.empty() && n0 > 0) {
+        std::vector<Op> program;
+        for (size_t k = 0; k < tp.size(); ++k) {
+          const int32_t kt = add_column(tag + "/f1/tp" + std::to_string(k), tp[k]);
+          const int32_t kp = add_column(tag + "/f1/pg" + std::to_string(k), pred_gold[k]);
+          program.insert(program.end(), {{OpCode::kColumn, kt},
+                                         {OpCode::kConstant, 0, 2.0},
+                                         {OpCode::kMul},
+                                         {OpCode::kColumn, kp},
+                                         {OpCode::kDivOrZero}});
+          if (k > 0) program.push_back({OpCode::kAdd});
+        }
+        program.push_back({OpCode::kConstant, 0, static_cast<double>(tp.size())});
+        program.push_back({OpCode::kDiv});
+        StatisticDef stat{label_for("macro_f1", j, scope), program};
+        stat.label.order = 0;
+        stat.label.n = n0;
+        plan.statistics.push_back(std::move(stat));
+      }
+    }
+  }
+
+  // Paired differences against the reference, on the same replicates.
+  for (int32_t j : judges_in_order) {
+    if (j == reference) continue;
+    for (size_t s = 0; s < scopes.size(); ++s) {
+      auto& mine = ratio_of[{j, s}];
+      auto& theirs = ratio_of[{reference, s}];
+      std::vector<std::pair<std::string, std::optional<int>>> names;
+      for (int o = 0; o < orders; ++o) names.push_back({"acc", o});
+      names.push_back({"pa", std::nullopt});
+      if (multi_order) names.push_back({"bc", std::nullopt});
+      for (const auto& [name, order] : names) {
+        const std::string key = name + (order ? std::to_string(*order) : "");
+        if (!mine.count(key) || !theirs.count(key)) continue;
+        StatisticDef stat{label_for("diff", j, scopes[s]),
+                          difference_program(mine[key].first, theirs[key].first)};
+        stat.label.reference = m.judges[reference];
+        stat.label.of = name;
+        stat.label.order = order;
+        stat.label.n = std::min(mine[key].second, theirs[key].second);
+        plan.statistics.push_back(std::move(stat));
+      }
+    }
+  }
+
+  for (int32_t j : judges_in_order) {
+    JudgeValidity validity{m.judges[j], 0, 0};
+    for (const Unit& unit : units)
+      for (int o = 0; o < m.orders; ++o) {
+        const size_t c = m.cell(j, unit.item, o, unit.variant);
+        if (!m.present(c)) continue;
+        ++validity.records;
+        validity.invalid += m.verdict[c] == kInvalid;
+      }
+    out.validity.push_back(validity);
+  }
+  return out;
+}
+
+std::vector<double> point_estimates(const Plan& plan) {
+  const CompiledPlan compiled = compile(plan);
+  std::vector<double> out;
+  std::vector<double> extras = point_extras(compiled);
+  extras.push_back(0.0);
+  for (int32_t s = 0; s < compiled.n_statistics; ++s)
+    out.push_back(evaluate(compiled.ops.data() + compiled.op_offset[s],
+                           compiled.op_offset[s + 1] - compiled.op_offset[s], compiled.totals.data(),
+                           compiled.column_unscale.data(), extras.data()));
+  return out;
+}
+
+}  // namespace judgestat

@@ -1,0 +1,59 @@
+// The accuracy family of SPEC §3.1 as a plan builder: per judge acc per order, pa, bc, cons,
+// stable_wrong, jb_score, macro_f1, and diff of acc/pa/bc against a reference judge.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "judgestat/plan.hpp"
+#include "judgestat/records.hpp"
+#include "records/selection.hpp"
+
+namespace judgestat {
+
+struct MetricsOptions {
+  bool invalid_match = false;  // two invalid verdicts agree in `cons` (LLMBar's `equal`)
+  std::string reference;       // judge for `diff`; empty: the first selected judge
+  bool per_group = false;      // statistics per stratum as well as overall
+};
+
+struct JudgeValidity {
+  std::string judge;
+  int64_t records = 0, invalid = 0;
+};
+
+struct MetricsPlan {
+  Plan plan;
+  std::vector<JudgeValidity> validity;
+  std::vector<std::string> notes;  // statistics left out and why
+};
+
+/// One (item, variant) of a selection: the unit of the accuracy family.
+struct AccuracyUnit {
+  int32_t item, variant;
+};
+
+/// Per-unit facts about one judge, from which the accuracy family's columns are cut.
+struct JudgeUnits {
+  std::vector<std::vector<double>> present, correct;  // per order
+  std::vector<double> any_present, order_mean;        // pa
+  std::vector<double> complete, all_correct, consistent, jb_positive;
+  std::vector<int32_t> verdict0;                      // order-0 verdict code
+};
+
+/// Judge j's facts on each unit over `orders` presentation orders (cons: an invalid verdict
+/// matches nothing unless invalid_match).
+/// Every (item, variant) of the selection that a selected judge has a record for, in selection
+/// order; appends each unit's cluster to plan.unit_cluster.
+std::vector<AccuracyUnit> accuracy_units(const ItemMatrix& matrix, const Selection& selection,
+                                         Plan& plan);
+
+JudgeUnits judge_units(const ItemMatrix& matrix, int32_t j, const std::vector<AccuracyUnit>& units,
+                       int orders, bool invalid_match);
+
+MetricsPlan build_metrics_plan(const ItemMatrix& matrix, const Selection& selection,
+                               const MetricsOptions& options);
+
+/// Point estimates of a plan on the original data (no resampling), in statistic order.
+std::vector<double> point_estimates(const Plan& plan);
+
+}  // namespace judgestat

@@ -1,0 +1,598 @@
+#include "analyses/probability.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+
+namespace judgestat {
+
+int confidence_bin(double q) {
+  const int bin = static_cast<int>(std::floor(q * kConfidenceBins));
+  return std::max(0, std::min(bin, kConfidenceBins - 1));
+}
+
+std::string confidence_bin_name(int bin) {
+  char text[32];
+  std::snprintf(text, sizeof text, bin == kConfidenceBins - 1 ? "[%.1f, %.1f]" : "[%.1f, %.1f)",
+                static_cast<double>(bin) / kConfidenceBins, static_cast<double>(bin + 1) / kConfidenceBins);
+  return text;
+}
+
+ScoredProbabilities score_probabilities(const double* probs, int32_t n_labels, int32_t gold) {
+  ScoredProbabilities out;
+  out.q = -std::numeric_limits<double>::infinity();
+  int top_count = 0;
+  for (int32_t k = 0; k < n_labels; ++k) {
+    if (probs[k] > out.q) {
+      out.q = probs[k];
+      top_count = 1;
+    } else if (probs[k] == out.q) {
+      ++top_count;
+    }
+  }
+  for (int32_t k = 0; k < n_labels; ++k) {
+    const double miss = probs[k] - (k == gold ? 1.0 : 0.0);
+    out.brier += miss * miss;
+  }
+  out.correct = probs[gold] == out.q ? (top_count == 1 ? 1.0 : 0.5) : 0.0;
+  out.nll = -std::log(std::max(probs[gold], kNllFloor));
+  return out;
+}
+
+double ReliabilityTable::error_rate_high() const {
+  return n_high > 0 ? errors_high / static_cast<double>(n_high) : NAN;
+}
+double ReliabilityTable::error_share_high() const { return errors > 0 ? errors_high / errors : NAN; }
+
+ReliabilityTable reliability_table(const std::vector<double>& q, const std::vector<double>& correct) {
+  ReliabilityTable table;
+  table.bins.assign(kConfidenceBins, ReliabilityBin{});
+  std::vector<double> sum_q(kConfidenceBins, 0.0), sum_correct(kConfidenceBins, 0.0);
+  for (size_t i = 0; i < q.size(); ++i) {
+    const int bin = confidence_bin(q[i]);
+    ++table.bins[bin].n;
+    sum_q[bin] += q[i];
+    sum_correct[bin] += correct[i];
+    ++table.n;
+    table.errors += 1.0 - correct[i];
+    if (q[i] >= kHighConfidence) {
+      ++table.n_high;
+      table.errors_high += 1.0 - correct[i];
+    }
+  }
+  for (int b = 0; b < kConfidenceBins; ++b) {
+    ReliabilityBin& bin = table.bins[b];
+    const double n = static_cast<double>(bin.n);
+    bin.mean_q = bin.n ? sum_q[b] / n : NAN;
+    bin.accuracy = bin.n ? sum_correct[b] / n : NAN;
+    table.ece += std::fabs(sum_correct[b] - sum_q[b]);
+  }
+  table.ece = table.n ? table.ece / static_cast<double>(table.n) : NAN;
+  return table;
+}
+
+RiskCoverage risk_coverage(const std::vector<double>& q, const std::vector<double>& correct) {
+  RiskCoverage curve;
+  const size_t n = q.size();
+  if (n == 0) {
+    curve.aurc = NAN;
+    return curve;
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return q[a] > q[b]; });
+  double errors_before = 0, risk_sum = 0;
+  for (size_t a = 0; a < n;) {
+    size_t b = a;
+    double group_errors = 0;
+    while (b < n && q[order[b]] == q[order[a]]) group_errors += 1.0 - correct[order[b++]];
+    const double group = static_cast<double>(b - a);
+    // Within a tie group the k-th output's expected errors grow linearly: every ordering of the
+    // group is equally likely.
+    for (size_t k = a + 1; k <= b; ++k)
+      risk_sum += (errors_before + group_errors * static_cast<double>(k - a) / group) / static_cast<double>(k);
+    errors_before += group_errors;
+    curve.points.push_back({q[order[a]], static_cast<double>(b) / static_cast<double>(n),
+                            errors_before / static_cast<double>(b)});
+    a = b;
+  }
+  curve.aurc = risk_sum / static_cast<double>(n);
+  return curve;
+}
+
+namespace {
+
+// Mean NLL of rows at temperature t: p_k ∝ exp(log p_k / t), computed relative to the row's
+// largest log-probability; zero probabilities stay zero.
+double scaled_nll(const std::vector<double>& probs, int32_t n_labels, const std::vector<int32_t>& gold, double t) {
+  const size_t rows = gold.size();
+  double total = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    const double* p = probs.data() + r * n_labels;
+    double top = -std::numeric_limits<double>::infinity();
+    for (int32_t k = 0; k < n_labels; ++k)
+      if (p[k] > 0) top = std::max(top, std::log(p[k]));
+    double denominator = 0, gold_weight = 0;
+    for (int32_t k = 0; k < n_labels; ++k) {
+      if (!(p[k] > 0)) continue;
+      const double weight = std::exp((std::log(p[k]) - top) / t);
+      denominator += weight;
+      if (k == gold[r]) gold_weight = weight;
+    }
+    const double p_gold = denominator > 0 ? gold_weight / denominator : 0.0;
+    total += -std::log(std::max(p_gold, kNllFloor));
+  }
+  return rows ? total / static_cast<double>(rows) : NAN;
+}
+
+}  // namespace
+
+double mean_nll_at_temperature(const std::vector<double>& probs, int32_t n_labels,
+                               const std::vector<int32_t>& gold, double t) {
+  return scaled_nll(probs, n_labels, gold, t);
+}
+
+double fit_temperature(const std::vector<double>& probs, int32_t n_labels, const std::vector<int32_t>& gold) {
+  if (gold.empty()) return 1.0;
+  constexpr double kLow = 0.05, kHigh = 20.0;
+  constexpr int kScan = 121;
+  const double log_low = std::log(kLow), log_high = std::log(kHigh);
+  auto log_t_at = [&](int s) { return log_low + (log_high - log_low) * s / (kScan - 1); };
+  int best = 0;
+  double best_nll = std::numeric_limits<double>::infinity();
+  for (int s = 0; s < kScan; ++s) {
+    const double nll = scaled_nll(probs, n_labels, gold, std::exp(log_t_at(s)));
+    if (nll < best_nll) best_nll = nll, best = s;
+  }
+  // Golden-section search on log T between the best scan point's neighbours.
+  double a = log_t_at(std::max(0, best - 1)), b = log_t_at(std::min(kScan - 1, best + 1));
+  const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
+  double c = b - ratio * (b - a), d = a + ratio * (b - a);
+  double fc = scaled_nll(probs, n_labels, gold, std::exp(c)), fd = scaled_nll(probs, n_labels, gold, std::exp(d));
+  for (int step = 0; step < 60; ++step) {
+    if (fc <= fd) {
+      b = d, d = c, fd = fc;
+      c = b - ratio * (b - a);
+      fc = scaled_nll(probs, n_labels, gold, std::exp(c));
+    } else {
+      a = c, c = d, fc = fd;
+      d = a + ratio * (b - a);
+      fd = scaled_nll(probs, n_labels, gold, std::exp(d));
+    }
+  }
+  const double t = std::exp((a + b) / 2.0);
+  return scaled_nll(probs, n_labels, gold, t) <= best_nll ? t : std::exp(log_t_at(best));
+}
+
+namespace {
+
+struct Unit {
+  int32_t item, variant;
+};
+
+// One judge's scored outputs per unit in one presentation.
+struct Presentation {
+  std::optional<int> order;  // nullopt: order-averaged
+  std::vector<uint8_t> has;  // the unit has a valid output with probabilities
+  std::vector<double> q, correct, brier, nll;
+  explicit Presentation(size_t units) : has(units, 0), q(units, 0), correct(units, 0), brier(units, 0), nll(units, 0) {}
+};
+
+// A cell's probabilities with labels not given read as 0; false when the record is absent,
+// invalid or carries no probability.
+bool cell_probabilities(const ItemMatrix& m, size_t cell, std::vector<double>& out) {
+  if (!m.present(cell) || !m.valid(cell)) return false;
+  const double* p = m.probs_of(cell);
+  bool any = false;
+  for (int32_t l = 0; l < m.n_labels(); ++l) {
+    out[l] = std::isnan(p[l]) ? 0.0 : p[l];
+    any = any || !std::isnan(p[l]);
+  }
+  return any;
+}
+
+Presentation single_order(const ItemMatrix& m, int32_t j, const std::vector<Unit>& units, int order) {
+  Presentation out(units.size());
+  out.order = order;
+  std::vector<double> p(m.n_labels());
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int32_t item = units[u].item;
+    const size_t cell = m.cell(j, item, order, units[u].variant);
+    if (!cell_probabilities(m, cell, p)) continue;
+    const ScoredProbabilities scored = score_probabilities(p.data(), m.n_labels(), m.gold[item]);
+    out.has[u] = 1;
+    out.q[u] = scored.q;
+    // The verdict as given; a valid `tie` earns ½ when the gold label shares the top.
+    out.correct[u] = m.correct(cell, item) ? 1.0 : (m.verdict[cell] == kTie && p[m.gold[item]] == scored.q ? 0.5 : 0.0);
+    out.brier[u] = scored.brier;
+    out.nll[u] = scored.nll;
+  }
+  return out;
+}
+
+Presentation order_averaged(const ItemMatrix& m, int32_t j, const std::vector<Unit>& units, int orders) {
+  Presentation out(units.size());
+  const int32_t L = m.n_labels();
+  std::vector<double> p(L), mean(L);
+  for (size_t u = 0; u < units.size(); ++u) {
+    std::fill(mean.begin(), mean.end(), 0.0);
+    int used = 0;
+    for (int o = 0; o < orders; ++o) {
+      if (!cell_probabilities(m, m.cell(j, units[u].item, o, units[u].variant), p)) continue;
+      for (int32_t l = 0; l < L; ++l) mean[l] += p[l];
+      ++used;
+    }
+    if (used == 0) continue;
+    for (double& value : mean) value /= used;
+    const ScoredProbabilities scored = score_probabilities(mean.data(), L, m.gold[units[u].item]);
+    out.has[u] = 1;
+    out.q[u] = scored.q;
+    out.correct[u] = scored.correct;
+    out.brier[u] = scored.brier;
+    out.nll[u] = scored.nll;
+  }
+  return out;
+}
+
+// Appends units after the plan's existing ones; existing columns read 0 on them.
+int64_t append_units(Plan& plan, const std::vector<int32_t>& clusters) {
+  const int64_t offset = plan.n_units();
+  plan.unit_cluster.insert(plan.unit_cluster.end(), clusters.begin(), clusters.end());
+  for (auto& column : plan.columns) column.resize(plan.unit_cluster.size(), 0.0);
+  return offset;
+}
+
+std::string presentation_name(const std::optional<int>& order) {
+  return order ? "order " + std::to_string(*order) : "averaged";
+}
+
+std::string percent(double share) {
+  return std::isfinite(share) ? fixed(100.0 * share, 1) + " %" : "—";
+}
+
+std::string count_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+void put_group(Json& row, const std::string& strata, const std::optional<std::string>& group) {
+  row["benchmark"] = strata == "benchmark" && group ? Json(*group) : Json(nullptr);
+  row["condition"] = strata == "condition" && group ? Json(*group) : Json(nullptr);
+}
+
+}  // namespace
+
+ProbabilityQuality add_probability_quality(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan) {
+  ProbabilityQuality out;
+  out.strata = per_group ? sel.strata : "";
+  if (!m.has_probs) return out;
+  const int32_t L = m.n_labels();
+  std::vector<double> scratch(L);
+
+  // Units: every selected (item, variant) on which some selected judge has a valid output with
+  // probabilities; judges with at least one such output are analysed.
+  std::vector<Unit> units;
+  std::vector<int32_t> unit_clusters, judges;
+  std::vector<uint8_t> judge_has(sel.judges.size(), 0);
+  for (int32_t i : sel.items)
+    for (int32_t v : sel.variants) {
+      bool any = false;
+      for (size_t jj = 0; jj < sel.judges.size(); ++jj)
+        for (int o = 0; o < m.orders; ++o)
+          if (cell_probabilities(m, m.cell(sel.judges[jj], i, o, v), scratch)) any = true, judge_has[jj] = 1;
+      if (!any) continue;
+      units.push_back({i, v});
+      unit_clusters.push_back(sel.item_cluster[i]);
+    }
+  std::vector<std::string> without;
+  for (size_t jj = 0; jj < sel.judges.size(); ++jj) {
+    if (judge_has[jj]) judges.push_back(sel.judges[jj]);
+    else without.push_back(m.judges[sel.judges[jj]]);
+  }
+  if (judges.empty()) return out;
+  const size_t U = units.size();
+  const int64_t offset = append_units(plan, unit_clusters);
+
+  struct Scope {
+    std::optional<std::string> group;
+    std::vector<uint8_t> in;
+  };
+  std::vector<Scope> scopes{{std::nullopt, std::vector<uint8_t>(U, 1)}};
+  if (per_group && !sel.strata.empty())
+    for (int32_t h = 0; h < sel.n_strata(); ++h) {
+      Scope scope{sel.stratum_names[h], std::vector<uint8_t>(U, 0)};
+      for (size_t u = 0; u < U; ++u) scope.in[u] = sel.item_stratum[units[u].item] == h;
+      scopes.push_back(std::move(scope));
+    }
+
+  // Columns live on the appended units only.
+  auto add_column = [&](const std::string& name, const std::vector<double>& values) {
+    const int32_t k = plan.add_column(name);
+    std::copy(values.begin(), values.end(), plan.columns[k].begin() + offset);
+    return k;
+  };
+  auto label_for = [&](const std::string& name, int32_t judge, const Scope& scope,
+                       const std::optional<int>& order, int64_t n) {
+    StatLabel label;
+    label.name = name;
+    label.judge = m.judges[judge];
+    if (sel.strata == "benchmark") label.benchmark = scope.group;
+    if (sel.strata == "condition") label.condition = scope.group;
+    label.order = order;
+    label.n = n;
+    return label;
+  };
+
+  const int orders = m.orders;
+  for (int32_t j : judges) {
+    std::vector<Presentation> presentations;
+    for (int o = 0; o < orders; ++o) presentations.push_back(single_order(m, j, units, o));
+    if (orders >= 2) presentations.push_back(order_averaged(m, j, units, orders));
+
+    for (const Scope& scope : scopes) {
+      const std::string scope_tag = m.judges[j] + (scope.group ? "/" + *scope.group : "");
+      for (const Presentation& pres : presentations) {
+        const std::string tag = scope_tag + "/prob/" + presentation_name(pres.order);
+        std::vector<double> has(U, 0), brier(U, 0), nll(U, 0), positive(U, 0), negative(U, 0);
+        std::vector<std::vector<double>> gap(kConfidenceBins, std::vector<double>(U, 0.0));
+        std::vector<double> scope_q, scope_correct;
+        std::vector<int32_t> rank_units;
+        std::vector<double> rank_scores;
+        std::vector<uint8_t> rank_positive;
+        std::vector<uint8_t> bin_used(kConfidenceBins, 0);
+        for (size_t u = 0; u < U; ++u) {
+          if (!scope.in[u] || !pres.has[u]) continue;
+          has[u] = 1;
+          brier[u] = pres.brier[u];
+          nll[u] = pres.nll[u];
+          const int bin = confidence_bin(pres.q[u]);
+          gap[bin][u] = pres.correct[u] - pres.q[u];
+          bin_used[bin] = 1;
+          // Error detection: errors (anything short of fully correct) are the positives,
+          // scored by 1 − q; −q ranks identically and is exact.
+          const bool error = pres.correct[u] < 1.0;
+          positive[u] = error;
+          negative[u] = !error;
+          rank_units.push_back(static_cast<int32_t>(offset + static_cast<int64_t>(u)));
+          rank_scores.push_back(-pres.q[u]);
+          rank_positive.push_back(error);
+          scope_q.push_back(pres.q[u]);
+          scope_correct.push_back(pres.correct[u]);
+        }
+        const int64_t n = static_cast<int64_t>(scope_q.size());
+        if (n == 0) continue;
+        const int32_t k_n = add_column(tag + "/n", has);
+        const int32_t k_brier = add_column(tag + "/brier", brier);
+        const int32_t k_nll = add_column(tag + "/nll", nll);
+        plan.statistics.push_back({label_for("brier", j, scope, pres.order, n), ratio_program(k_brier, k_n)});
+        plan.statistics.push_back({label_for("nll", j, scope, pres.order, n), ratio_program(k_nll, k_n)});
+        // ECE = Σ_bins |Σ (correct − q)| / n; a bin empty on the data is empty on every replicate.
+        std::vector<Op> ece;
+        for (int b = 0; b < kConfidenceBins; ++b) {
+          if (!bin_used[b]) continue;
+          ece.push_back({OpCode::kColumn, add_column(tag + "/ece/" + std::to_string(b), gap[b])});
+          ece.push_back({OpCode::kAbs});
+          if (ece.size() > 2) ece.push_back({OpCode::kAdd});
+        }
+        ece.push_back({OpCode::kColumn, k_n});
+        ece.push_back({OpCode::kDiv});
+        plan.statistics.push_back({label_for("ece", j, scope, pres.order, n), ece});
+        // AUROC = 2U / (2·P·N) on each replicate, with P and N the replicate's error and
+        // correct counts.
+        const int64_t n_positive = static_cast<int64_t>(std::count(rank_positive.begin(), rank_positive.end(), 1));
+        if (n_positive > 0 && n_positive < n) {
+          const int32_t term = plan.add_rank_term(rank_units, rank_scores, rank_positive);
+          const int32_t k_pos = add_column(tag + "/auroc/pos", positive);
+          const int32_t k_neg = add_column(tag + "/auroc/neg", negative);
+          plan.statistics.push_back({label_for("auroc_err", j, scope, pres.order, n),
+                                     {{OpCode::kRank, term},
+                                      {OpCode::kColumn, k_pos},
+                                      {OpCode::kColumn, k_neg},
+                                      {OpCode::kMul},
+                                      {OpCode::kConstant, 0, 2.0},
+                                      {OpCode::kMul},
+                                      {OpCode::kDiv}}});
+        } else {
+          out.notes.push_back("auroc_err of " + scope_tag + " (" + presentation_name(pres.order) +
+                              ") is left out: it needs both errors and correct outputs, and " +
+                              (n_positive == 0 ? "there are no errors" : "every output is an error"));
+        }
+        out.summaries.push_back({m.judges[j], scope.group, pres.order, reliability_table(scope_q, scope_correct),
+                                 risk_coverage(scope_q, scope_correct)});
+      }
+
+      // Flip rate by base-order confidence: items with every order present and a valid base
+      // order with probabilities.
+      if (orders < 2) continue;
+      FlipTable flips;
+      flips.items.assign(kConfidenceBins, 0);
+      flips.flips.assign(kConfidenceBins, 0);
+      const Presentation& base = presentations[0];
+      for (size_t u = 0; u < U; ++u) {
+        if (!scope.in[u] || !base.has[u]) continue;
+        bool complete = true, flip = false;
+        const int16_t base_verdict = m.verdict[m.cell(j, units[u].item, 0, units[u].variant)];
+        for (int o = 1; o < orders; ++o) {
+          const size_t cell = m.cell(j, units[u].item, o, units[u].variant);
+          if (!m.present(cell)) complete = false;
+          else if (m.verdict[cell] != base_verdict) flip = true;  // an invalid verdict matches nothing
+        }
+        if (!complete) continue;
+        const int bin = confidence_bin(base.q[u]);
+        ++flips.items[bin];
+        ++flips.total_items;
+        flips.flips[bin] += flip;
+        flips.total_flips += flip;
+        flips.flips_high += flip && base.q[u] >= kHighConfidence;
+      }
+      if (flips.total_items > 0) out.flips.push_back({m.judges[j], scope.group, flips});
+    }
+  }
+  if (!without.empty()) {
+    std::string names;
+    for (const auto& name : without) names += (names.empty() ? "" : ", ") + name;
+    out.notes.push_back("probability quality is left out for " + names + ": no valid records with probabilities");
+  }
+  out.notes.push_back("brier, nll, ece, auroc_err: n = valid records with probabilities; rows without [order] "
+                      "use order-averaged probabilities (SPEC §3.2); auroc_err ranks errors by 1 − q, ties ½");
+  return out;
+}
+
+Json reliability_json(const ReliabilityTable& table) {
+  Json bins = Json::array();
+  for (int b = 0; b < kConfidenceBins; ++b) {
+    const ReliabilityBin& bin = table.bins[b];
+    bins.push_back({{"bin", confidence_bin_name(b)},
+                    {"lo", static_cast<double>(b) / kConfidenceBins},
+                    {"hi", static_cast<double>(b + 1) / kConfidenceBins},
+                    {"n", bin.n},
+                    {"mean_q", bin.mean_q},
+                    {"accuracy", bin.accuracy}});
+  }
+  Json out;
+  out["n"] = table.n;
+  out["errors"] = table.errors;
+  out["ece"] = table.ece;
+  out["bins"] = bins;
+  out["high_confidence"] = {{"q_at_least", kHighConfidence},
+                            {"n", table.n_high},
+                            {"errors", table.errors_high},
+                            {"error_rate", table.error_rate_high()},
+                            {"error_share", table.error_share_high()}};
+  return out;
+}
+
+Json risk_coverage_json(const RiskCoverage& curve) {
+  // Curves run to one point per distinct confidence (tens of thousands): built in place and
+  // moved, never copied.
+  Json points = Json::array();
+  points.get_ref<Json::array_t&>().reserve(curve.points.size());
+  for (const auto& point : curve.points)
+    points.push_back({{"q", point.q}, {"coverage", point.coverage}, {"risk", point.risk}});
+  Json out;
+  out["aurc"] = curve.aurc;
+  out["points"] = std::move(points);
+  return out;
+}
+
+void add_probability_json(const ProbabilityQuality& quality, Json& json) {
+  if (quality.empty()) return;
+  Json reliability = Json::array(), curves = Json::array(), flips = Json::array();
+  for (const auto& s : quality.summaries) {
+    Json head;
+    head["judge"] = s.judge;
+    put_group(head, quality.strata, s.group);
+    head["order"] = s.order ? Json(*s.order) : Json(nullptr);
+    Json table = head, curve = std::move(head);
+    table.update(reliability_json(s.reliability));
+    Json risk_coverage = risk_coverage_json(s.risk_coverage);
+    for (auto& [key, value] : risk_coverage.items()) curve[key] = std::move(value);
+    reliability.push_back(std::move(table));
+    curves.push_back(std::move(curve));
+  }
+  for (const auto& f : quality.flips) {
+    Json row;
+    row["judge"] = f.judge;
+    put_group(row, quality.strata, f.group);
+    row["order"] = 0;  // bins are on the base order's confidence
+    row["items"] = f.table.total_items;
+    row["flips"] = f.table.total_flips;
+    row["flips_at_q_at_least_0.9"] = f.table.flips_high;
+    row["share_of_flips_at_q_at_least_0.9"] =
+        f.table.total_flips ? static_cast<double>(f.table.flips_high) / static_cast<double>(f.table.total_flips) : NAN;
+    Json bins = Json::array();
+    for (int b = 0; b < kConfidenceBins; ++b)
+      bins.push_back({{"bin", confidence_bin_name(b)},
+                      {"items", f.table.items[b]},
+                      {"flips", f.table.flips[b]},
+                      {"rate", f.table.items[b] ? static_cast<double>(f.table.flips[b]) / static_cast<double>(f.table.items[b]) : NAN}});
+    row["bins"] = bins;
+    flips.push_back(row);
+  }
+  if (!json.contains("notes")) json["notes"] = Json::array();
+  for (const auto& note : quality.notes) json["notes"].push_back(note);
+  json["reliability"] = std::move(reliability);
+  json["risk_coverage"] = std::move(curves);
+  if (!flips.empty()) json["flip_by_confidence"] = std::move(flips);
+}
+
+std::string probability_tables_text(const ProbabilityQuality& quality, const std::string& format) {
+  if (quality.empty() || format == "csv" || format == "json") return "";
+  const bool grouped = !quality.strata.empty();
+  auto heading = [&](const std::string& title) {
+    return format == "md" ? "\n**" + title + "**\n\n" : "\n" + title + "\n";
+  };
+  auto lead = [&](const std::string& judge, const std::optional<std::string>& group) {
+    std::vector<std::string> row{judge};
+    if (grouped) row.push_back(group ? *group : "all");
+    return row;
+  };
+  std::vector<std::string> lead_header{"judge"};
+  if (grouped) lead_header.push_back(quality.strata);
+
+  // Bins that hold outputs anywhere, so binary data shows [0.5, 1.0] only.
+  std::vector<uint8_t> used(kConfidenceBins, 0);
+  for (const auto& s : quality.summaries)
+    for (int b = 0; b < kConfidenceBins; ++b) used[b] = used[b] || s.reliability.bins[b].n > 0;
+
+  Table summary, reliability;
+  summary.header = lead_header;
+  for (const char* h : {"probabilities", "n", "error rate at q ≥ 0.9", "share of errors at q ≥ 0.9", "AURC"})
+    summary.header.push_back(h);
+  reliability.header = lead_header;
+  reliability.header.push_back("probabilities");
+  for (int b = 0; b < kConfidenceBins; ++b)
+    if (used[b]) reliability.header.push_back(confidence_bin_name(b));
+  for (const auto& s : quality.summaries) {
+    const ReliabilityTable& t = s.reliability;
+    std::vector<std::string> row = lead(s.judge, s.group);
+    row.push_back(presentation_name(s.order));
+    row.push_back(std::to_string(t.n));
+    row.push_back(percent(t.error_rate_high()) + " (" + count_text(t.errors_high) + " of " + std::to_string(t.n_high) + ")");
+    row.push_back(percent(t.error_share_high()));
+    row.push_back(fixed(s.risk_coverage.aurc));
+    summary.rows.push_back(row);
+    std::vector<std::string> cells = lead(s.judge, s.group);
+    cells.push_back(presentation_name(s.order));
+    for (int b = 0; b < kConfidenceBins; ++b)
+      if (used[b])
+        cells.push_back(t.bins[b].n ? fixed(t.bins[b].accuracy, 3) + " (" + std::to_string(t.bins[b].n) + ")" : "—");
+    reliability.rows.push_back(cells);
+  }
+  reliability.notes.push_back("cells: accuracy (n) per confidence bin; mean q per bin in the JSON (`reliability`)");
+
+  std::string text = heading("Probability quality, point estimates (no CI):") + summary.render(format) +
+                     heading("Reliability (10 equal-width bins on q):") + reliability.render(format);
+  if (!quality.flips.empty()) {
+    std::vector<uint8_t> flip_used(kConfidenceBins, 0);
+    for (const auto& f : quality.flips)
+      for (int b = 0; b < kConfidenceBins; ++b) flip_used[b] = flip_used[b] || f.table.items[b] > 0;
+    Table flips;
+    flips.header = lead_header;
+    for (const char* h : {"items", "flips", "flip rate"}) flips.header.push_back(h);
+    for (int b = 0; b < kConfidenceBins; ++b)
+      if (flip_used[b]) flips.header.push_back(confidence_bin_name(b));
+    flips.header.push_back("flips at q ≥ 0.9");
+    for (const auto& f : quality.flips) {
+      std::vector<std::string> row = lead(f.judge, f.group);
+      row.push_back(std::to_string(f.table.total_items));
+      row.push_back(std::to_string(f.table.total_flips));
+      row.push_back(percent(static_cast<double>(f.table.total_flips) / static_cast<double>(f.table.total_items)));
+      for (int b = 0; b < kConfidenceBins; ++b)
+        if (flip_used[b])
+          row.push_back(f.table.items[b] ? percent(static_cast<double>(f.table.flips[b]) / static_cast<double>(f.table.items[b])) +
+                                               " (" + std::to_string(f.table.items[b]) + ")"
+                                         : "—");
+      row.push_back(std::to_string(f.table.flips_high) + " of " + std::to_string(f.table.total_flips));
+      flips.rows.push_back(row);
+    }
+    flips.notes.push_back("bins on the base order's confidence; cells: flip rate (items)");
+    text += heading("Flip rate by base-order confidence:") + flips.render(format);
+  }
+  return text;
+}
+
+}  // namespace judgestat

@@ -1,0 +1,1064 @@
+// CAP profile config, multi-file input and the profile plan builder (SPEC §3.6).
+#include "analyses/profile.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "analyses/metrics.hpp"
+#include "records/selection.hpp"
+
+namespace judgestat {
+
+using ConfigJson = nlohmann::ordered_json;
+
+std::string to_string(Coverage status) {
+  switch (status) {
+    case Coverage::kDirect: return "direct";
+    case Coverage::kApprox: return "approx";
+    case Coverage::kAugmented: return "augmented";
+    case Coverage::kUnavailable: return "unavailable";
+  }
+  return "?";
+}
+
+std::string to_string(CapOperator op) {
+  switch (op) {
+    case CapOperator::kPa: return "pa";
+    case CapOperator::kAcc: return "acc";
+    case CapOperator::kBc: return "bc";
+    case CapOperator::kVariantBc: return "variant_bc";
+    case CapOperator::kRationale: return "rationale";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& cap_cell_names() {
+  static const std::vector<std::string> kNames{"C1", "C2", "C3", "C4", "C5",
+                                               "C6", "C7", "C8", "overall"};
+  return kNames;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Config.
+
+namespace {
+
+[[noreturn]] void config_error(const std::string& where, const std::string& what) {
+  throw UsageError("profile config " + where + ": " + what);
+}
+
+std::string join_names(const std::vector<std::string>& names, const char* separator = ", ") {
+  std::string out;
+  for (size_t k = 0; k < names.size(); ++k) out += (k ? separator : "") + names[k];
+  return out;
+}
+
+void check_keys(const ConfigJson& object, const std::vector<std::string>& allowed,
+                const std::string& where) {
+  if (!object.is_object()) config_error(where, "expected a JSON object");
+  for (auto it = object.begin(); it != object.end(); ++it)
+    if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
+      config_error(where, "unknown key '" + it.key() + "' (allowed: " + join_names(allowed) + ")");
+}
+
+std::string string_field(const ConfigJson& object, const std::string& key, const std::string& where,
+                         const std::string& fallback = "") {
+  if (!object.contains(key)) return fallback;
+  if (!object[key].is_string()) config_error(where, "'" + key + "' must be a string");
+  return object[key].get<std::string>();
+}
+
+// A string or a list of strings.
+std::vector<std::string> names_field(const ConfigJson& object, const std::string& key,
+                                     const std::string& where) {
+  if (!object.contains(key)) return {};
+  const ConfigJson& value = object[key];
+  if (value.is_string()) return {value.get<std::string>()};
+  if (!value.is_array()) config_error(where, "'" + key + "' must be a string or a list of strings");
+  std::vector<std::string> out;
+  for (const auto& element : value) {
+    if (!element.is_string()) config_error(where, "'" + key + "' must list strings");
+    out.push_back(element.get<std::string>());
+  }
+  return out;
+}
+
+Coverage parse_status(const std::string& text, const std::string& where) {
+  if (text == "direct") return Coverage::kDirect;
+  if (text == "approx") return Coverage::kApprox;
+  if (text == "augmented") return Coverage::kAugmented;
+  if (text == "unavailable") return Coverage::kUnavailable;
+  config_error(where, "status '" + text + "': expected direct, approx, augmented or unavailable");
+}
+
+CapOperator parse_operator(const std::string& text, const std::string& where) {
+  if (text == "pa") return CapOperator::kPa;
+  if (text == "acc") return CapOperator::kAcc;
+  if (text == "bc") return CapOperator::kBc;
+  if (text == "variant_bc") return CapOperator::kVariantBc;
+  if (text == "rationale") return CapOperator::kRationale;
+  config_error(where, "operator '" + text + "': expected pa, acc, bc, variant_bc or rationale");
+}
+
+// SPEC §3.6's default operator and subset per condition.
+CellSpec default_cell(const std::string& name) {
+  static const std::map<std::string, std::string> kFailureType{
+      {"C1", "factual"}, {"C2", "logical"}, {"C3", "overclaim"}, {"C4", "omission"}};
+  CellSpec cell;
+  cell.name = name;
+  if (kFailureType.count(name)) {
+    cell.op = CapOperator::kPa;
+    cell.subset.conditions = {kFailureType.at(name)};
+    cell.subset.variants = {"plain"};
+  } else if (name == "C5" || name == "C6") {
+    cell.op = CapOperator::kVariantBc;
+    cell.variant_pair = {"plain", name == "C5" ? "polished" : "padded"};
+  } else if (name == "C7") {
+    cell.op = CapOperator::kBc;
+  } else if (name == "C8") {
+    cell.op = CapOperator::kRationale;
+    cell.subset.variants = {"plain"};
+  } else {  // overall: every plain item
+    cell.op = CapOperator::kPa;
+    cell.subset.variants = {"plain"};
+    cell.status = Coverage::kDirect;
+  }
+  return cell;
+}
+
+CellSpec parse_cell(const ConfigJson& value, const std::string& name, const std::string& where) {
+  check_keys(value, {"status", "operator", "benchmark", "condition", "variant", "variants",
+                     "main_table", "note"},
+             where);
+  CellSpec cell = default_cell(name);
+  if (value.contains("status")) {
+    cell.status = parse_status(string_field(value, "status", where), where);
+  } else if (name != "overall") {
+    config_error(where, "missing 'status' (direct, approx, augmented or unavailable)");
+  }
+  if (cell.status == Coverage::kUnavailable) return cell;
+  if (value.contains("operator")) {
+    const CapOperator op = parse_operator(string_field(value, "operator", where), where);
+    if (op != cell.op) {  // another operator: the default subset no longer applies
+      cell.subset.variants = op == CapOperator::kBc || op == CapOperator::kVariantBc
+                                 ? std::vector<std::string>{}
+                                 : std::vector<std::string>{"plain"};
+      cell.variant_pair.clear();
+    }
+    cell.op = op;
+  }
+  const bool own_subset = value.contains("benchmark") || value.contains("condition");
+  if (own_subset) {
+    cell.subset.benchmarks = names_field(value, "benchmark", where);
+    cell.subset.conditions = names_field(value, "condition", where);
+  }
+  if (value.contains("variant")) cell.subset.variants = names_field(value, "variant", where);
+  if (value.contains("variants")) cell.variant_pair = names_field(value, "variants", where);
+  if (cell.op == CapOperator::kVariantBc) {
+    if (cell.variant_pair.size() != 2 || cell.variant_pair[0] == cell.variant_pair[1])
+      config_error(where, "operator variant_bc needs 'variants': [base, perturbed], two different "
+                          "variant names (e.g. [\"plain\", \"polished\"])");
+    if (value.contains("variant"))
+      config_error(where, "operator variant_bc takes its variants from 'variants', not 'variant'");
+  } else if (value.contains("variants")) {
+    config_error(where, "'variants' belongs to operator variant_bc; use 'variant' to filter");
+  }
+  cell.main_table = cell.status != Coverage::kAugmented;
+  if (value.contains("main_table")) {
+    if (!value["main_table"].is_boolean()) config_error(where, "'main_table' must be true or false");
+    cell.main_table = value["main_table"].get<bool>();
+  }
+  cell.note = string_field(value, "note", where);
+  return cell;
+}
+
+RecordFilter parse_filter(const ConfigJson& value, const std::string& where) {
+  check_keys(value, {"benchmark", "condition", "variant"}, where);
+  RecordFilter filter;
+  filter.benchmarks = names_field(value, "benchmark", where);
+  filter.conditions = names_field(value, "condition", where);
+  filter.variants = names_field(value, "variant", where);
+  return filter;
+}
+
+}  // namespace
+
+ProfileConfig parse_profile_config(const std::string& json_text, const std::string& source) {
+  ConfigJson root;
+  try {
+    root = ConfigJson::parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError("profile config " + source + ": not valid JSON: " + e.what());
+  }
+  check_keys(root, {"description", "benchmarks", "families", "stress", "bias_correction"}, source);
+  ProfileConfig config;
+  config.source = source;
+  config.description = string_field(root, "description", source);
+  if (!root.contains("benchmarks") || !root["benchmarks"].is_array() || root["benchmarks"].empty())
+    config_error(source, "'benchmarks' must be a non-empty list");
+  std::set<std::string> names;
+  for (size_t b = 0; b < root["benchmarks"].size(); ++b) {
+    const ConfigJson& entry = root["benchmarks"][b];
+    std::string where = source + ": benchmarks[" + std::to_string(b) + "]";
+    check_keys(entry, {"name", "records", "conditions", "description"}, where);
+    BenchmarkSpec spec;
+    spec.name = string_field(entry, "name", where);
+    if (spec.name.empty()) config_error(where, "missing 'name'");
+    where += " (" + spec.name + ")";
+    if (!names.insert(spec.name).second) config_error(where, "benchmark name used twice");
+    spec.description = string_field(entry, "description", where);
+    if (entry.contains("records")) spec.records = parse_filter(entry["records"], where + ": records");
+    const ConfigJson conditions = entry.contains("conditions") ? entry["conditions"] : ConfigJson::object();
+    check_keys(conditions, cap_cell_names(), where + ": conditions");
+    for (const std::string& name : cap_cell_names()) {
+      if (conditions.contains(name)) {
+        spec.cells.push_back(parse_cell(conditions[name], name, where + ": conditions." + name));
+      } else {
+        CellSpec cell = default_cell(name);
+        if (name != "overall") cell.status = Coverage::kUnavailable;
+        spec.cells.push_back(cell);
+      }
+    }
+    config.benchmarks.push_back(std::move(spec));
+  }
+  if (root.contains("families")) {
+    const ConfigJson& families = root["families"];
+    if (!families.is_object()) config_error(source + ": families", "expected {name: [judges…]}");
+    for (auto it = families.begin(); it != families.end(); ++it) {
+      FamilySpec family{it.key(), names_field(families, it.key(), source + ": families")};
+      if (family.members.empty())
+        config_error(source + ": families." + it.key(), "a family needs at least one member");
+      config.families.push_back(std::move(family));
+    }
+  }
+  if (root.contains("stress")) {
+    if (!root["stress"].is_array()) config_error(source + ": stress", "expected a list of {from, to}");
+    for (size_t s = 0; s < root["stress"].size(); ++s) {
+      const std::string where = source + ": stress[" + std::to_string(s) + "]";
+      check_keys(root["stress"][s], {"from", "to"}, where);
+      StressSpec pair{string_field(root["stress"][s], "from", where),
+                      string_field(root["stress"][s], "to", where)};
+      for (const std::string& name : {pair.from, pair.to})
+        if (!names.count(name))
+          config_error(where, "names benchmark '" + name + "', which the config does not define");
+      if (pair.from == pair.to) config_error(where, "'from' and 'to' are the same benchmark");
+      config.stress.push_back(pair);
+    }
+  }
+  if (root.contains("bias_correction")) {
+    config.corrected = names_field(root, "bias_correction", source);
+    for (const std::string& name : config.corrected)
+      if (name != "C1" && name != "C2" && name != "C3" && name != "C4" && name != "overall")
+        config_error(source + ": bias_correction",
+                     "'" + name + "': the correction applies to C1–C4 and overall only [CAP App. K]");
+  }
+  return config;
+}
+
+ProfileConfig load_profile_config(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("--config: cannot open '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_profile_config(text.str(), path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several input files.
+
+namespace {
+
+std::string file_stem(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  const size_t dot = name.find('.');
+  return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+}
+
+}  // namespace
+
+ProfileInput load_profile_inputs(const std::vector<std::string>& paths, const LoadOptions& options) {
+  if (paths.empty()) throw UsageError("missing FILE: give one or more judgment records files");
+  ProfileInput input;
+  if (paths.size() == 1) {
+    input.matrix = load_item_matrix(paths[0], options);
+    input.files.push_back({paths[0], input.matrix.sha256, input.matrix.records, input.matrix.invalid});
+    return input;
+  }
+  std::vector<Record> all;
+  std::vector<int64_t> line_offset;  // file k's lines are (offset[k], offset[k + 1]]
+  std::set<std::string> stems;
+  int64_t offset = 0;
+  for (size_t k = 0; k < paths.size(); ++k) {
+    InputFile file{paths[k], "", 0, 0};
+    std::vector<Record> records = read_records(paths[k], &file.sha256);
+    build_item_matrix(records, paths[k], options);  // each file's own checks, with its name
+    file.records = static_cast<int64_t>(records.size());
+    std::string stem = file_stem(paths[k]);
+    if (!stems.insert(stem).second) stem += "#" + std::to_string(k + 1);
+    stems.insert(stem);
+    int64_t last_line = 0;
+    for (Record& record : records) {
+      record.item = stem + "/" + record.item;
+      if (!record.cluster.empty()) record.cluster = stem + "/" + record.cluster;
+      if (record.benchmark.empty()) record.benchmark = stem;
+      last_line = std::max(last_line, record.line);
+      record.line += offset;
+      all.push_back(std::move(record));
+    }
+    line_offset.push_back(offset);
+    offset += last_line + 1;
+    input.files.push_back(file);
+  }
+  line_offset.push_back(offset);
+  std::string joined;
+  for (const auto& path : paths) joined += (joined.empty() ? "" : ", ") + path;
+  input.matrix = build_item_matrix(all, joined, options);
+  // Invalid records per file, from the combined matrix's validity (one label set for all).
+  for (size_t c = 0; c < input.matrix.verdict.size(); ++c) {
+    if (input.matrix.verdict[c] != kInvalid) continue;
+    const int64_t line = input.matrix.line[c];
+    const size_t k = std::upper_bound(line_offset.begin(), line_offset.end(), line - 1) - line_offset.begin() - 1;
+    if (k < input.files.size()) ++input.files[k].invalid;
+  }
+  return input;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plan.
+
+namespace {
+
+using Kind = ProfileStat::Kind;
+
+std::string stat_key(Kind kind, int32_t benchmark, int32_t judge, const std::string& condition,
+                     const std::string& group, int32_t to) {
+  return std::to_string(static_cast<int>(kind)) + "|" + std::to_string(benchmark) + "|" +
+         std::to_string(to) + "|" + std::to_string(judge) + "|" + condition + "|" + group;
+}
+
+bool accepts(const std::vector<std::string>& wanted, const std::string& value) {
+  return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
+}
+
+bool family_member(const FamilySpec& family, const std::string& judge) {
+  for (const std::string& pattern : family.members) {
+    if (!pattern.empty() && pattern.back() == '*') {
+      if (judge.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0) return true;
+    } else if (pattern == judge) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Programs are built from ratios and combined on the stack; every helper leaves one value.
+std::vector<Op> concat(std::vector<Op> a, const std::vector<Op>& b, OpCode joint) {
+  a.insert(a.end(), b.begin(), b.end());
+  a.push_back({joint});
+  return a;
+}
+
+// Sum of terms, accumulated left to right so the stack stays one term deep.
+std::vector<Op> sum_of_programs(const std::vector<std::vector<Op>>& terms) {
+  std::vector<Op> out = terms.front();
+  for (size_t k = 1; k < terms.size(); ++k) {
+    out.insert(out.end(), terms[k].begin(), terms[k].end());
+    out.push_back({OpCode::kAdd});
+  }
+  return out;
+}
+
+std::vector<Op> mean_of(const std::vector<std::vector<Op>>& terms) {
+  std::vector<Op> out = sum_of_programs(terms);
+  if (terms.size() > 1) {
+    out.push_back({OpCode::kConstant, 0, static_cast<double>(terms.size())});
+    out.push_back({OpCode::kDiv});
+  }
+  return out;
+}
+
+double sum_of(const std::vector<double>& values) {
+  double total = 0;
+  for (double v : values) total += v;
+  return total;
+}
+
+// A cell resolved against the data: which units and verdicts its operator reads.
+struct ResolvedCell {
+  const CellSpec* spec = nullptr;
+  std::vector<int32_t> items;     // matrix items in the cell's subset
+  std::vector<int32_t> variants;  // matrix variant indices (kVariantBc: base, perturbed)
+};
+
+// Per-unit columns of one judge on one cell: indicator sums (num) over unit counts (den) and,
+// for the robustness operators, the pure-consistency indicator.
+struct CellColumns {
+  std::vector<double> num, den, cons;
+  bool has_cons = false;
+};
+
+}  // namespace
+
+int32_t ProfilePlan::find(Kind kind, int32_t benchmark, int32_t judge, const std::string& condition,
+                          const std::string& group, int32_t to) const {
+  const auto it = index_.find(stat_key(kind, benchmark, judge, condition, group, to));
+  return it == index_.end() ? -1 : it->second;
+}
+
+void ProfilePlan::index(int32_t statistic) {
+  const ProfileStat& s = stats[statistic];
+  index_[stat_key(s.kind, s.benchmark, s.judge, s.condition, s.group, s.to)] = statistic;
+}
+
+ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
+                               const ProfileOptions& options) {
+  ProfilePlan out;
+  // Clusters are resampled within each data `benchmark` (SPEC §2 stratified bootstrap), so
+  // every config benchmark — a union of data benchmarks and conditions — keeps its make-up.
+  SelectionOptions select;
+  select.judges = options.judges;
+  select.strata = "benchmark";
+  const Selection sel = select_records(m, select);
+  out.plan = plan_for(sel);
+  out.orders = sel.orders;
+  for (int32_t j : sel.judges) out.judges.push_back(m.judges[j]);
+  const int32_t J = static_cast<int32_t>(sel.judges.size());
+  const int32_t V = m.n_variants();
+
+  const std::vector<AccuracyUnit> units = accuracy_units(m, sel, out.plan);
+  std::vector<int32_t> unit_of(static_cast<size_t>(m.n_items()) * V, -1);
+  for (size_t u = 0; u < units.size(); ++u)
+    unit_of[static_cast<size_t>(units[u].item) * V + units[u].variant] = static_cast<int32_t>(u);
+  const size_t U = units.size();
+  std::vector<JudgeUnits> facts;
+  for (int32_t j : sel.judges) facts.push_back(judge_units(m, j, units, sel.orders, options.invalid_match));
+  std::vector<double> unflagged(U);
+  for (size_t u = 0; u < U; ++u) unflagged[u] = m.item_flag[units[u].item] ? 0.0 : 1.0;
+
+  // Which config benchmarks to profile.
+  for (const std::string& name : options.benchmarks) {
+    const bool known = std::any_of(config.benchmarks.begin(), config.benchmarks.end(),
+                                   [&](const BenchmarkSpec& b) { return b.name == name; });
+    if (!known) {
+      std::vector<std::string> names;
+      for (const auto& b : config.benchmarks) names.push_back(b.name);
+      throw UsageError("--benchmarks: '" + name + "' is not a benchmark of " + config.source +
+                       " (it has: " + join_names(names) + ")");
+    }
+  }
+  auto names_known = [&](const std::vector<std::string>& wanted, const std::vector<std::string>& have,
+                         const std::string& column, const std::string& where) {
+    for (const std::string& name : wanted)
+      if (std::find(have.begin(), have.end(), name) == have.end())
+        throw UsageError(where + ": " + column + " '" + name + "' does not occur in the data (it has: " +
+                         join_names(have) + ")");
+  };
+
+  auto add_stat = [&](ProfileStat stat, StatLabel label, std::vector<Op> program) {
+    out.plan.statistics.push_back({std::move(label), std::move(program)});
+    out.stats.push_back(std::move(stat));
+    out.index(static_cast<int32_t>(out.stats.size()) - 1);
+  };
+  auto add_column = [&](const std::string& name, const std::vector<double>& values) {
+    const int32_t k = out.plan.add_column(name);
+    out.plan.columns[k] = values;
+    return k;
+  };
+  auto masked = [&](const std::vector<double>& values) {
+    std::vector<double> kept(U);
+    for (size_t u = 0; u < U; ++u) kept[u] = values[u] * unflagged[u];
+    return kept;
+  };
+
+  // Programs per (benchmark, judge, cell) for the derived statistics.
+  std::map<std::tuple<int32_t, int32_t, std::string>, std::vector<Op>> program_of;
+  int32_t normal_draws = 0;
+
+  for (const BenchmarkSpec& spec : config.benchmarks) {
+    const bool asked = std::find(options.benchmarks.begin(), options.benchmarks.end(), spec.name) !=
+                       options.benchmarks.end();
+    if (!options.benchmarks.empty() && !asked) continue;
+    const std::string where = "benchmark '" + spec.name + "'";
+    std::vector<int32_t> items;
+    for (int32_t i : sel.items)
+      if (accepts(spec.records.benchmarks, m.benchmarks[m.item_benchmark[i]]) &&
+          accepts(spec.records.conditions, m.conditions[m.item_condition[i]]))
+        items.push_back(i);
+    if (items.empty()) {
+      if (asked)
+        throw UsageError(where + " (" + config.source + "): no records match its records filter; "
+                         "check the config's 'records' against the data's benchmark and condition columns");
+      out.notes.push_back(where + ": no records in the input; not profiled");
+      continue;
+    }
+    names_known(spec.records.variants, m.variants, "variant", where + ": records");
+    for (const auto& [wanted, have, column] :
+         {std::make_tuple(&spec.records.benchmarks, &m.benchmarks, "benchmark"),
+          std::make_tuple(&spec.records.conditions, &m.conditions, "condition")})
+      for (const std::string& name : *wanted)
+        if (std::find(have->begin(), have->end(), name) == have->end())
+          out.notes.push_back(where + ": its records filter names " + column + " '" + name +
+                              "', which does not occur in the input");
+    const int32_t b = static_cast<int32_t>(out.benchmarks.size());
+    ProfiledBenchmark profiled;
+    profiled.spec = spec;
+    profiled.items = static_cast<int64_t>(items.size());
+    for (int32_t i : items) profiled.has_flagged = profiled.has_flagged || m.item_flag[i];
+    profiled.cell_items.assign(spec.cells.size(), 0);
+
+    // Resolve every measurable cell; problems name the cell.
+    std::vector<ResolvedCell> resolved(spec.cells.size());
+    for (size_t c = 0; c < spec.cells.size(); ++c) {
+      const CellSpec& cell = spec.cells[c];
+      if (cell.status == Coverage::kUnavailable) continue;
+      const std::string cell_where = where + " " + cell.name + " (" + to_string(cell.status) + ", " +
+                                     to_string(cell.op) + ")";
+      names_known(cell.subset.benchmarks, m.benchmarks, "benchmark", cell_where);
+      names_known(cell.subset.conditions, m.conditions, "condition", cell_where);
+      ResolvedCell& r = resolved[c];
+      r.spec = &cell;
+      std::vector<std::string> variant_names =
+          cell.op == CapOperator::kVariantBc ? cell.variant_pair : cell.subset.variants;
+      if (variant_names.empty()) variant_names = spec.records.variants;
+      if (variant_names.empty()) variant_names = m.variants;
+      for (const std::string& name : variant_names) {
+        const int32_t v = m.variant_index(name);
+        if (v < 0) {
+          throw UsageError(cell_where + ": needs variant '" + name + "', which the data lacks (its "
+                           "variants: " + join_names(m.variants) + "); mark the cell unavailable or "
+                           "give records with that variant");
+        }
+        if (accepts(spec.records.variants, name)) {
+          r.variants.push_back(v);
+        } else if (cell.op == CapOperator::kVariantBc) {
+          throw UsageError(cell_where + ": needs variant '" + name + "', which the benchmark's records "
+                           "filter leaves out; add it to 'records' or mark the cell unavailable");
+        }
+      }
+      for (int32_t i : items)
+        if (accepts(cell.subset.benchmarks, m.benchmarks[m.item_benchmark[i]]) &&
+            accepts(cell.subset.conditions, m.conditions[m.item_condition[i]]))
+          r.items.push_back(i);
+      // Items with a unit in the cell's variants (kVariantBc: in both).
+      std::vector<int32_t> with_units;
+      for (int32_t i : r.items) {
+        bool ok = cell.op == CapOperator::kVariantBc;
+        for (int32_t v : r.variants) {
+          const bool has = unit_of[static_cast<size_t>(i) * V + v] >= 0;
+          ok = cell.op == CapOperator::kVariantBc ? ok && has : ok || has;
+        }
+        if (ok && !r.variants.empty()) with_units.push_back(i);
+      }
+      r.items = with_units;
+      std::string subset = "benchmark = " + (cell.subset.benchmarks.empty() ? "any" : join_names(cell.subset.benchmarks, "|")) +
+                           ", condition = " + (cell.subset.conditions.empty() ? "any" : join_names(cell.subset.conditions, "|")) +
+                           ", variant" + (cell.op == CapOperator::kVariantBc ? "s = " + join_names(variant_names, " and ")
+                                                                               : " = " + join_names(variant_names, "|"));
+      if (r.items.empty())
+        throw UsageError(cell_where + ": no items match its subset (" + subset +
+                         "); fix the config's subset or mark the cell unavailable");
+      if (cell.op == CapOperator::kBc && sel.orders < 2)
+        throw UsageError(cell_where + ": operator bc compares presentation orders, but the data has "
+                         "one order; give both orders or mark the cell unavailable");
+      if (cell.op == CapOperator::kRationale && !m.has_rationale)
+        throw UsageError(cell_where + ": operator rationale needs a rationale_ok column, which the "
+                         "data lacks; mark the cell unavailable");
+      profiled.cell_items[c] = static_cast<int64_t>(r.items.size());
+    }
+
+    // Columns and statistics per judge and cell; judges without records in a cell are listed
+    // once per cell.
+    std::vector<std::vector<std::string>> judges_without(spec.cells.size());
+    for (int32_t jj = 0; jj < J; ++jj) {
+      const int32_t j = sel.judges[jj];
+      const JudgeUnits& f = facts[jj];
+      for (size_t c = 0; c < spec.cells.size(); ++c) {
+        const ResolvedCell& r = resolved[c];
+        if (!r.spec) continue;
+        const CellSpec& cell = *r.spec;
+        CellColumns cols;
+        cols.num.assign(U, 0.0);
+        cols.den.assign(U, 0.0);
+        cols.cons.assign(U, 0.0);
+        cols.has_cons = cell.op == CapOperator::kBc || cell.op == CapOperator::kVariantBc;
+        for (int32_t i : r.items) {
+          auto unit = [&](int32_t v) { return unit_of[static_cast<size_t>(i) * V + v]; };
+          switch (cell.op) {
+            case CapOperator::kPa:
+              for (int32_t v : r.variants) {
+                const int32_t u = unit(v);
+                if (u < 0 || !f.any_present[u]) continue;
+                cols.num[u] = f.order_mean[u];
+                cols.den[u] = 1;
+              }
+              break;
+            case CapOperator::kAcc:
+              for (int32_t v : r.variants) {
+                const int32_t u = unit(v);
+                if (u < 0 || !f.present[0][u]) continue;
+                cols.num[u] = f.correct[0][u];
+                cols.den[u] = 1;
+              }
+              break;
+            case CapOperator::kBc:
+              for (int32_t v : r.variants) {
+                const int32_t u = unit(v);
+                if (u < 0 || !f.complete[u]) continue;
+                cols.num[u] = f.all_correct[u];
+                cols.cons[u] = f.consistent[u];
+                cols.den[u] = 1;
+              }
+              break;
+            case CapOperator::kVariantBc: {
+              // Per order: correct in both variants (strict) / the same verdict in both (cons;
+              // an invalid verdict matches nothing unless --invalid-match); mean over the
+              // orders the judge answered in both. The value sits on the base variant's unit.
+              const int32_t base = r.variants[0], perturbed = r.variants[1];
+              const int32_t ub = unit(base), up = unit(perturbed);
+              int answered = 0, both_correct = 0, same = 0;
+              for (int o = 0; o < sel.orders; ++o) {
+                if (!f.present[o][ub] || !f.present[o][up]) continue;
+                ++answered;
+                both_correct += f.correct[o][ub] && f.correct[o][up];
+                const int16_t vb = m.verdict[m.cell(j, i, o, base)];
+                const int16_t vp = m.verdict[m.cell(j, i, o, perturbed)];
+                same += vb == vp && (vb != kInvalid || options.invalid_match);
+              }
+              if (answered == 0) break;
+              cols.num[ub] = static_cast<double>(both_correct) / answered;
+              cols.cons[ub] = static_cast<double>(same) / answered;
+              cols.den[ub] = 1;
+              break;
+            }
+            case CapOperator::kRationale:
+              for (int32_t v : r.variants) {
+                const int32_t u = unit(v);
+                if (u < 0) continue;
+                const size_t cell0 = m.cell(j, i, 0, v);
+                if (!m.present(cell0) || !m.correct(cell0, i) || std::isnan(m.rationale_ok[cell0])) continue;
+                cols.num[u] = m.rationale_ok[cell0];
+                cols.den[u] = 1;
+              }
+              break;
+          }
+        }
+        const int64_t n = static_cast<int64_t>(sum_of(cols.den));
+        if (n == 0) {
+          judges_without[c].push_back(m.judges[j]);
+          continue;
+        }
+        const std::string tag = spec.name + "/" + m.judges[j] + "/" + cell.name;
+        const int32_t k_num = add_column(tag + "/num", cols.num);
+        const int32_t k_den = add_column(tag + "/den", cols.den);
+        const std::vector<Op> ratio = ratio_program(k_num, k_den);
+        program_of[{b, jj, cell.name}] = ratio;
+        auto label = [&](const std::string& name) {
+          StatLabel l;
+          l.name = name;
+          l.judge = m.judges[j];
+          l.benchmark = spec.name;
+          l.n = n;
+          return l;
+        };
+        ProfileStat stat;
+        stat.benchmark = b;
+        stat.judge = jj;
+        stat.condition = cell.name;
+        stat.status = cell.status;
+        stat.main_table = cell.main_table;
+        stat.kind = Kind::kCell;
+        add_stat(stat, label(cell.name), ratio);
+        if (cols.has_cons && cell.name != "overall") {
+          // Pure-consistency counterpart and the stable-but-wrong mass [CAP App. H].
+          const int32_t k_cons = add_column(tag + "/cons", cols.cons);
+          stat.kind = Kind::kConsistency;
+          add_stat(stat, label(cell.name + "_cons"), ratio_program(k_cons, k_den));
+          stat.kind = Kind::kStableWrong;
+          StatLabel sw = label("stable_wrong");
+          sw.of = cell.name;
+          add_stat(stat, sw,
+                   {{OpCode::kColumn, k_cons}, {OpCode::kColumn, k_num}, {OpCode::kSub},
+                    {OpCode::kColumn, k_den}, {OpCode::kDiv}});
+        }
+        if (options.leave_out && profiled.has_flagged) {
+          const std::vector<double> kept_den = masked(cols.den);
+          const int64_t n_kept = static_cast<int64_t>(sum_of(kept_den));
+          if (n_kept > 0) {
+            const int32_t k_kept_num = add_column(tag + "/kept/num", masked(cols.num));
+            const int32_t k_kept_den = add_column(tag + "/kept/den", kept_den);
+            stat.kind = Kind::kLeaveOut;
+            StatLabel shift = label("leave_out");
+            shift.of = cell.name;
+            shift.n = n_kept;
+            add_stat(stat, shift, difference_program(ratio_program(k_kept_num, k_kept_den), ratio));
+          }
+        }
+      }
+
+      // Supported-correct = overall × C8 [CAP §4.1].
+      const int32_t c8 = out.find(Kind::kCell, b, jj, "C8");
+      const int32_t overall = out.find(Kind::kCell, b, jj, "overall");
+      if (c8 >= 0 && overall >= 0) {
+        ProfileStat stat = out.stats[c8];
+        stat.kind = Kind::kSupportedCorrect;
+        stat.condition = "supported_correct";
+        StatLabel l = out.plan.statistics[c8].label;
+        l.name = "supported_correct";
+        l.n = out.plan.statistics[overall].label.n;
+        add_stat(stat, l, concat(program_of[{b, jj, "overall"}], program_of[{b, jj, "C8"}], OpCode::kMul));
+      }
+    }
+
+    for (size_t c = 0; c < spec.cells.size(); ++c)
+      if (!judges_without[c].empty())
+        out.notes.push_back(where + " " + spec.cells[c].name + ": no records in the cell for " +
+                            (static_cast<int32_t>(judges_without[c].size()) == J
+                                 ? std::string("any judge")
+                                 : "judge(s) " + join_names(judges_without[c])));
+
+    // Bias correction [CAP App. K]: q1 / q0 = accuracy with the gold response shown first /
+    // second, on the overall cell's presentations; CI by joint bootstrap with normal draws.
+    const auto overall_it = std::find_if(spec.cells.begin(), spec.cells.end(),
+                                         [](const CellSpec& c) { return c.name == "overall"; });
+    const ResolvedCell& overall_cell = resolved[overall_it - spec.cells.begin()];
+    const auto label_a = std::find(m.labels.begin(), m.labels.end(), "A");
+    const auto label_b = std::find(m.labels.begin(), m.labels.end(), "B");
+    const bool pairwise = m.n_labels() == 2 && label_a != m.labels.end() && label_b != m.labels.end() &&
+                          sel.orders <= 2;
+    bool any_corrected = false;
+    for (const auto& name : config.corrected)
+      any_corrected = any_corrected || std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedCell& r) {
+                        return r.spec && r.spec->name == name;
+                      });
+    if (any_corrected && !overall_cell.spec) {
+      out.notes.push_back(where + ": bias correction left out: it needs the overall cell for q0 and q1");
+    } else if (any_corrected && !pairwise) {
+      out.notes.push_back(where + ": bias correction left out: it needs pairwise items with labels A "
+                          "and B and at most two orders");
+    } else if (any_corrected) {
+      const int32_t gold_a = static_cast<int32_t>(label_a - m.labels.begin());
+      std::vector<std::string> one_sided, chance_level;  // judges left out, for one note each
+      for (int32_t jj = 0; jj < J; ++jj) {
+        const int32_t j = sel.judges[jj];
+        CorrectionParams q;
+        q.benchmark = b;
+        q.judge = jj;
+        int64_t correct_first = 0, correct_second = 0;
+        for (int32_t i : overall_cell.items)
+          for (int32_t v : overall_cell.variants)
+            for (int o = 0; o < sel.orders; ++o) {
+              const size_t cell = m.cell(j, i, o, v);
+              if (!m.present(cell)) continue;
+              // Order 0 shows the canonical order, order 1 the swap.
+              const bool gold_first = (m.gold[i] == gold_a) == (o == 0);
+              (gold_first ? q.n1 : q.n0) += 1;
+              (gold_first ? correct_first : correct_second) += m.correct(cell, i);
+            }
+        if (q.n0 == 0 || q.n1 == 0) {
+          one_sided.push_back(m.judges[j]);
+          continue;
+        }
+        q.q1 = static_cast<double>(correct_first) / q.n1;
+        q.q0 = static_cast<double>(correct_second) / q.n0;
+        q.se1 = std::sqrt(q.q1 * (1 - q.q1) / q.n1);
+        q.se0 = std::sqrt(q.q0 * (1 - q.q0) / q.n0);
+        if (q.q0 + q.q1 - 1 <= 0) {
+          chance_level.push_back(m.judges[j]);
+          continue;
+        }
+        const int32_t k0 = normal_draws++, k1 = normal_draws++;
+        out.corrections.push_back(q);
+        // q0* = q0 + se0·N, q1* = q1 + se1·N: one pair of draws per judge and replicate, shared
+        // by all of the judge's corrected cells.
+        const std::vector<Op> q0_star{{OpCode::kConstant, 0, q.q0}, {OpCode::kNormal, k0, q.se0}, {OpCode::kAdd}};
+        const std::vector<Op> q1_star{{OpCode::kConstant, 0, q.q1}, {OpCode::kNormal, k1, q.se1}, {OpCode::kAdd}};
+        std::vector<Op> denominator = concat(q0_star, q1_star, OpCode::kAdd);
+        denominator.push_back({OpCode::kConstant, 0, 1.0});
+        denominator.push_back({OpCode::kSub});
+        for (const std::string& name : config.corrected) {
+          const int32_t raw = out.find(Kind::kCell, b, jj, name);
+          if (raw < 0) continue;
+          std::vector<Op> numerator = concat(program_of[{b, jj, name}], q0_star, OpCode::kAdd);
+          numerator.push_back({OpCode::kConstant, 0, 1.0});
+          numerator.push_back({OpCode::kSub});
+          ProfileStat stat = out.stats[raw];
+          stat.kind = Kind::kCorrected;
+          StatLabel l = out.plan.statistics[raw].label;
+          l.name = name + "_corrected";
+          add_stat(stat, l, concat(numerator, denominator, OpCode::kDiv));
+        }
+      }
+      if (!one_sided.empty())
+        out.notes.push_back(where + ": bias correction left out for " + join_names(one_sided) +
+                            ": the gold response is never shown in one of the two positions");
+      if (!chance_level.empty())
+        out.notes.push_back(where + ": bias correction left out for " + std::to_string(chance_level.size()) +
+                            " judge(s) with q0 + q1 <= 1 (no better than chance; not identified): " +
+                            join_names(chance_level));
+    }
+    out.benchmarks.push_back(std::move(profiled));
+  }
+  if (out.benchmarks.empty())
+    throw UsageError("no benchmark of " + config.source + " has records in the input; check each "
+                     "benchmark's 'records' filter against the data's benchmark and condition columns");
+
+  auto benchmark_index = [&](const std::string& name) {
+    for (size_t b = 0; b < out.benchmarks.size(); ++b)
+      if (out.benchmarks[b].spec.name == name) return static_cast<int32_t>(b);
+    return -1;
+  };
+  auto cell_spec = [&](int32_t b, const std::string& name) -> const CellSpec& {
+    const auto& cells = out.benchmarks[b].spec.cells;
+    return *std::find_if(cells.begin(), cells.end(), [&](const CellSpec& c) { return c.name == name; });
+  };
+  const std::vector<std::string> conditions(cap_cell_names().begin(), cap_cell_names().end() - 1);
+
+  // Stress degradation [CAP §4.3, Eq. 3] on conditions measured with the same status on both.
+  for (const StressSpec& pair : config.stress) {
+    const int32_t from = benchmark_index(pair.from), to = benchmark_index(pair.to);
+    if (from < 0 || to < 0) {
+      out.notes.push_back("stress " + pair.from + " → " + pair.to + ": left out, '" +
+                          (from < 0 ? pair.from : pair.to) + "' was not profiled");
+      continue;
+    }
+    out.stress.push_back(pair);
+    std::vector<std::string> shared;
+    for (const std::string& c : conditions) {
+      const CellSpec& a = cell_spec(from, c);
+      const CellSpec& z = cell_spec(to, c);
+      if (a.status == Coverage::kUnavailable || z.status == Coverage::kUnavailable) continue;
+      if (!a.main_table || !z.main_table) continue;  // n.r. cells stay out of the stress table
+      if (a.status != z.status) {
+        out.notes.push_back("stress " + pair.from + " → " + pair.to + ": " + c + " left out (" +
+                            to_string(a.status) + " on one side, " + to_string(z.status) +
+                            " on the other; they are never combined)");
+        continue;
+      }
+      shared.push_back(c);
+    }
+    std::map<std::pair<std::string, Coverage>, std::vector<std::vector<Op>>> by_condition;
+    for (int32_t jj = 0; jj < J; ++jj) {
+      std::map<Coverage, std::vector<std::pair<std::string, std::vector<Op>>>> by_status;
+      for (const std::string& c : shared) {
+        const int32_t a = out.find(Kind::kCell, from, jj, c), z = out.find(Kind::kCell, to, jj, c);
+        if (a < 0 || z < 0) continue;
+        const std::vector<Op> delta = difference_program(program_of[{from, jj, c}], program_of[{to, jj, c}]);
+        ProfileStat stat;
+        stat.kind = Kind::kStress;
+        stat.benchmark = from;
+        stat.to = to;
+        stat.judge = jj;
+        stat.condition = c;
+        stat.status = cell_spec(from, c).status;
+        StatLabel l;
+        l.name = "stress";
+        l.of = c;
+        l.judge = out.judges[jj];
+        l.benchmark = pair.from;
+        l.n = std::min(out.plan.statistics[a].label.n, out.plan.statistics[z].label.n);
+        add_stat(stat, l, delta);
+        by_status[stat.status].push_back({c, delta});
+        by_condition[{c, stat.status}].push_back(delta);
+      }
+      // A judge's mean drop, per status: approx cells never enter a direct mean.
+      for (const auto& [status, terms] : by_status) {
+        ProfileStat stat;
+        stat.kind = Kind::kStressJudgeMean;
+        stat.benchmark = from;
+        stat.to = to;
+        stat.judge = jj;
+        stat.status = status;
+        stat.group = to_string(status);
+        std::vector<std::vector<Op>> programs;
+        for (const auto& [c, program] : terms) {
+          stat.over.push_back(c);
+          programs.push_back(program);
+        }
+        StatLabel l;
+        l.name = "stress_mean";
+        l.judge = out.judges[jj];
+        l.benchmark = pair.from;
+        l.n = static_cast<int64_t>(programs.size());
+        add_stat(stat, l, mean_of(programs));
+      }
+    }
+    for (const auto& [key, programs] : by_condition) {
+      ProfileStat stat;
+      stat.kind = Kind::kStressConditionMean;
+      stat.benchmark = from;
+      stat.to = to;
+      stat.condition = key.first;
+      stat.status = key.second;
+      StatLabel l;
+      l.name = "stress_mean";
+      l.of = key.first;
+      l.benchmark = pair.from;
+      l.n = static_cast<int64_t>(programs.size());
+      add_stat(stat, l, mean_of(programs));
+    }
+  }
+
+  // Families, resolved to the analysed judges.
+  for (const FamilySpec& family : config.families) {
+    FamilySpec resolved{family.name, {}};
+    for (const std::string& judge : out.judges)
+      if (family_member(family, judge)) resolved.members.push_back(judge);
+    if (resolved.members.empty()) {
+      out.notes.push_back("family '" + family.name + "': no analysed judge matches " +
+                          join_names(family.members));
+      continue;
+    }
+    out.families.push_back(resolved);
+  }
+
+  // L1 profile distances [CAP App. J]: Σ_c |CAP_c(j1) − CAP_c(j2)| over the main-table cells of
+  // one status (approx and direct cells are never summed together), mean over the pairs within
+  // each family and over the cross-family pairs.
+  if (!out.families.empty()) {
+    std::map<std::string, int32_t> family_of;  // judge name → family index (first family wins)
+    for (size_t fam = 0; fam < out.families.size(); ++fam)
+      for (const std::string& judge : out.families[fam].members) family_of.emplace(judge, static_cast<int32_t>(fam));
+    for (int32_t b = 0; b < static_cast<int32_t>(out.benchmarks.size()); ++b) {
+      std::map<Coverage, std::vector<std::string>> groups;
+      for (const std::string& c : conditions) {
+        const CellSpec& cell = cell_spec(b, c);
+        if (cell.status != Coverage::kUnavailable && cell.main_table) groups[cell.status].push_back(c);
+      }
+      for (const auto& [status, group] : groups) {
+        auto complete = [&](int32_t jj) {
+          return std::all_of(group.begin(), group.end(),
+                             [&](const std::string& c) { return out.find(Kind::kCell, b, jj, c) >= 0; });
+        };
+        auto distance = [&](int32_t x, int32_t y) {
+          std::vector<std::vector<Op>> terms;
+          for (const std::string& c : group) {
+            std::vector<Op> term = difference_program(program_of[{b, x, c}], program_of[{b, y, c}]);
+            term.push_back({OpCode::kAbs});
+            terms.push_back(term);
+          }
+          return sum_of_programs(terms);
+        };
+        std::map<std::string, std::vector<std::vector<Op>>> pair_programs;  // family or cross
+        for (int32_t x = 0; x < J; ++x)
+          for (int32_t y = x + 1; y < J; ++y) {
+            const auto fx = family_of.find(out.judges[x]), fy = family_of.find(out.judges[y]);
+            if (fx == family_of.end() || fy == family_of.end() || !complete(x) || !complete(y)) continue;
+            const std::string group_name =
+                fx->second == fy->second ? out.families[fx->second].name : std::string("cross-family");
+            pair_programs[group_name].push_back(distance(x, y));
+          }
+        for (const auto& [group_name, programs] : pair_programs) {
+          ProfileStat stat;
+          stat.kind = Kind::kL1;
+          stat.benchmark = b;
+          stat.status = status;
+          stat.group = group_name + "|" + to_string(status);
+          stat.over = group;
+          stat.pairs = static_cast<int64_t>(programs.size());
+          StatLabel l;
+          l.name = "l1";
+          l.benchmark = out.benchmarks[b].spec.name;
+          l.n = stat.pairs;
+          add_stat(stat, l, mean_of(programs));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spearman and L1 pairs on the point estimates.
+
+ProfileSummary summarize_profile(const ProfilePlan& plan, const std::vector<double>& estimates,
+                                 int exact_max_n) {
+  ProfileSummary out;
+  const int32_t J = static_cast<int32_t>(plan.judges.size());
+  auto value = [&](int32_t b, int32_t jj, const std::string& c) {
+    const int32_t s = plan.find(Kind::kCell, b, jj, c);
+    return s < 0 ? std::numeric_limits<double>::quiet_NaN() : estimates[s];
+  };
+  auto status_of = [&](int32_t b, const std::string& c) {
+    for (const CellSpec& cell : plan.benchmarks[b].spec.cells)
+      if (cell.name == c) return cell.status;
+    return Coverage::kUnavailable;
+  };
+  auto correlate = [&](const std::vector<std::pair<int32_t, std::string>>& sides, const std::string& scope,
+                       const std::string& a, const std::string& z) {
+    SpearmanEntry entry;
+    entry.scope = scope;
+    entry.a = a;
+    entry.b = z;
+    entry.status_a = status_of(sides[0].first, sides[0].second);
+    entry.status_b = status_of(sides[1].first, sides[1].second);
+    std::vector<double> x, y;
+    for (int32_t jj = 0; jj < J; ++jj) {
+      const double vx = value(sides[0].first, jj, sides[0].second);
+      const double vy = value(sides[1].first, jj, sides[1].second);
+      if (std::isnan(vx) || std::isnan(vy)) continue;
+      x.push_back(vx);
+      y.push_back(vy);
+      entry.judges.push_back(plan.judges[jj]);
+    }
+    entry.result = spearman(x, y, exact_max_n);
+    return entry;
+  };
+  const std::vector<std::string>& names = cap_cell_names();
+  const int32_t B = static_cast<int32_t>(plan.benchmarks.size());
+  for (int32_t b = 0; b < B; ++b) {
+    std::vector<std::string> measured;
+    for (const std::string& c : names)
+      if (status_of(b, c) != Coverage::kUnavailable) measured.push_back(c);
+    for (size_t x = 0; x < measured.size(); ++x)
+      for (size_t y = x + 1; y < measured.size(); ++y)
+        out.between_conditions.push_back(correlate({{b, measured[x]}, {b, measured[y]}},
+                                                   plan.benchmarks[b].spec.name, measured[x], measured[y]));
+  }
+  for (const std::string& c : names) {
+    double sum = 0;
+    int pairs = 0;
+    for (int32_t x = 0; x < B; ++x)
+      for (int32_t y = x + 1; y < B; ++y) {
+        if (status_of(x, c) == Coverage::kUnavailable || status_of(y, c) == Coverage::kUnavailable) continue;
+        SpearmanEntry entry = correlate({{x, c}, {y, c}}, c, plan.benchmarks[x].spec.name,
+                                        plan.benchmarks[y].spec.name);
+        if (entry.status_a == Coverage::kDirect && entry.status_b == Coverage::kDirect &&
+            !std::isnan(entry.result.rho)) {
+          sum += entry.result.rho;
+          ++pairs;
+        }
+        out.between_benchmarks.push_back(std::move(entry));
+      }
+    if (pairs > 0) out.mean_rho.push_back({c, pairs, sum / pairs});
+  }
+  // The pairs inside each L1 mean, as point values.
+  std::map<std::string, std::string> family_of;
+  for (const FamilySpec& family : plan.families)
+    for (const std::string& judge : family.members) family_of.emplace(judge, family.name);
+  for (const ProfileStat& stat : plan.stats) {
+    if (stat.kind != Kind::kL1) continue;
+    const std::string group = stat.group.substr(0, stat.group.rfind('|'));
+    for (int32_t x = 0; x < J; ++x)
+      for (int32_t y = x + 1; y < J; ++y) {
+        const auto fx = family_of.find(plan.judges[x]), fy = family_of.find(plan.judges[y]);
+        if (fx == family_of.end() || fy == family_of.end()) continue;
+        const bool within = fx->second == fy->second;
+        if (within ? fx->second != group : group != "cross-family") continue;
+        double distance = 0;
+        for (const std::string& c : stat.over) distance += std::fabs(value(stat.benchmark, x, c) - value(stat.benchmark, y, c));
+        if (std::isnan(distance)) continue;
+        out.l1_pairs.push_back({plan.benchmarks[stat.benchmark].spec.name, to_string(stat.status),
+                                plan.judges[x], plan.judges[y], within ? group : "", distance});
+      }
+  }
+  return out;
+}
+
+}  // namespace judgestat

@@ -1,0 +1,197 @@
+#include "cli/cli_common.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+
+#include "distributed/distributed.hpp"
+#include "records/csv.hpp"
+#include "records/selection.hpp"
+
+namespace judgestat {
+
+void add_common_options(cxxopts::Options& options) {
+  options.add_options()
+      ("file", "judgment records (.csv, .jsonl, .json; - = CSV on stdin)", cxxopts::value<std::string>())
+      ("replicates", "bootstrap replicates", cxxopts::value<uint64_t>()->default_value("10000"))
+      ("seed", "random seed (SPEC §2 Philox key)", cxxopts::value<uint64_t>()->default_value("1"))
+      ("ci", "interval: percentile, basic or bca", cxxopts::value<std::string>()->default_value("percentile"))
+      ("level", "confidence level", cxxopts::value<double>()->default_value("0.95"))
+      ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
+      ("devices", "CUDA devices to split the replicates between, e.g. 0,1 (default: one device per process; "
+       "under mpirun, round-robin by rank)", cxxopts::value<std::string>()->default_value(""))
+      ("threads", "CPU threads (0 = all)", cxxopts::value<int>()->default_value("0"))
+      ("chunk", "at most this many replicates per backend call (0 = sized from memory)",
+       cxxopts::value<uint64_t>()->default_value("0"))
+      ("labels", "label set, comma-separated (default: from the file)", cxxopts::value<std::string>()->default_value(""))
+      ("format", "text, md, csv or json", cxxopts::value<std::string>()->default_value("text"))
+      ("json", "also write the JSON result to FILE", cxxopts::value<std::string>()->default_value(""))
+      ("save-replicates", "also write every replicate value to FILE (CSV: a row per replicate, a column per statistic)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("quiet", "no progress on stderr")
+      ("h,help", "show this help");
+  options.parse_positional({"file"});
+  options.positional_help("FILE");
+}
+
+bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed) {
+  try {
+    parsed = options.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
+  }
+  if (parsed.count("help")) {
+    std::cout << options.help() << std::endl;
+    return false;
+  }
+  return true;
+}
+
+bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
+                  CommonOptions& common) {
+  if (!parse_or_help(options, argc, argv, parsed)) return false;
+  if (!parsed.count("file")) throw UsageError("missing FILE: give a judgment records file (see --help)");
+  try {
+    common.file = parsed["file"].as<std::string>();
+    common.replicates = parsed["replicates"].as<uint64_t>();
+    common.seed = parsed["seed"].as<uint64_t>();
+    common.ci = parse_ci_method(parsed["ci"].as<std::string>());
+    common.level = parsed["level"].as<double>();
+    common.backend = parsed["backend"].as<std::string>();
+    // --devices 0,1 asks make_backend for the split backend "cuda:0,1".
+    const std::string devices = parsed["devices"].as<std::string>();
+    if (!devices.empty()) {
+      if (common.backend != "auto" && common.backend != "cuda")
+        throw UsageError("--devices: selects CUDA devices, so it goes with --backend cuda or auto, not '" +
+                         common.backend + "'");
+      parse_device_list(devices);
+      common.backend = "cuda:" + devices;
+    }
+    common.threads = parsed["threads"].as<int>();
+    common.max_chunk = parsed["chunk"].as<uint64_t>();
+    common.load.labels = split_list(parsed["labels"].as<std::string>());
+    common.format = parsed["format"].as<std::string>();
+    common.json_path = parsed["json"].as<std::string>();
+    common.replicates_path = parsed["save-replicates"].as<std::string>();
+    common.quiet = parsed.count("quiet") > 0;
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
+  }
+  if (common.format != "text" && common.format != "md" && common.format != "csv" &&
+      common.format != "json")
+    throw UsageError("--format: expected text, md, csv or json, got '" + common.format + "'");
+  if (!(common.level > 0 && common.level < 1)) throw UsageError("--level: expected a number in (0, 1)");
+  if (common.replicates < 2) throw UsageError("--replicates: need at least 2");
+  if (common.threads < 0) throw UsageError("--threads: expected 0 (all) or a positive count");
+  return true;
+}
+
+BootstrapOptions bootstrap_options(const CommonOptions& common) {
+  BootstrapOptions boot;
+  boot.replicates = common.replicates;
+  boot.seed = common.seed;
+  boot.ci = common.ci;
+  boot.level = common.level;
+  boot.keep_replicates = !common.replicates_path.empty();
+  return boot;
+}
+
+namespace {
+
+// "acc|judge=…|order=0": the fields that tell statistics apart, for a CSV header.
+std::string statistic_key(const StatLabel& label) {
+  std::string key = label.name;
+  auto add = [&](const char* field, const std::optional<std::string>& value) {
+    if (value) key += std::string("|") + field + "=" + *value;
+  };
+  if (!label.judge.empty()) key += "|judge=" + label.judge;
+  add("of", label.of);
+  add("reference", label.reference);
+  add("benchmark", label.benchmark);
+  add("condition", label.condition);
+  if (label.order) key += "|order=" + std::to_string(*label.order);
+  add("variant", label.variant);
+  add("threshold", label.threshold);
+  return key;
+}
+
+}  // namespace
+
+void save_replicates(const CommonOptions& common, const BootstrapResult& result) {
+  if (common.replicates_path.empty()) return;
+  const size_t S = result.labels.size();
+  std::string text;
+  for (size_t s = 0; s < S; ++s) text += (s ? "," : "") + csv_field(statistic_key(result.labels[s]));
+  text += "\n";
+  for (size_t r = 0; r * S < result.replicates.size(); ++r) {
+    for (size_t s = 0; s < S; ++s) {
+      const double v = result.replicates[r * S + s];
+      if (s) text += ',';
+      if (!std::isnan(v)) append_17g(text, v);
+    }
+    text += '\n';
+  }
+  write_file(common.replicates_path, text);
+}
+
+Json bootstrap_settings(const CommonOptions& common, const Backend& backend,
+                        const std::string& strata) {
+  Json settings;
+  settings["seed"] = common.seed;
+  settings["replicates"] = common.replicates;
+  settings["ci"] = to_string(common.ci);
+  settings["level"] = common.level;
+  settings["backend"] = backend.name();
+  settings["device"] = backend.device();
+  settings["strata"] = strata.empty() ? Json(nullptr) : Json(strata);
+  return settings;
+}
+
+Json bootstrap_timing(double load_s, const BootstrapResult& result) {
+  const double rate = result.resample_s > 0 ? result.replicates_run / result.resample_s : 0.0;
+  return {{"load_s", load_s}, {"resample_s", result.resample_s}, {"replicates_per_s", rate},
+          {"summary_s", result.summary_s}};
+}
+
+void emit(const CommonOptions& common, const Json& json, const std::string& table_text) {
+  // Under MPI every rank gets here with the same result and rank 0 writes it, once all ranks
+  // have got here: a rank failing on the way fails the run before anything is printed.
+  distributed::agree_on_failure(nullptr);
+  distributed::fail_together([&] {
+    if (!distributed::is_root()) return;
+    const std::string json_text = dump_json(json, 1) + "\n";
+    if (!common.json_path.empty()) write_file(common.json_path, json_text);
+    std::cout << (common.format == "json" ? json_text : table_text);
+    std::cout.flush();
+  });
+}
+
+// "JUDGE=VALUE" options (--fee, --latency) → judge → value; judges must be F or S.
+std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
+                                             const std::string& first, const std::string& fallback) {
+  std::map<std::string, double> out;
+  for (const std::string& entry : entries) {
+    const size_t eq = entry.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError(std::string("--") + option + ": expected JUDGE=VALUE, got '" + entry + "'");
+    const std::string judge = entry.substr(0, eq), text = entry.substr(eq + 1);
+    char* end = nullptr;
+    const double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0)
+      throw UsageError(std::string("--") + option + ": '" + text + "' for " + judge +
+                       " is not a non-negative number");
+    if (judge != first && judge != fallback)
+      throw UsageError(std::string("--") + option + ": judge '" + judge + "' is neither the first stage (" + first +
+                       ") nor the fallback (" + fallback + ")");
+    out[judge] = value;
+  }
+  return out;
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+double seconds_since(double start) { return now_seconds() - start; }
+
+}  // namespace judgestat

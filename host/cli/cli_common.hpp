@@ -1,0 +1,68 @@
+// Options every resampling command shares (SPEC §2, §4), parsed once.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+#include <string>
+
+#include <cxxopts.hpp>
+
+#include "judgestat/backend.hpp"
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/records.hpp"
+#include "report/report.hpp"
+
+namespace judgestat {
+
+struct CommonOptions {
+  std::string file;
+  uint64_t replicates = 10000, seed = 1, max_chunk = 0;
+  CiMethod ci = CiMethod::kPercentile;
+  double level = 0.95;
+  std::string backend = "auto", format = "text", json_path;
+  std::string replicates_path;  // --save-replicates: the replicate distribution as CSV
+  int threads = 0;
+  bool quiet = false;
+  LoadOptions load;
+};
+
+/// Parses argv, turning cxxopts errors into UsageError; prints the help and returns false when
+/// --help was given.
+bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed);
+
+/// Adds FILE, --replicates, --seed, --ci, --level, --backend, --devices, --threads, --labels,
+/// --format, --json, --quiet, --chunk and --help.
+void add_common_options(cxxopts::Options& options);
+
+/// Parses argv; prints help and returns false when --help was given. UsageError on bad values.
+bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
+                  CommonOptions& common);
+
+/// The bootstrap options the common flags ask for (replicates, seed, interval, level).
+BootstrapOptions bootstrap_options(const CommonOptions& common);
+
+/// --save-replicates FILE: one CSV row per replicate, one column per statistic (named as in the
+/// JSON), empty where a replicate is undefined. Nothing when the option was not given.
+void save_replicates(const CommonOptions& common, const BootstrapResult& result);
+
+/// SPEC §4's settings object for a bootstrap run.
+Json bootstrap_settings(const CommonOptions& common, const Backend& backend,
+                        const std::string& strata);
+
+/// SPEC §4's timing object.
+Json bootstrap_timing(double load_s, const BootstrapResult& result);
+
+/// Prints the table (or the JSON when --format json) and writes --json FILE; under MPI on
+/// rank 0, once every rank has got here.
+void emit(const CommonOptions& common, const Json& json, const std::string& table_text);
+
+/// "JUDGE=VALUE" options (--fee, --latency) → judge → value; each judge must be the first stage
+/// or the fallback, each value a non-negative number. UsageError otherwise.
+std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
+                                             const std::string& first, const std::string& fallback);
+
+double seconds_since(double start);
+double now_seconds();
+
+}  // namespace judgestat

@@ -1,0 +1,101 @@
+// judgestat CLI: dispatches `judgestat <command> …` and turns errors into clear messages.
+// Under mpirun every rank runs the command (host/distributed.hpp); rank 0 prints the result.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "engine/philox_simd.hpp"
+#include "cli/commands.hpp"
+#include "judgestat/backend.hpp"
+#include "distributed/distributed.hpp"
+
+namespace {
+
+struct CommandEntry {
+  const char* name;
+  int (*run)(int, char**);
+  const char* summary;
+};
+
+// One line per subcommand.
+const CommandEntry kCommands[] = {
+    {"metrics", judgestat::command_metrics, "accuracy family per judge with clustered CIs"},
+    {"import", judgestat::command_import, "convert JudgeBench/LLMBar outputs to judgment records"},
+    {"bench", judgestat::command_bench, "time a benchmark workload (w1)"},
+    {"budget", judgestat::command_budget, "label-budget simulation of threshold rules"},
+    {"cascade", judgestat::command_cascade, "confidence cascade sweep, rules and baselines"},
+    {"profile", judgestat::command_profile, "CAP profiles C1–C8 with coverage, rank stability and stress"},
+    {"synth", judgestat::command_synth, "synthetic judgment records (synth cap)"},
+};
+
+namespace distributed = judgestat::distributed;
+
+void print_usage() {
+  if (!distributed::is_root()) return;  // under mpirun, once
+  std::fprintf(stderr, "usage: judgestat <command> [options]   (judgestat <command> --help)\n\n");
+  for (const auto& entry : kCommands) std::fprintf(stderr, "  %-9s %s\n", entry.name, entry.summary);
+}
+
+// Reports a failure the ranks did not agree on: alone, as before; among ranks, naming this one,
+// and ending every rank so that no partial result appears.
+int fail(const distributed::FailureReport& report) {
+  if (distributed::size() == 1) {
+    std::fprintf(stderr, "judgestat: %s\n", report.message.c_str());
+    return report.exit_code;
+  }
+  std::fprintf(stderr, "judgestat: rank %d of %d: %s\n", distributed::rank(), distributed::size(),
+               report.message.c_str());
+  std::fflush(stderr);
+  distributed::abort_all(report.exit_code);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::unique_ptr<distributed::Session> session;
+  try {
+    session = std::make_unique<distributed::Session>(&argc, &argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "judgestat: %s\n", e.what());
+    return 2;
+  }
+  distributed::silence_stdout_off_root();
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    print_usage();
+    return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    // Also says which backends this build and machine offer, so a log shows why CUDA is skipped.
+    std::string why;
+    const bool cuda = judgestat::cuda_available(&why);
+    std::printf("judgestat %s\ncuda backend: %s\ncpu simd: %s\nmpi: %s\n", JUDGESTAT_VERSION,
+                cuda ? "available" : ("unavailable (" + why + ")").c_str(),
+                judgestat::simd_path_name(judgestat::simd_path()),
+#ifdef JUDGESTAT_HAVE_MPI
+                "built in"
+#else
+                "not built"
+#endif
+    );
+    return 0;
+  }
+  for (const auto& entry : kCommands) {
+    if (std::strcmp(argv[1], entry.name) != 0) continue;
+    std::string program = std::string("judgestat ") + entry.name;
+    argv[1] = program.data();
+    try {
+      return entry.run(argc - 1, argv + 1);
+    } catch (const distributed::RankFailure& e) {
+      // Every rank knows: rank 0 says which rank failed, and all leave with its exit code.
+      if (distributed::is_root()) std::fprintf(stderr, "judgestat: %s\n", e.what());
+      return e.exit_code();
+    } catch (...) {
+      return fail(distributed::describe_failure(std::current_exception()));
+    }
+  }
+  if (distributed::is_root()) std::fprintf(stderr, "judgestat: unknown command '%s'\n\n", argv[1]);
+  print_usage();
+  return 2;
+}

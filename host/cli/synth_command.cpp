@@ -1,0 +1,108 @@
+// `judgestat synth cap --out FILE`: judgerEva-style synthetic records (synth.hpp) and, with
+// --truth, their planted CAP values.
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <cxxopts.hpp>
+
+#include "cli/cli_common.hpp"
+#include "cli/commands.hpp"
+#include "judgestat/records.hpp"
+#include "report/report.hpp"
+#include "records/selection.hpp"
+#include "sources/synth.hpp"
+
+namespace judgestat {
+
+int command_synth(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "cap") != 0) {
+    if (argc >= 2 && (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h"))) {
+      std::cout << "usage: judgestat synth cap --out FILE [options]   (judgestat synth cap --help)\n";
+      return 0;
+    }
+    throw UsageError("synth: expected the generator name 'cap' (judgestat synth cap --out FILE)");
+  }
+  std::string program = std::string(argv[0]) + " cap";
+  argv[1] = program.data();
+  cxxopts::Options options("judgestat synth cap",
+                           "judgerEva-style synthetic judgment records with known CAP values "
+                           "(std::mt19937_64 seeded with --seed)");
+  options.add_options()
+      ("out", "write the records (SPEC §1 CSV) to FILE; - = stdout", cxxopts::value<std::string>())
+      ("truth", "also write the planted values (JSON) to FILE", cxxopts::value<std::string>()->default_value(""))
+      ("seed", "random seed (std::mt19937_64)", cxxopts::value<uint64_t>()->default_value("1"))
+      ("items-per-type", "plain items per failure type", cxxopts::value<int>()->default_value("150"))
+      ("domains", "domains the items are dealt to", cxxopts::value<int>()->default_value("6"))
+      ("items-per-cluster", "items per source-question cluster", cxxopts::value<int>()->default_value("2"))
+      ("judges", "judges JSON (default: seven built-in judges; see configs/synth_judges.json)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("benchmark", "benchmark column value", cxxopts::value<std::string>()->default_value("judgerEva"))
+      ("flag-shares", "low-quality shares for factual,logical,overclaim,omission",
+       cxxopts::value<std::string>()->default_value("0.10,0.10,0.12,0.48"))
+      ("flag-skill-drop", "skill lost on flagged items", cxxopts::value<double>()->default_value("0.15"))
+      ("skill-scale", "every skill times this (a harder stress benchmark)", cxxopts::value<double>()->default_value("1"))
+      ("quiet", "no summary line on stderr")
+      ("h,help", "show this help");
+  cxxopts::ParseResult parsed;
+  if (!parse_or_help(options, argc - 1, argv + 1, parsed)) return 0;
+  if (!parsed.count("out")) throw UsageError("synth cap: --out FILE is required (- = stdout)");
+  SynthOptions synth;
+  synth.seed = parsed["seed"].as<uint64_t>();
+  synth.items_per_type = parsed["items-per-type"].as<int>();
+  synth.domains = parsed["domains"].as<int>();
+  synth.items_per_cluster = parsed["items-per-cluster"].as<int>();
+  synth.benchmark = parsed["benchmark"].as<std::string>();
+  synth.flag_skill_drop = parsed["flag-skill-drop"].as<double>();
+  synth.skill_scale = parsed["skill-scale"].as<double>();
+  const std::vector<std::string> shares = split_list(parsed["flag-shares"].as<std::string>());
+  if (shares.size() != synth_failure_types().size())
+    throw UsageError("--flag-shares: expected four numbers (factual,logical,overclaim,omission)");
+  for (size_t t = 0; t < shares.size(); ++t) {
+    try {
+      size_t used = 0;
+      synth.flag_share[synth_failure_types()[t]] = std::stod(shares[t], &used);
+      if (used != shares[t].size()) throw std::invalid_argument(shares[t]);
+    } catch (const std::exception&) {
+      throw UsageError("--flag-shares: '" + shares[t] + "' is not a number");
+    }
+  }
+  const std::string judges_path = parsed["judges"].as<std::string>();
+  if (!judges_path.empty()) {
+    std::ifstream in(judges_path, std::ios::binary);
+    if (!in) throw UsageError("--judges: cannot open '" + judges_path + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    synth.judges = parse_synth_judges(text.str(), judges_path);
+  }
+  if (synth.judges.empty()) synth.judges = default_synth_judges();
+  check_synth_options(synth);
+
+  const std::string out_path = parsed["out"].as<std::string>();
+  std::ostringstream csv;
+  const int64_t records = write_synth_cap(csv, synth);
+  write_file(out_path, csv.str());
+  const std::string truth_path = parsed["truth"].as<std::string>();
+  if (!truth_path.empty()) {
+    Json truth;
+    truth["generator"] = "judgestat synth cap";
+    truth["rng"] = "std::mt19937_64";
+    truth["seed"] = synth.seed;
+    truth["benchmark"] = synth.benchmark;
+    Json judges = Json::object();
+    for (const auto& [judge, values] : synth_truth(synth)) {
+      Json row = Json::object();
+      for (const auto& [name, value] : values) row[name] = value;
+      judges[judge] = row;
+    }
+    truth["planted"] = judges;
+    write_file(truth_path, dump_json(truth, 1) + "\n");
+  }
+  if (out_path != "-" && !parsed.count("quiet"))
+    std::cerr << "synth cap: " << records << " records, " << synth.judges.size() << " judges, "
+              << 4 * synth.items_per_type << " items × 3 variants × 2 orders → " << out_path << "\n";
+  return 0;
+}
+
+}  // namespace judgestat

@@ -1,0 +1,155 @@
+// Backend choice by name and device; CPU-only builds say why the CUDA backend is missing.
+// Several devices in one process run as one split backend (make_split_backend).
+#include <algorithm>
+#include <exception>
+#include <future>
+#include <limits>
+#include <stdexcept>
+
+#ifdef JUDGESTAT_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include "distributed/distributed.hpp"
+#include "judgestat/backend.hpp"
+#include "judgestat/records.hpp"
+#include "engine/parallel.hpp"
+
+namespace judgestat {
+
+#ifndef JUDGESTAT_HAVE_CUDA
+bool cuda_available(std::string* why) {
+  if (why) *why = "this build has no CUDA backend (nvcc was not found or -DJUDGESTAT_CUDA=OFF)";
+  return false;
+}
+std::unique_ptr<Backend> make_cuda_backend(int, uint64_t) {
+  std::string why;
+  cuda_available(&why);
+  throw UsageError("--backend cuda: " + why);
+}
+#endif
+
+int cuda_device_count() {
+#ifdef JUDGESTAT_HAVE_CUDA
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return devices;
+#else
+  return 0;
+#endif
+}
+
+int default_cuda_device() {
+  const int devices = cuda_device_count();
+  return devices > 0 ? distributed::node_rank() % devices : 0;
+}
+
+std::vector<int> parse_device_list(const std::string& text, const std::string& option) {
+  std::vector<int> devices;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const bool digits = !part.empty() && part.size() <= 6 && part.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits)
+      throw UsageError(option + ": '" + part + "' is not a device number (expected e.g. 0,1,2,3)");
+    devices.push_back(std::stoi(part));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return devices;
+}
+
+std::string split_device_name(const std::vector<std::string>& part_devices) {
+  if (part_devices.empty()) return "";
+  if (std::all_of(part_devices.begin(), part_devices.end(),
+                  [&](const std::string& device) { return device == part_devices.front(); }))
+    return std::to_string(part_devices.size()) + " × " + part_devices.front();
+  std::string joined;
+  for (const std::string& device : part_devices) joined += (joined.empty() ? "" : " + ") + device;
+  return joined;
+}
+
+namespace {
+
+class SplitBackend final : public Backend {
+ public:
+  explicit SplitBackend(std::vector<std::unique_ptr<Backend>> parts) : parts_(std::move(parts)) {
+    if (parts_.empty()) throw std::invalid_argument("make_split_backend: no backends");
+    for (const auto& part : parts_)
+      if (part->name() != parts_.front()->name())
+        throw std::invalid_argument("make_split_backend: backends " + parts_.front()->name() + " and " +
+                                    part->name() + " mixed");
+  }
+
+  std::string name() const override { return parts_.front()->name(); }
+
+  std::string device() const override {
+    return split_device_name_of(parts_);
+  }
+
+  // Every part takes at most an even share of a call, so the smallest part bounds the whole.
+  uint64_t max_chunk(const CompiledPlan& plan) const override {
+    uint64_t smallest = std::numeric_limits<uint64_t>::max();
+    for (const auto& part : parts_) smallest = std::min(smallest, part->max_chunk(plan));
+    const uint64_t n = parts_.size();
+    return smallest > std::numeric_limits<uint64_t>::max() / n ? std::numeric_limits<uint64_t>::max() : smallest * n;
+  }
+
+  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
+                      double* out) override {
+    const uint64_t n = parts_.size(), S = static_cast<uint64_t>(plan.n_statistics);
+    std::vector<std::future<void>> running;
+    for (uint64_t p = 0; p < n; ++p) {
+      const uint64_t begin = count * p / n, end = count * (p + 1) / n;
+      if (begin == end) continue;
+      Backend* part = parts_[p].get();
+      running.push_back(std::async(std::launch::async, [=, &plan] {
+        part->run_replicates(plan, seed, first + begin, end - begin, out + begin * S);
+      }));
+    }
+    wait_all_then_rethrow(running);  // the parts write into `out`
+  }
+
+ private:
+  std::vector<std::unique_ptr<Backend>> parts_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_split_backend(std::vector<std::unique_ptr<Backend>> parts) {
+  if (parts.size() == 1) return std::move(parts.front());
+  return std::make_unique<SplitBackend>(std::move(parts));
+}
+
+double* Backend::replicate_buffer(size_t n) {
+  if (n > buffer_size_) {
+    buffer_.reset();  // release the old one first: the pair may not fit together
+    buffer_.reset(new double[n]);  // not value-initialised: run_replicates writes every entry
+    buffer_size_ = n;
+  }
+  return buffer_.get();
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name, int threads, uint64_t max_chunk) {
+  if (name == "cpu") return make_cpu_backend(threads, max_chunk);
+  if (name == "cuda") return make_cuda_backend(default_cuda_device(), max_chunk);
+  if (name.rfind("cuda:", 0) == 0) {
+    const std::vector<int> devices = parse_device_list(name.substr(5), "--devices");
+    std::string why;
+    if (!cuda_available(&why)) throw UsageError("--devices " + name.substr(5) + ": " + why);
+    std::vector<std::unique_ptr<Backend>> parts;
+    for (int device : devices)
+      parts.push_back(make_cuda_backend(device, max_chunk));
+    return make_split_backend(std::move(parts));
+  }
+  if (name == "auto")
+    return cuda_available() ? make_cuda_backend(default_cuda_device(), max_chunk)
+                            : make_cpu_backend(threads, max_chunk);
+  throw UsageError("--backend: expected auto, cpu, cuda or cuda:DEVICES (e.g. cuda:0,1), got '" + name + "'");
+}
+
+}  // namespace judgestat

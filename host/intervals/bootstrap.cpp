@@ -1,0 +1,347 @@
+// Bootstrap driver (memory-bounded chunks on a backend) and SPEC §2's intervals.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include <unistd.h>
+
+#include "distributed/distributed.hpp"
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/records.hpp"
+#include "judgestat/replicate_summary.hpp"
+
+namespace judgestat {
+
+CiMethod parse_ci_method(const std::string& name) {
+  if (name == "percentile") return CiMethod::kPercentile;
+  if (name == "basic") return CiMethod::kBasic;
+  if (name == "bca") return CiMethod::kBca;
+  throw UsageError("--ci: expected percentile, basic or bca, got '" + name + "'");
+}
+
+std::string to_string(CiMethod method) {
+  switch (method) {
+    case CiMethod::kPercentile: return "percentile";
+    case CiMethod::kBasic: return "basic";
+    case CiMethod::kBca: return "bca";
+  }
+  return "?";
+}
+
+double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+double normal_quantile(double p) {
+  if (!(p > 0.0 && p < 1.0)) {
+    if (p == 0.0) return -std::numeric_limits<double>::infinity();
+    if (p == 1.0) return std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  // Acklam's rational approximation (relative error 1.15e-9), then two Newton steps on erfc.
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  double x;
+  if (p < 0.02425) {
+    const double q = std::sqrt(-2 * std::log(p));
+    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else if (p > 1 - 0.02425) {
+    const double q = std::sqrt(-2 * std::log(1 - p));
+    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else {
+    const double q = p - 0.5, r = q * q;
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  }
+  for (int step = 0; step < 2; ++step) {
+    const double e = normal_cdf(x) - p;
+    const double density = std::exp(-0.5 * x * x) / 2.5066282746310002;
+    x -= e / density;
+  }
+  return x;
+}
+
+double quantile_type7(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
+  if (!(q >= 0.0 && q <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
+  const double h = (static_cast<double>(sorted.size()) - 1.0) * q;
+  const auto lo = static_cast<size_t>(std::floor(h));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = h - static_cast<double>(lo);
+  return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
+}
+
+std::vector<JackknifeValues> jackknife(const CompiledPlan& plan) {
+  const int32_t K = plan.n_columns, S = plan.n_statistics;
+  std::vector<double> extras = point_extras(plan);
+  extras.push_back(0.0);
+  std::vector<int32_t> ones(plan.n_clusters, 1);
+  std::vector<JackknifeValues> out(S, JackknifeValues(plan.n_strata()));
+  std::vector<int64_t> sums(K);
+  // One pass over the clusters: each leave-one-out's sums and rank terms serve every statistic.
+  for (int32_t h = 0; h < plan.n_strata(); ++h) {
+    for (int64_t c = plan.stratum_offset[h]; c < plan.stratum_offset[h + 1]; ++c) {
+      for (int32_t k = 0; k < K; ++k) sums[k] = plan.totals[k] - plan.cluster_sums[c * K + k];
+      ones[c] = 0;  // leave cluster c out of the rank terms too
+      for (int32_t t = 0; t < plan.n_rank_terms; ++t)
+        extras[plan.n_normals + t] = static_cast<double>(
+            rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(),
+                         plan.rank_positive.data(), plan.rank_tie_start.data(), t, ones.data()));
+      ones[c] = 1;
+      for (int32_t s = 0; s < S; ++s)
+        out[s][h].push_back(evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
+                                     sums.data(), plan.column_unscale.data(), extras.data()));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// scipy's acceleration: per stratum ("sample") U = (n - 1)(mean - theta_i), summed over strata.
+// Undefined leave-one-out values (the cluster held all of a statistic's units) are skipped.
+double bca_acceleration(const JackknifeValues& jack) {
+  double num = 0, den = 0;
+  for (const auto& values : jack) {
+    std::vector<double> defined;
+    for (double v : values)
+      if (!std::isnan(v)) defined.push_back(v);
+    const double n = static_cast<double>(defined.size());
+    if (defined.size() < 2) continue;
+    double mean = 0;
+    for (double v : defined) mean += v;
+    mean /= n;
+    double u2 = 0, u3 = 0;
+    for (double v : defined) {
+      const double u = (n - 1) * (mean - v);
+      u2 += u * u;
+      u3 += u * u * u;
+    }
+    num += u3 / (n * n * n);
+    den += u2 / (n * n);
+  }
+  return num / 6.0 / std::pow(den, 1.5);
+}
+
+// Rank 0's intervals to every rank.
+void broadcast_intervals(std::vector<Interval>& intervals, int32_t n_statistics) {
+  std::vector<double> reals(4 * static_cast<size_t>(n_statistics));
+  std::vector<int64_t> undefined(n_statistics);
+  if (distributed::is_root())
+    for (int32_t s = 0; s < n_statistics; ++s) {
+      const Interval& interval = intervals[s];
+      double* packed = reals.data() + 4 * s;
+      packed[0] = interval.estimate;
+      packed[1] = interval.lo;
+      packed[2] = interval.hi;
+      packed[3] = interval.se;
+      undefined[s] = interval.undefined;
+    }
+  distributed::broadcast_from_root(reals.data(), reals.size());
+  distributed::broadcast_from_root(undefined.data(), undefined.size());
+  intervals.resize(n_statistics);
+  for (int32_t s = 0; s < n_statistics; ++s)
+    intervals[s] = {reals[4 * s], reals[4 * s + 1], reals[4 * s + 2], reals[4 * s + 3], undefined[s]};
+}
+
+}  // namespace
+
+std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B,
+                                     const std::vector<double>& estimates, CiMethod method,
+                                     double level, const std::vector<JackknifeValues>* jack) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto S = static_cast<int32_t>(estimates.size());
+  if (method == CiMethod::kBca && (!jack || jack->size() != estimates.size()))
+    throw std::logic_error("intervals_from: BCa needs every statistic's jackknife values");
+  const std::vector<ReplicateFacts> facts = kept.facts(estimates);
+  std::vector<Interval> out(S);
+  // Each endpoint is a type-7 quantile: the order statistics at floor(h) and the next,
+  // h = (defined - 1) q, interpolated by h's fraction; none when q is not a level (BCa's can
+  // fail to be).
+  struct Endpoint {
+    int32_t statistic;
+    bool upper;
+    double fraction;
+  };
+  std::vector<Endpoint> endpoints;
+  std::vector<OrderStatisticQuery> queries;
+  for (int32_t s = 0; s < S; ++s) {
+    const ReplicateFacts& f = facts[s];
+    Interval& interval = out[s];
+    interval.estimate = estimates[s];
+    interval.undefined = static_cast<int64_t>(B - f.defined);
+    interval.lo = interval.hi = interval.se = nan;
+    if (f.defined < 2) continue;
+    const auto n = static_cast<double>(f.defined);
+    interval.se = canonical_nan(std::sqrt(f.sum_squares / (n - 1)));
+
+    const double alpha = 1.0 - level;
+    double q[2] = {alpha / 2, 1 - alpha / 2};
+    if (method == CiMethod::kBca) {
+      if (std::isnan(estimates[s])) continue;
+      // z0 from the share of replicates below the estimate, ties counted half (scipy's
+      // percentile-of-score 'mean' kind, which is the plain share when nothing ties).
+      const double share = (static_cast<double>(f.below) + static_cast<double>(f.at_or_below)) / (2.0 * n);
+      const double z0 = normal_quantile(share);
+      const double a = bca_acceleration((*jack)[s]);
+      const double z_lo = normal_quantile(alpha / 2), z_hi = -z_lo;
+      q[0] = normal_cdf(z0 + (z0 + z_lo) / (1 - a * (z0 + z_lo)));
+      q[1] = normal_cdf(z0 + (z0 + z_hi) / (1 - a * (z0 + z_hi)));
+    }
+    for (int upper = 0; upper < 2; ++upper) {
+      if (!(q[upper] >= 0.0 && q[upper] <= 1.0)) continue;
+      const double h = (n - 1.0) * q[upper];
+      const double rank = std::floor(h);
+      endpoints.push_back({s, upper == 1, h - rank});
+      queries.push_back({s, static_cast<uint64_t>(rank)});
+    }
+  }
+  const std::vector<std::pair<double, double>> pairs = kept.order_statistics(queries);
+  std::vector<double> quantile(2 * size_t(S), nan);
+  for (size_t i = 0; i < endpoints.size(); ++i) {
+    const auto [at, next] = pairs[i];
+    quantile[2 * endpoints[i].statistic + endpoints[i].upper] = at + endpoints[i].fraction * (next - at);
+  }
+  for (int32_t s = 0; s < S; ++s) {
+    const double p_lo = quantile[2 * s], p_hi = quantile[2 * s + 1];
+    if (method == CiMethod::kBasic) {
+      out[s].lo = 2 * estimates[s] - p_hi;
+      out[s].hi = 2 * estimates[s] - p_lo;
+    } else {
+      out[s].lo = p_lo;
+      out[s].hi = p_hi;
+    }
+  }
+  return out;
+}
+
+Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
+                   const JackknifeValues* jack) {
+  if (method == CiMethod::kBca && !jack) throw std::logic_error("summarize: BCa needs jackknife values");
+  const std::vector<JackknifeValues> jacks = jack ? std::vector<JackknifeValues>{*jack}
+                                                  : std::vector<JackknifeValues>{};
+  const auto kept = host_kept_replicates(values.data(), values.size(), 1);
+  return intervals_from(*kept, values.size(), {estimate}, method, level, jack ? &jacks : nullptr)[0];
+}
+
+namespace {
+
+bool device_summaries_allowed() {
+  const char* setting = std::getenv("JUDGESTAT_DEVICE_SUMMARIES");
+  return !(setting && std::string(setting) == "0");
+}
+
+// The replicate values live on the host (B × S doubles, twice that when kept): refuse a run
+// that cannot fit in this machine's memory up front, with the numbers, rather than failing an
+// allocation or being killed by the system part-way.
+void check_replicates_fit_memory(uint64_t B, int32_t S, bool keep) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0 || S <= 0) return;
+  const double physical = static_cast<double>(pages) * static_cast<double>(page_size);
+  const double needed = static_cast<double>(B) * S * sizeof(double) * (keep ? 2 : 1);
+  if (needed <= 0.8 * physical) return;
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "--replicates: %llu replicates x %d statistics need %.1f GB of memory for the "
+                "replicate values%s; this machine has %.1f GB. Use fewer replicates or statistics "
+                "(e.g. --judges).",
+                static_cast<unsigned long long>(B), S, needed / 1e9,
+                keep ? " (kept for --save-replicates)" : "", physical / 1e9);
+  throw UsageError(text);
+}
+
+}  // namespace
+
+BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const BootstrapOptions& options) {
+  std::vector<StatLabel> labels;
+  for (const auto& stat : plan.statistics) labels.push_back(stat.label);
+  return run_bootstrap(compile(plan), labels, backend, options);
+}
+
+BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLabel>& labels,
+                              Backend& backend, const BootstrapOptions& options) {
+  if (options.replicates < 2) throw UsageError("--replicates: need at least 2");
+  if (options.replicates > (1ull << 32))
+    throw UsageError("--replicates: at most 2^32 (replicate numbers are 32-bit in SPEC §2)");
+  if (!(options.level > 0 && options.level < 1)) throw UsageError("--level: expected 0 < level < 1");
+  const int32_t S = plan.n_statistics;
+  const uint64_t B = options.replicates;
+  BootstrapResult result;
+  result.labels = labels;
+  result.backend = backend.name();
+  result.device = backend.device();
+  result.n_clusters = plan.n_clusters;
+
+  // Under MPI (host/distributed.hpp) this rank runs its contiguous share of the replicates;
+  // rank 0, whose share comes first, gathers the others behind its own (replicate order) and
+  // summarises exactly as one process would, then every rank gets the intervals.
+  // A rank that fails (no device, out of memory) fails the run on every rank.
+  const distributed::Range mine = distributed::my_share(B);
+  const auto start = std::chrono::steady_clock::now();
+  // Values kept where they are made (the CUDA backend's device memory) are summarised there:
+  // only a few numbers per statistic come back. Not under MPI (rank 0 gathers to the host),
+  // not when the values are wanted, and not when JUDGESTAT_DEVICE_SUMMARIES=0.
+  std::unique_ptr<KeptReplicates> kept;
+  if (distributed::size() == 1 && !options.keep_replicates && device_summaries_allowed()) {
+    kept = backend.run_replicates_kept(plan, options.seed, B, [&](uint64_t done) {
+      if (options.progress) options.progress(done, B);
+    });
+  }
+  double* values = nullptr;
+  if (!kept) {
+    check_replicates_fit_memory(B, S, options.keep_replicates);
+    distributed::fail_together([&] {
+      values = backend.replicate_buffer((distributed::is_root() ? B : mine.count) * S);
+      const uint64_t chunk = std::max<uint64_t>(1, backend.max_chunk(plan));
+      for (uint64_t done = 0; done < mine.count; done += chunk) {
+        const uint64_t count = std::min(chunk, mine.count - done);
+        backend.run_replicates(plan, options.seed, mine.first + done, count, values + done * S);
+        if (options.progress) options.progress(distributed::run_progress(done + count, mine.count, B), B);
+      }
+    });
+    distributed::gather_to_root(values, mine.count * S, values, distributed::is_root() ? B * S : 0);
+    if (distributed::is_root()) kept = host_kept_replicates(values, B, S);
+  }
+  result.resample_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.replicates_run = B;
+
+  const auto summary_start = std::chrono::steady_clock::now();
+  distributed::fail_together([&] {
+    if (!distributed::is_root()) return;
+    std::vector<double> extras = point_extras(plan);
+    extras.push_back(0.0);
+    std::vector<double> estimates(S);
+    for (int32_t s = 0; s < S; ++s)
+      estimates[s] = evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
+                              plan.totals.data(), plan.column_unscale.data(), extras.data());
+    const std::vector<JackknifeValues> jack =
+        options.ci == CiMethod::kBca ? jackknife(plan) : std::vector<JackknifeValues>{};
+    result.intervals = intervals_from(*kept, B, estimates, options.ci, options.level, &jack);
+  });
+  result.summary_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_start).count();
+  if (distributed::size() > 1) {
+    broadcast_intervals(result.intervals, S);
+    if (options.keep_replicates) {
+      values = backend.replicate_buffer(B * S);
+      distributed::broadcast_from_root(values, B * S);
+    }
+  }
+  if (options.keep_replicates) result.replicates.assign(values, values + B * S);
+  return result;
+}
+
+}  // namespace judgestat

@@ -1,0 +1,387 @@
+// Plan compilation: per-column fixed point, per-cluster sums, concatenated programs.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "judgestat/plan.hpp"
+#include "judgestat/replicate_summary.hpp"  // order_key
+#include "engine/parallel.hpp"
+
+namespace judgestat {
+
+int32_t Plan::add_column(const std::string& name) {
+  columns.emplace_back(unit_cluster.size(), 0.0);
+  column_names.push_back(name);
+  return static_cast<int32_t>(columns.size()) - 1;
+}
+
+int32_t Plan::add_rank_term(const std::vector<int32_t>& units, const std::vector<double>& scores,
+                            const std::vector<uint8_t>& positive) {
+  if (units.size() != scores.size() || units.size() != positive.size())
+    throw std::logic_error("plan: rank term arrays differ in length");
+  rank_terms.push_back({units, scores, positive});
+  return static_cast<int32_t>(rank_terms.size()) - 1;
+}
+
+std::vector<double> point_extras(const CompiledPlan& plan) {
+  std::vector<double> extras(plan.n_normals + plan.n_rank_terms, 0.0);
+  const std::vector<int32_t> ones(plan.n_clusters, 1);
+  for (int32_t t = 0; t < plan.n_rank_terms; ++t)
+    extras[plan.n_normals + t] = static_cast<double>(
+        rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(), plan.rank_positive.data(),
+                     plan.rank_tie_start.data(), t, ones.data()));
+  return extras;
+}
+
+namespace {
+
+// Counts and halves (and quarters…) are exact at a small power of two: a column whose values
+// times 2^shift are integers of at most kMaxExactValue, for some shift up to kMaxExactShift, is
+// stored exactly at the smallest such shift.
+constexpr int kMaxExactShift = 4;
+constexpr double kMaxExactScale = 1 << kMaxExactShift;
+constexpr double kMaxExactValue = 1e15;
+
+/// What one pass over a column learns: whether every value is finite and what its exact shift
+/// depends on.
+struct ColumnScan {
+  bool finite = true;
+  // Whether every |value| ≤ kMaxExactValue and every value · 2^kMaxExactShift is an integer; if
+  // so, the OR of those integers (two's complement) and the largest |value|.
+  bool exact_at_max_shift = true;
+  uint64_t low_bits = 0;
+  double max_abs = 0;
+
+  /// The smallest shift at which every value is an integer of at most kMaxExactValue, or -1 when
+  /// there is none (general reals).
+  int exact_shift() const {
+    if (!exact_at_max_shift) return -1;
+    // value · 2^s is an integer when 2^(kMaxExactShift − s) divides value · 2^kMaxExactShift, so
+    // the column's lowest set bit decides; a larger shift only makes the magnitude worse.
+    int shift = kMaxExactShift;
+    while (shift > 0 && (low_bits >> (kMaxExactShift - shift) & 1) == 0) --shift;
+    return std::ldexp(max_abs, shift) <= kMaxExactValue ? shift : -1;
+  }
+};
+
+/// Scans a column in unit order, adding |value| to its cluster's abs_cluster (for the replicate
+/// bound) and, while the column may be exact, value · 2^kMaxExactShift to its cluster's
+/// sums_at_max_shift (mod 2^64): an exact column's fixed-point sums, scaled up. Both start at 0.
+ColumnScan scan_column(const std::vector<double>& values, const std::vector<int32_t>& unit_cluster,
+                       std::vector<double>& abs_cluster, std::vector<uint64_t>& sums_at_max_shift) {
+  ColumnScan scan;
+  size_t u = 0;
+  // While the column may still be exact; general reals leave at their first fraction.
+  for (; u < values.size(); ++u) {
+    const double v = values[u], magnitude = std::fabs(v);
+    // Scaling by a power of two is exact, and within kMaxExactValue the conversion is in range.
+    const double scaled = v * kMaxExactScale;
+    if (!(magnitude <= kMaxExactValue)) break;
+    const int64_t whole = static_cast<int64_t>(scaled);
+    if (static_cast<double>(whole) != scaled) break;
+    abs_cluster[unit_cluster[u]] += magnitude;
+    scan.max_abs = std::max(scan.max_abs, magnitude);
+    scan.low_bits |= static_cast<uint64_t>(whole);
+    sums_at_max_shift[unit_cluster[u]] += static_cast<uint64_t>(whole);
+  }
+  scan.exact_at_max_shift = u == values.size();
+  for (; u < values.size(); ++u) {
+    const double v = values[u];
+    abs_cluster[unit_cluster[u]] += std::fabs(v);
+    scan.finite &= std::isfinite(v);
+  }
+  return scan;
+}
+
+/// The largest |sum| a replicate can reach: every draw of stratum h hits its heaviest cluster.
+double replicate_bound(const std::vector<int64_t>& stratum_offset,
+                       const std::vector<double>& abs_cluster) {
+  double bound = 0;
+  for (size_t h = 0; h + 1 < stratum_offset.size(); ++h) {
+    double heaviest = 0;
+    for (int64_t c = stratum_offset[h]; c < stratum_offset[h + 1]; ++c)
+      heaviest = std::max(heaviest, abs_cluster[c]);
+    bound += heaviest * static_cast<double>(stratum_offset[h + 1] - stratum_offset[h]);
+  }
+  return bound;
+}
+
+/// std::llround without the library call, for |x| < 2^63: x − trunc(x) is exact.
+int64_t round_half_away(double x) {
+  const int64_t whole = static_cast<int64_t>(x);
+  const double fraction = x - static_cast<double>(whole);
+  return whole + (fraction >= 0.5) - (fraction <= -0.5);
+}
+
+/// v's bits with −0 read as +0, so that values equal under == have equal bits (NaN aside).
+uint64_t bits_zero_unsigned(double v) {
+  const double zero_unsigned = v + 0.0;  // −0 + 0 = +0
+  uint64_t bits;
+  std::memcpy(&bits, &zero_unsigned, sizeof bits);
+  return bits;
+}
+
+/// A column's values' bits weighted by position, −0 read as +0, so that columns equal value for
+/// value hash alike. The weights are odd: columns differing in one value never collide.
+uint64_t column_hash(const std::vector<double>& values) {
+  constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+  uint64_t hash = values.size(), weight = kGolden | 1;
+  for (double v : values) {
+    hash += bits_zero_unsigned(v) * weight;
+    weight += 2 * kGolden;
+  }
+  return hash ^ (hash >> 32);
+}
+
+/// Value for value equality (−0 equal to +0); bytes first, as the columns compared mostly match.
+bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0 || a == b);
+}
+
+struct KeptColumns {
+  std::vector<const std::vector<double>*> values;  // per kept column
+  std::vector<int32_t> first_column;               // per kept column: its plan column
+  std::vector<int32_t> of_column;                  // plan column -> kept column
+};
+
+/// Identical columns (a count shared by several statistics) are stored once: each column maps to
+/// the first column in plan order that equals it value for value (−0 equal to +0).
+KeptColumns deduplicate_columns(const std::vector<std::vector<double>>& columns,
+                                uint64_t max_threads) {
+  const int64_t n_columns = static_cast<int64_t>(columns.size());
+  std::vector<uint64_t> hashes(n_columns);
+  for_each_index(n_columns, max_threads, [&](int64_t k) { hashes[k] = column_hash(columns[k]); });
+  std::unordered_map<uint64_t, std::vector<int64_t>> with_hash;  // in column order
+  for (int64_t k = 0; k < n_columns; ++k) with_hash[hashes[k]].push_back(k);
+  // The first column equal to k (k itself when none comes earlier). Equality is transitive, so
+  // that column is kept.
+  std::vector<int64_t> first_equal(n_columns);
+  for_each_index(n_columns, max_threads, [&](int64_t k) {
+    const std::vector<int64_t>& candidates = with_hash.at(hashes[k]);
+    first_equal[k] = *std::find_if(candidates.begin(), candidates.end(), [&](int64_t j) {
+      return j == k || same_values(columns[j], columns[k]);
+    });
+  });
+  KeptColumns kept;
+  kept.of_column.resize(n_columns);
+  for (int64_t k = 0; k < n_columns; ++k) {
+    if (first_equal[k] == k) {
+      kept.of_column[k] = static_cast<int32_t>(kept.values.size());
+      kept.values.push_back(&columns[k]);
+      kept.first_column.push_back(static_cast<int32_t>(k));
+    } else {
+      kept.of_column[k] = kept.of_column[first_equal[k]];
+    }
+  }
+  return kept;
+}
+
+// Kept columns are compiled in groups this wide, so that each cluster's row of cluster_sums is
+// written a cache line at a time rather than one scattered value per column.
+constexpr int32_t kColumnGroup = 8;
+
+// Work per thread worth its start-up: column values scanned, rank entries sorted.
+constexpr uint64_t kValuesPerThread = 1 << 18;
+constexpr int64_t kRankEntriesPerThread = 1 << 14;
+
+/// Compiles kept columns [first, last): per-column shift, unscale, totals and fits_int32, and
+/// their entries of cluster_sums.
+void compile_column_group(const Plan& plan, const KeptColumns& kept, int32_t first, int32_t last,
+                          CompiledPlan& out, std::vector<uint8_t>& fits_int32) {
+  const int64_t n_clusters = plan.n_clusters();
+  std::vector<double> abs_cluster(n_clusters);
+  std::vector<uint64_t> sums_at_max_shift(n_clusters);
+  std::vector<int64_t> group_sums(static_cast<size_t>(last - first) * n_clusters, 0);
+  for (int32_t k = first; k < last; ++k) {
+    const std::vector<double>& values = *kept.values[k];
+    std::fill(abs_cluster.begin(), abs_cluster.end(), 0.0);
+    std::fill(sums_at_max_shift.begin(), sums_at_max_shift.end(), 0);
+    const ColumnScan scan = scan_column(values, plan.unit_cluster, abs_cluster, sums_at_max_shift);
+    if (!scan.finite) throw std::logic_error("plan: non-finite value in a column");
+    const double bound = replicate_bound(plan.stratum_offset, abs_cluster) + 1.0;
+    int shift = scan.exact_shift();
+    const bool exact = shift >= 0;
+    if (!exact) {
+      // General reals: as many fraction bits as the bound leaves below 2^62 (rounding slack
+      // included), at most 52 beyond the largest value's exponent's reach.
+      shift = std::min(60, static_cast<int>(std::floor(61.0 - std::log2(bound))));
+    }
+    if (std::ldexp(bound, shift) >= std::ldexp(1.0, 62))
+      throw std::runtime_error("plan: column '" + plan.column_names[kept.first_column[k]] +
+                               "' is too large for exact replicate sums");
+    fits_int32[k] = std::ldexp(bound, shift) < 2147483647.0;
+    out.column_unscale[k] = std::ldexp(1.0, -shift);
+    int64_t* sums = group_sums.data() + static_cast<size_t>(k - first) * n_clusters;
+    if (exact && std::ldexp(bound, kMaxExactShift) < std::ldexp(1.0, 62)) {
+      // The scan's sums at 2^kMaxExactShift stayed within the same limit, so they did not wrap,
+      // and every term is a multiple of 2^(kMaxExactShift − shift): the (arithmetic) shift down
+      // is an exact division.
+      for (int64_t c = 0; c < n_clusters; ++c)
+        sums[c] = static_cast<int64_t>(sums_at_max_shift[c]) >> (kMaxExactShift - shift);
+    } else {
+      // Every |value · scale| is below the bound's 2^62, in round_half_away's range.
+      const double scale = std::ldexp(1.0, shift);  // a power of two: the product is exact
+      for (size_t u = 0; u < values.size(); ++u)
+        sums[plan.unit_cluster[u]] += round_half_away(values[u] * scale);
+    }
+    out.totals[k] = std::accumulate(sums, sums + n_clusters, int64_t{0});
+  }
+  for (int64_t c = 0; c < n_clusters; ++c)
+    for (int32_t k = first; k < last; ++k)
+      out.cluster_sums[static_cast<size_t>(c) * out.n_columns + k] =
+          group_sums[static_cast<size_t>(k - first) * n_clusters + c];
+}
+
+/// A rank entry under sorting: its score as an unsigned key in the same order, and its index.
+struct RankEntry {
+  uint64_t key;
+  size_t index;
+};
+
+/// Sorts entries by key, equal keys keeping their order: a least-significant-digit radix sort, a
+/// byte per pass. Bytes every key shares (the high bytes of scores in a narrow range) are skipped.
+void stable_sort_by_key(std::vector<RankEntry>& entries) {
+  constexpr int kBytes = sizeof(uint64_t);
+  if (entries.empty()) return;
+  std::vector<std::array<size_t, 256>> counts(kBytes, std::array<size_t, 256>{});
+  for (const RankEntry& entry : entries)
+    for (int b = 0; b < kBytes; ++b) ++counts[b][entry.key >> (8 * b) & 0xff];
+  std::vector<RankEntry> sorted(entries.size());
+  for (int b = 0; b < kBytes; ++b) {
+    std::array<size_t, 256>& next_slot = counts[b];
+    if (next_slot[entries[0].key >> (8 * b) & 0xff] == entries.size()) continue;
+    size_t slot = 0;
+    for (size_t& count : next_slot) slot += std::exchange(count, slot);
+    for (const RankEntry& entry : entries) sorted[next_slot[entry.key >> (8 * b) & 0xff]++] = entry;
+    entries.swap(sorted);
+  }
+}
+
+/// Writes rank term `term`'s entries from `first` on in rank_term_2u's scan order: by score,
+/// within a tie group negatives first, otherwise in the builder's order (a stable sort's).
+void compile_rank_term(const RankTerm& term, const std::vector<int32_t>& unit_cluster,
+                       int64_t first, CompiledPlan& out) {
+  // Negatives, then positives, each in builder order; the stable sort by score keeps that order
+  // within a tie group.
+  const size_t n = term.units.size();
+  const size_t n_negative =
+      static_cast<size_t>(std::count(term.positive.begin(), term.positive.begin() + n, 0));
+  std::vector<RankEntry> entries(n);
+  size_t next_negative = 0, next_positive = n_negative;
+  for (size_t e = 0; e < n; ++e) {
+    if (!std::isfinite(term.scores[e])) throw std::logic_error("plan: non-finite rank score");
+    entries[term.positive[e] != 0 ? next_positive++ : next_negative++] = {
+        order_key(term.scores[e]), e};  // equal scores (−0, +0) give equal keys
+  }
+  stable_sort_by_key(entries);
+  for (size_t e = 0; e < n; ++e) {
+    const size_t index = entries[e].index;
+    out.rank_cluster[first + e] = unit_cluster[term.units[index]];
+    out.rank_positive[first + e] = term.positive[index] != 0;
+    out.rank_tie_start[first + e] = e == 0 || entries[e].key != entries[e - 1].key;
+  }
+}
+
+void check_program(const StatisticDef& stat, int32_t n_columns) {
+  int depth = 0;
+  for (const Op& op : stat.program) {
+    switch (op.code) {
+      case OpCode::kColumn:
+        if (op.arg < 0 || op.arg >= n_columns)
+          throw std::logic_error("plan: statistic '" + stat.label.name + "' names column " +
+                                 std::to_string(op.arg) + " of " + std::to_string(n_columns));
+        ++depth;
+        break;
+      case OpCode::kConstant:
+      case OpCode::kNormal:
+      case OpCode::kRank:
+        ++depth;
+        break;
+      case OpCode::kAbs:
+        if (depth < 1) throw std::logic_error("plan: abs on an empty stack");
+        break;
+      default:
+        if (depth < 2) throw std::logic_error("plan: binary op on a short stack in '" +
+                                              stat.label.name + "'");
+        --depth;
+    }
+    if (depth > kMaxStack) throw std::logic_error("plan: program deeper than kMaxStack");
+  }
+  if (depth != 1) throw std::logic_error("plan: program of '" + stat.label.name +
+                                         "' leaves " + std::to_string(depth) + " values");
+}
+
+}  // namespace
+
+CompiledPlan compile(const Plan& plan) {
+  const int64_t n_units = plan.n_units();
+  const int64_t n_clusters = plan.n_clusters();
+  if (n_clusters <= 0) throw std::logic_error("plan: no clusters");
+  for (int64_t c : plan.unit_cluster)
+    if (c < 0 || c >= n_clusters) throw std::logic_error("plan: unit cluster out of range");
+  for (size_t k = 0; k < plan.columns.size(); ++k)
+    if (static_cast<int64_t>(plan.columns[k].size()) != n_units)
+      throw std::logic_error("plan: column '" + plan.column_names[k] + "' has the wrong length");
+
+  // Columns and rank terms are compiled independently, each into its own slots, so the result
+  // does not depend on the thread count. Small plans stay on the caller's thread.
+  const uint64_t column_threads =
+      static_cast<uint64_t>(n_units) * plan.columns.size() / kValuesPerThread + 1;
+  const KeptColumns kept = deduplicate_columns(plan.columns, column_threads);
+
+  CompiledPlan out;
+  out.n_clusters = n_clusters;
+  out.n_columns = static_cast<int32_t>(kept.values.size());
+  out.stratum_offset = plan.stratum_offset;
+  out.cluster_sums.assign(static_cast<size_t>(n_clusters) * out.n_columns, 0);
+  out.column_unscale.resize(out.n_columns);
+  out.totals.assign(out.n_columns, 0);
+  std::vector<uint8_t> fits_int32(out.n_columns);
+  const int32_t n_groups = (out.n_columns + kColumnGroup - 1) / kColumnGroup;
+  for_each_index(n_groups, column_threads, [&](int64_t g) {
+    const int32_t first = static_cast<int32_t>(g) * kColumnGroup;
+    compile_column_group(plan, kept, first, std::min(first + kColumnGroup, out.n_columns), out,
+                         fits_int32);
+  });
+  out.fits_int32 = std::all_of(fits_int32.begin(), fits_int32.end(), [](uint8_t f) { return f; });
+
+  out.n_rank_terms = static_cast<int32_t>(plan.rank_terms.size());
+  for (const RankTerm& term : plan.rank_terms)
+    out.rank_offset.push_back(out.rank_offset.back() + static_cast<int64_t>(term.units.size()));
+  const int64_t n_entries = out.rank_offset.back();
+  out.rank_cluster.resize(n_entries);
+  out.rank_positive.resize(n_entries);
+  out.rank_tie_start.resize(n_entries);
+  for_each_index(out.n_rank_terms, n_entries / kRankEntriesPerThread + 1, [&](int64_t t) {
+    compile_rank_term(plan.rank_terms[t], plan.unit_cluster, out.rank_offset[t], out);
+  });
+
+  for (const StatisticDef& stat : plan.statistics)
+    for (const Op& op : stat.program)
+      if (op.code == OpCode::kNormal) out.n_normals = std::max(out.n_normals, op.arg + 1);
+  out.op_offset.push_back(0);
+  for (const StatisticDef& stat : plan.statistics) {
+    check_program(stat, static_cast<int32_t>(plan.columns.size()));
+    for (Op op : stat.program) {
+      if (op.code == OpCode::kColumn) op.arg = kept.of_column[op.arg];
+      if (op.code == OpCode::kRank) {
+        if (op.arg < 0 || op.arg >= out.n_rank_terms)
+          throw std::logic_error("plan: statistic '" + stat.label.name + "' names a missing rank term");
+        op.arg += out.n_normals;
+      }
+      out.ops.push_back(op);
+    }
+    out.op_offset.push_back(static_cast<int32_t>(out.ops.size()));
+  }
+  out.n_statistics = static_cast<int32_t>(plan.statistics.size());
+  return out;
+}
+
+}  // namespace judgestat

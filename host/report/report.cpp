@@ -1,0 +1,276 @@
+// Reporting: SPEC §4 JSON (17 significant digits), tables for people, progress on stderr.
+#include "report/report.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "records/csv.hpp"
+
+#include "distributed/distributed.hpp"
+
+namespace judgestat {
+namespace {
+
+// Keys and strings: plain printable ASCII is copied between quotes; anything else (escapes,
+// control characters, UTF-8, invalid bytes replaced) takes nlohmann's writer.
+void dump_string(std::string& out, const std::string& text) {
+  bool plain = true;
+  for (unsigned char c : text) plain = plain && c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+  if (plain) {
+    out += '"';
+    out += text;
+    out += '"';
+    return;
+  }
+  out += Json(text).dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+}
+
+void dump_value(std::string& out, const Json& value, int indent, int depth) {
+  const bool pretty = indent >= 0;
+  auto new_line = [&](int level) {
+    if (!pretty) return;
+    out += '\n';
+    out.append(static_cast<size_t>(level) * indent, ' ');
+  };
+  switch (value.type()) {
+    case Json::value_t::number_float: {
+      const double v = value.get<double>();
+      if (!std::isfinite(v)) {
+        out += "null";
+      } else {
+        append_17g(out, v);
+      }
+      return;
+    }
+    case Json::value_t::object: {
+      if (value.empty()) { out += "{}"; return; }
+      out += '{';
+      bool first = true;
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        if (!first) out += ',';
+        first = false;
+        new_line(depth + 1);
+        dump_string(out, it.key());
+        out += pretty ? ": " : ":";
+        dump_value(out, it.value(), indent, depth + 1);
+      }
+      new_line(depth);
+      out += '}';
+      return;
+    }
+    case Json::value_t::array: {
+      if (value.empty()) { out += "[]"; return; }
+      // Short arrays of scalars (a CI, quantiles) stay on one line.
+      bool scalars = value.size() <= 4;
+      for (const auto& element : value) scalars = scalars && element.is_primitive();
+      out += '[';
+      bool first = true;
+      for (const auto& element : value) {
+        if (!first) out += scalars && pretty ? ", " : ",";
+        first = false;
+        if (!scalars) new_line(depth + 1);
+        dump_value(out, element, indent, depth + 1);
+      }
+      if (!scalars) new_line(depth);
+      out += ']';
+      return;
+    }
+    case Json::value_t::string:
+      dump_string(out, value.get_ref<const std::string&>());
+      return;
+    default:
+      out += value.dump();
+  }
+}
+
+Json optional_json(const std::optional<std::string>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+}  // namespace
+
+void append_17g(std::string& out, double v) {
+  char buffer[32];
+  const auto written = std::to_chars(buffer, buffer + sizeof buffer, v, std::chars_format::general, 17);
+  out.append(buffer, written.ptr);
+}
+
+std::string dump_json(const Json& value, int indent) {
+  std::string out;
+  dump_value(out, value, indent, 0);
+  return out;
+}
+
+Json json_envelope(const std::string& command, int argc, char** argv, const ItemMatrix& input) {
+  Json envelope;
+  envelope["tool"] = "judgestat";
+  envelope["version"] = JUDGESTAT_VERSION;
+  envelope["command"] = command;
+  Json args = Json::array();
+  for (int i = 0; i < argc; ++i) args.push_back(argv[i]);
+  envelope["argv"] = args;
+  envelope["input"] = {{"path", input.path},
+                       {"sha256", input.sha256},
+                       {"records", input.records},
+                       {"invalid", input.invalid}};
+  return envelope;
+}
+
+Json statistics_json(const BootstrapResult& result) {
+  Json rows = Json::array();
+  for (size_t s = 0; s < result.labels.size(); ++s) {
+    const StatLabel& label = result.labels[s];
+    const Interval& interval = result.intervals[s];
+    Json row;
+    row["name"] = label.name;
+    row["judge"] = label.judge.empty() ? Json(nullptr) : Json(label.judge);
+    row["reference"] = optional_json(label.reference);
+    row["of"] = optional_json(label.of);
+    row["benchmark"] = optional_json(label.benchmark);
+    row["condition"] = optional_json(label.condition);
+    row["order"] = label.order ? Json(*label.order) : Json(nullptr);
+    row["variant"] = optional_json(label.variant);
+    if (!label.threshold) {
+      row["threshold"] = nullptr;
+    } else if (*label.threshold == "all") {
+      row["threshold"] = "all";
+    } else {
+      row["threshold"] = std::stod(*label.threshold);
+    }
+    row["n"] = label.n;
+    row["estimate"] = interval.estimate;
+    row["ci"] = Json::array({interval.lo, interval.hi});
+    row["se"] = interval.se;
+    row["undefined"] = interval.undefined;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string fixed(double value, int digits) {
+  if (!std::isfinite(value)) return "—";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string estimate_cell(const Interval& interval, int digits) {
+  if (!std::isfinite(interval.estimate)) return "—";
+  return fixed(interval.estimate, digits) + " (" + fixed(interval.lo, digits) + ", " +
+         fixed(interval.hi, digits) + ")";
+}
+
+namespace {
+
+size_t display_width(const std::string& text) {
+  size_t width = 0;
+  for (unsigned char c : text) width += (c & 0xC0) != 0x80;  // count UTF-8 code points
+  return width;
+}
+
+bool looks_numeric(const std::string& text) {
+  return !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) ||
+                           ((text[0] == '-' || text[0] == '+') && text.size() > 1 &&
+                            std::isdigit(static_cast<unsigned char>(text[1]))));
+}
+
+
+}  // namespace
+
+std::string Table::render(const std::string& format) const {
+  std::ostringstream out;
+  if (format == "csv") {
+    for (size_t c = 0; c < header.size(); ++c) out << (c ? "," : "") << csv_field(header[c]);
+    out << "\n";
+    for (const auto& row : rows) {
+      for (size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << csv_field(row[c]);
+      out << "\n";
+    }
+    return out.str();
+  }
+  if (format == "md") {
+    out << "|";
+    for (const auto& h : header) out << " " << h << " |";
+    out << "\n|";
+    for (size_t c = 0; c < header.size(); ++c) out << "---|";
+    out << "\n";
+    for (const auto& row : rows) {
+      out << "|";
+      for (const auto& cell : row) out << " " << cell << " |";
+      out << "\n";
+    }
+    for (const auto& note : notes) out << "\n" << note << "\n";
+    return out.str();
+  }
+  std::vector<size_t> width(header.size(), 0);
+  for (size_t c = 0; c < header.size(); ++c) width[c] = display_width(header[c]);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], display_width(row[c]));
+  auto line = [&](const std::vector<std::string>& cells, bool is_header) {
+    for (size_t c = 0; c < cells.size() && c < width.size(); ++c) {
+      const size_t fill = width[c] - display_width(cells[c]);
+      const bool right = !is_header && c > 0 && looks_numeric(cells[c]);
+      if (c) out << "  ";
+      if (right) out << std::string(fill, ' ') << cells[c];
+      else out << cells[c] << (c + 1 < cells.size() ? std::string(fill, ' ') : "");
+    }
+    out << "\n";
+  };
+  line(header, true);
+  size_t total = 0;
+  for (size_t w : width) total += w;
+  out << std::string(total + 2 * (width.empty() ? 0 : width.size() - 1), '-') << "\n";
+  for (const auto& row : rows) line(row, false);
+  for (const auto& note : notes) out << note << "\n";
+  return out.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  if (!distributed::is_root()) return;  // under MPI, rank 0 writes the run's files
+  if (path == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream file(path, std::ios::binary);
+  if (!file) throw std::runtime_error("cannot write '" + path + "'");
+  file << text;
+  if (!file) throw std::runtime_error("error writing '" + path + "'");
+}
+
+namespace {
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+// Under MPI only rank 0 shows progress (its share stands for the run's; see run_progress).
+Progress::Progress(std::string what, bool quiet)
+    : what_(std::move(what)), quiet_(quiet || !distributed::is_root()), start_(now_s()) {}
+
+void Progress::operator()(uint64_t done, uint64_t total) {
+  if (quiet_) return;
+  const double now = now_s(), elapsed = now - start_;
+  if (elapsed < 1.0 || (now - last_ < 0.5 && done < total)) return;
+  last_ = now;
+  shown_ = true;
+  const double rate = done / std::max(elapsed, 1e-9);
+  const double eta = rate > 0 ? (total - done) / rate : 0;
+  std::fprintf(stderr, "\r%s %llu/%llu  %.3g/s  ETA %.0fs   ", what_.c_str(),
+               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), rate,
+               eta);
+  std::fflush(stderr);
+}
+
+void Progress::finish() {
+  if (shown_ && !quiet_) std::fprintf(stderr, "\n");
+  shown_ = false;
+}
+
+}  // namespace judgestat

@@ -1,0 +1,413 @@
+// `judgestat import`: JudgeBench outputs/*.jsonl and LLMBar evaluator result.json files →
+// judgment records. The conversion rules are those of ../shared/data/README.md; the bundled
+// converted files (data/judgebench, data/llmbar) are reproduced row for row.
+#include "sources/import.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <set>
+#include <tuple>
+
+#include <cxxopts.hpp>
+
+#include "cli/commands.hpp"
+#include "records/csv.hpp"
+#include "judgestat/records.hpp"
+
+namespace judgestat {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+[[noreturn]] void fail(const std::string& where, const std::string& field,
+                       const std::string& what) {
+  throw InputError(where + ": field '" + field + "': " + what);
+}
+
+std::string shown(const Json& value) {
+  std::string text = value.dump();
+  return text.size() > 60 ? text.substr(0, 60) + "…" : text;
+}
+
+const Json& member(const Json& object, const char* key, const std::string& where) {
+  auto found = object.find(key);
+  if (found == object.end()) fail(where, key, "missing; expected it in every entry");
+  return *found;
+}
+
+std::string string_member(const Json& object, const char* key, const std::string& where) {
+  const Json& value = member(object, key, where);
+  if (!value.is_string()) fail(where, key, "expected a string, got " + shown(value));
+  return value.get<std::string>();
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// --- JudgeBench ------------------------------------------------------------------------------
+
+/// JudgeBench's pairwise decision in the presented order: A, B, tie, or "" (no usable decision).
+std::string judgebench_verdict(const Json& decision) {
+  if (!decision.is_string()) return "";
+  const std::string& text = decision.get_ref<const std::string&>();
+  if (text == "A>B" || text == "A>>B") return "A";
+  if (text == "B>A" || text == "B>>A") return "B";
+  if (text == "A=B") return "tie";
+  return "";
+}
+
+std::string swapped(const std::string& verdict) {
+  if (verdict == "A") return "B";
+  if (verdict == "B") return "A";
+  return verdict;  // tie and the empty (invalid) verdict read the same in both orders
+}
+
+/// original_id names the source question; several pairs may share it, so it is the cluster.
+std::string judgebench_cluster(const Json& pair) {
+  auto found = pair.find("original_id");
+  if (found == pair.end() || found->is_null()) return "";
+  if (found->is_string()) return found->get<std::string>();
+  if (found->is_number_integer() || found->is_number_unsigned()) return found->dump();
+  if (found->is_number_float()) {
+    const double id = found->get<double>();
+    if (id == std::floor(id) && std::fabs(id) < 1e15) {
+      return std::to_string(static_cast<long long>(id));
+    }
+  }
+  return found->dump();
+}
+
+/// The last component of a folder path, also when it was given as "Natural/" or ".".
+std::string folder_name(const fs::path& folder) {
+  fs::path normal = fs::absolute(folder).lexically_normal();
+  if (normal.filename().empty()) normal = normal.parent_path();
+  return normal.filename().string();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+bool ImportedRecord::operator==(const ImportedRecord& other) const {
+  return std::tie(judge, item, cluster, benchmark, condition, order, gold, verdict, p_a, p_b) ==
+         std::tie(other.judge, other.item, other.cluster, other.benchmark, other.condition,
+                  other.order, other.gold, other.verdict, other.p_a, other.p_b);
+}
+
+const std::vector<std::string>& imported_header() {
+  static const std::vector<std::string> kHeader = {
+      "judge", "item", "cluster", "benchmark", "condition", "order", "gold", "verdict", "p.A",
+      "p.B"};
+  return kHeader;
+}
+
+std::string imported_csv(const std::vector<ImportedRecord>& records) {
+  std::string text;
+  append_csv_row(text, imported_header());
+  for (const ImportedRecord& r : records) {
+    append_csv_row(text, {r.judge, r.item, r.cluster, r.benchmark, r.condition,
+                          std::to_string(r.order), r.gold, r.verdict, r.p_a, r.p_b});
+  }
+  return text;
+}
+
+double reward_probability(double score_a, double score_b) {
+  return 1.0 / (1.0 + std::exp(-(score_a - score_b)));
+}
+
+std::string probability_text(double p) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6f", p);
+  return buffer;
+}
+
+std::vector<ImportedRecord> convert_judgebench_pair(const Json& pair, const std::string& where) {
+  if (!pair.is_object()) throw InputError(where + ": expected a JSON object (one pair per line)");
+  ImportedRecord base;
+  base.item = string_member(pair, "pair_id", where);
+  base.cluster = judgebench_cluster(pair);
+  base.condition = string_member(pair, "source", where);
+  // Sources are mmlu-pro-<subject>, livebench-<task>, livecodebench: the benchmark is the part
+  // before the first '-'.
+  base.benchmark = base.condition.substr(0, base.condition.find('-'));
+  const std::string label = string_member(pair, "label", where);
+  if (label == "A>B") base.gold = "A";
+  else if (label == "B>A") base.gold = "B";
+  else fail(where, "label", "expected \"A>B\" or \"B>A\", got \"" + label + "\"");
+
+  const Json& judgments = member(pair, "judgments", where);
+  if (!judgments.is_array() || judgments.empty() || judgments.size() > 2) {
+    fail(where, "judgments",
+         "expected a list of one or two judgments (original and swapped order), got " +
+             shown(judgments));
+  }
+  std::vector<ImportedRecord> records;
+  for (size_t order = 0; order < judgments.size(); ++order) {
+    const Json& entry = judgments[order];
+    const std::string entry_where = where + ": judgments[" + std::to_string(order) + "]";
+    if (!entry.is_object()) fail(entry_where, "judgment", "expected an object");
+    const Json& judgment = member(entry, "judgment", entry_where);
+    if (!judgment.is_object()) fail(entry_where, "judgment", "expected an object");
+
+    ImportedRecord record = base;
+    record.order = static_cast<int>(order);
+    // Judge names as in the outputs' file names: "Skywork/Skywork-Reward-…" → "Skywork_…".
+    record.judge = string_member(judgment, "judge_model", entry_where);
+    std::replace(record.judge.begin(), record.judge.end(), '/', '_');
+
+    // The verdict is JudgeBench's own decision (for reward models too), flipped back to
+    // canonical terms in the swapped order.
+    auto decision = entry.find("decision");
+    record.verdict = judgebench_verdict(decision == entry.end() ? Json() : *decision);
+    if (order == 1) record.verdict = swapped(record.verdict);
+
+    auto scores = judgment.find("scores");
+    if (scores != judgment.end() && !scores->is_null()) {
+      if (!scores->is_array() || scores->size() != 2 || !(*scores)[0].is_number() ||
+          !(*scores)[1].is_number()) {
+        fail(entry_where, "scores", "expected two numbers, got " + shown(*scores));
+      }
+      // Scores are in presentation order; in the swapped order the first is response B's.
+      double score_a = (*scores)[0].get<double>(), score_b = (*scores)[1].get<double>();
+      if (order == 1) std::swap(score_a, score_b);
+      const double p_a = reward_probability(score_a, score_b);
+      record.p_a = probability_text(p_a);
+      record.p_b = probability_text(1.0 - p_a);
+    }
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+std::vector<ImportedRecord> convert_judgebench_file(const std::string& path) {
+  const std::string text = read_text(path);
+  std::vector<ImportedRecord> records;
+  size_t pos = 0;
+  int64_t line = 0;
+  while (pos < text.size()) {
+    ++line;
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line_text(text.data() + pos, end - pos);
+    pos = end + 1;
+    if (line_text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const std::string where = path + ":" + std::to_string(line);
+    Json pair;
+    try {
+      pair = Json::parse(line_text);
+    } catch (const Json::parse_error& error) {
+      throw InputError(where + ": column " + std::to_string(error.byte) +
+                       ": malformed JSON; expected one JudgeBench pair object per line (" +
+                       error.what() + ")");
+    }
+    std::vector<ImportedRecord> converted = convert_judgebench_pair(pair, where);
+    records.insert(records.end(), converted.begin(), converted.end());
+  }
+  if (records.empty()) {
+    throw InputError(path + ":1: no JudgeBench pairs; expected one JSON object per line");
+  }
+  return records;
+}
+
+// --- LLMBar ----------------------------------------------------------------------------------
+
+std::vector<ImportedRecord> convert_llmbar_results(const Json& results, const std::string& judge,
+                                                   const std::string& benchmark,
+                                                   const std::string& condition,
+                                                   const std::string& where) {
+  if (!results.is_array()) {
+    throw InputError(where + ": expected a JSON array of evaluated items, got " + shown(results));
+  }
+  // LLMBar stores winners in canonical terms already ("1" = output_1 = A) for both orders.
+  auto letter = [](const Json& value) -> std::string {
+    if (value == "1" || value == 1) return "A";
+    if (value == "2" || value == 2) return "B";
+    return "";  // no parsable winner: an invalid output
+  };
+  static const char* const kOrderKeys[] = {"swap = False", "swap = True"};
+
+  std::vector<ImportedRecord> records;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Json& entry = results[i];
+    const std::string entry_where = where + ": entry " + std::to_string(i);
+    if (!entry.is_object()) throw InputError(entry_where + ": expected an object");
+    ImportedRecord base;
+    base.judge = judge;
+    base.item = condition + "-" + std::to_string(i);
+    base.cluster = base.item;
+    base.benchmark = benchmark;
+    base.condition = condition;
+    base.gold = letter(member(entry, "label", entry_where));
+    if (base.gold.empty()) {
+      fail(entry_where, "label", "expected 1 or 2, got " + shown(entry["label"]));
+    }
+    const Json& rounds = member(entry, "results", entry_where);
+    if (!rounds.is_array() || rounds.empty() || !rounds.back().is_object()) {
+      fail(entry_where, "results", "expected a non-empty list of objects, got " + shown(rounds));
+    }
+    // Swap strategies append a further round when the two orders disagree; the last round
+    // holds the final verdicts.
+    const Json& final_round = rounds.back();
+    for (int order = 0; order < 2; ++order) {
+      auto outcome = final_round.find(kOrderKeys[order]);
+      if (outcome == final_round.end()) continue;
+      ImportedRecord record = base;
+      record.order = order;
+      auto winner = outcome->is_object() ? outcome->find("winner") : outcome->end();
+      record.verdict = winner == outcome->end() ? "" : letter(*winner);
+      records.push_back(std::move(record));
+    }
+  }
+  return records;
+}
+
+std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
+  const fs::path root(dir);
+  std::error_code error;
+  if (!fs::is_directory(root, error)) {
+    throw InputError(dir + ": not a directory; expected the LLMBar dataset folder that holds "
+                           "Natural/ and Adversarial/");
+  }
+  // Subsets: folders holding an evaluators/ folder.
+  std::vector<fs::path> subsets;
+  if (fs::is_directory(root / "evaluators")) subsets.push_back(root);
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    if (!it->is_directory()) continue;
+    if (it->path().filename() == "evaluators") {
+      subsets.push_back(it->path().parent_path());
+      it.disable_recursion_pending();
+    }
+  }
+  auto depth = [&](const fs::path& subset) {
+    const fs::path relative = subset.lexically_relative(root);
+    return relative == "." ? 0 : static_cast<int>(std::distance(relative.begin(), relative.end()));
+  };
+  std::sort(subsets.begin(), subsets.end(), [&](const fs::path& a, const fs::path& b) {
+    return std::make_pair(depth(a), a.generic_string()) <
+           std::make_pair(depth(b), b.generic_string());
+  });
+
+  std::vector<ImportedRecord> records;
+  for (const fs::path& subset : subsets) {
+    const fs::path relative = subset.lexically_relative(root);
+    const std::string condition = relative == "." ? folder_name(root) : folder_name(subset);
+    const std::string benchmark =
+        depth(subset) >= 2 ? relative.begin()->string() : std::string("LLMBar");
+
+    // Judges "<evaluator>/<strategy>", in byte order of the whole name.
+    std::set<std::pair<std::string, fs::path>> judges;
+    for (const auto& evaluator : fs::directory_iterator(subset / "evaluators")) {
+      if (!evaluator.is_directory()) continue;
+      for (const auto& strategy : fs::directory_iterator(evaluator.path())) {
+        const fs::path result = strategy.path() / "result.json";
+        if (strategy.is_directory() && fs::is_regular_file(result)) {
+          judges.emplace(evaluator.path().filename().string() + "/" +
+                             strategy.path().filename().string(),
+                         result);
+        }
+      }
+    }
+    for (const auto& [judge, result] : judges) {
+      const std::string where = result.string();
+      Json results;
+      try {
+        results = Json::parse(read_text(where));
+      } catch (const Json::parse_error& error) {
+        throw InputError(where + ": byte " + std::to_string(error.byte) +
+                         ": malformed JSON; expected LLMBar's result.json array (" +
+                         error.what() + ")");
+      }
+      std::vector<ImportedRecord> converted =
+          convert_llmbar_results(results, judge, benchmark, condition, where);
+      records.insert(records.end(), converted.begin(), converted.end());
+    }
+  }
+  if (records.empty()) {
+    throw InputError(dir + ": no <subset>/evaluators/<evaluator>/<strategy>/result.json files; "
+                           "expected the LLMBar dataset folder that holds Natural/ and "
+                           "Adversarial/");
+  }
+  return records;
+}
+
+// --- Command ---------------------------------------------------------------------------------
+
+int command_import(int argc, char** argv) {
+  cxxopts::Options options(
+      argv[0], "Converts benchmark outputs in their own formats to judgment records (CSV).\n"
+               "  judgestat import judgebench OUTPUT.jsonl... [--out FILE]\n"
+               "  judgestat import llmbar LLMBAR_DIR [--out FILE]\n"
+               "LLMBAR_DIR is the dataset folder holding Natural/ and Adversarial/.");
+  options.add_options()("o,out", "output CSV file ('-' = stdout)",
+                        cxxopts::value<std::string>()->default_value("-"))(
+      "h,help", "show this help")("source", "judgebench or llmbar",
+                                  cxxopts::value<std::string>());
+  // The inputs are read from the unmatched positionals rather than a vector option, which
+  // cxxopts would split at commas (JudgeBench file names hold commas).
+  options.parse_positional({"source"});
+  options.positional_help("judgebench|llmbar INPUT...");
+
+  cxxopts::ParseResult args;
+  try {
+    args = options.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& error) {
+    throw UsageError(std::string(error.what()) + " (see judgestat import --help)");
+  }
+  if (args.count("help")) {
+    std::cout << options.help() << "\n";
+    return 0;
+  }
+  if (!args.count("source")) {
+    throw UsageError("import: name the source, judgebench or llmbar (see judgestat import --help)");
+  }
+  const std::string source = args["source"].as<std::string>();
+  const std::vector<std::string>& inputs = args.unmatched();
+
+  std::vector<ImportedRecord> records;
+  if (source == "judgebench") {
+    if (inputs.empty()) throw UsageError("import judgebench: give one or more outputs/*.jsonl files");
+    for (const std::string& path : inputs) {
+      std::vector<ImportedRecord> converted = convert_judgebench_file(path);
+      records.insert(records.end(), converted.begin(), converted.end());
+    }
+  } else if (source == "llmbar") {
+    if (inputs.size() != 1) {
+      throw UsageError("import llmbar: give one folder, the LLMBar dataset folder holding "
+                       "Natural/ and Adversarial/");
+    }
+    records = convert_llmbar_dir(inputs[0]);
+  } else {
+    throw UsageError("import: unknown source '" + source + "'; expected judgebench or llmbar");
+  }
+
+  const std::string text = imported_csv(records);
+  const std::string out = args["out"].as<std::string>();
+  if (out == "-") {
+    std::cout << text;
+    std::cout.flush();
+  } else {
+    std::ofstream file(out, std::ios::binary);
+    file << text;
+    file.close();
+    if (!file) throw std::runtime_error(out + ": cannot write: " + std::strerror(errno));
+  }
+  std::set<std::string> judges;
+  for (const ImportedRecord& r : records) judges.insert(r.judge);
+  std::fprintf(stderr, "judgestat import: %zu records of %zu judges → %s\n", records.size(),
+               judges.size(), out == "-" ? "stdout" : out.c_str());
+  return 0;
+}
+
+}  // namespace judgestat
