@@ -75,6 +75,7 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
     common.json_path = parsed["json"].as<std::string>();
     common.replicates_path = parsed["save-replicates"].as<std::string>();
     common.quiet = parsed.count("quiet") > 0;
+    common.target = parse_exec_target(parsed);
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
@@ -187,6 +188,39 @@ std::map<std::string, double> parse_per_call(const std::vector<std::string>& ent
     out[judge] = value;
   }
   return out;
+}
+
+ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed) {
+  ExecTarget target;
+  try {
+    target.kind = parse_exec_kind(parsed["backend"].as<std::string>());
+    const std::string devices = parsed["devices"].as<std::string>();
+    if (!devices.empty()) target.devices = parse_device_list(devices, "--devices");
+    target.threads = parsed["threads"].as<int>();
+    if (parsed.count("chunk")) target.chunk = parsed["chunk"].as<uint64_t>();
+    check_exec_target(target);
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
+  } catch (const std::invalid_argument& e) {
+    rethrow_with_flag_names(e, exec_target_flags());
+  }
+  return target;
+}
+
+const FlagNames& exec_target_flags() {
+  static const FlagNames flags{{"kind", "--backend"}, {"devices", "--devices"}, {"threads", "--threads"},
+                               {"chunk", "--chunk"}};
+  return flags;
+}
+
+void rethrow_with_flag_names(const std::invalid_argument& error, const FlagNames& flags) {
+  const std::string message = error.what();
+  const size_t colon = message.find(": ");
+  if (colon != std::string::npos) {
+    const auto flag = flags.find(message.substr(0, colon));
+    if (flag != flags.end()) throw UsageError(flag->second + message.substr(colon));
+  }
+  throw UsageError(message);
 }
 
 double now_seconds() {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 #include <string>
 
@@ -10,6 +11,7 @@
 
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
+#include "judgestat/exec_target.hpp"
 #include "judgestat/records.hpp"
 #include "report/report.hpp"
 
@@ -23,6 +25,7 @@ struct CommonOptions {
   std::string backend = "auto", format = "text", json_path;
   std::string replicates_path;  // --save-replicates: the replicate distribution as CSV
   int threads = 0;
+  ExecTarget target;  // --backend, --devices, --threads, --chunk (parse_exec_target)
   bool quiet = false;
   LoadOptions load;
 };
@@ -61,6 +64,27 @@ void emit(const CommonOptions& common, const Json& json, const std::string& tabl
 /// or the fallback, each value a non-negative number. UsageError otherwise.
 std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
                                              const std::string& first, const std::string& fallback);
+
+/// --backend, --devices, --threads and --chunk as one execution target (UsageError on bad
+/// values, naming the flag). Every command with these flags parses them here.
+ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed);
+
+/// The library names its own fields in std::invalid_argument messages ("threads: …"); the
+/// CLI says which flag that is, once, here: the message's leading "field:" becomes
+/// "--flag:" when `flags` maps it, and the error a UsageError (exit 2).
+using FlagNames = std::map<std::string, std::string>;
+[[noreturn]] void rethrow_with_flag_names(const std::invalid_argument& error, const FlagNames& flags);
+/// Runs work(); a std::invalid_argument from it is rethrown by rethrow_with_flag_names.
+template <typename Work>
+auto with_flag_names(const FlagNames& flags, Work&& work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const std::invalid_argument& error) {
+    rethrow_with_flag_names(error, flags);
+  }
+}
+/// The execution target's fields and their flags.
+const FlagNames& exec_target_flags();
 
 double seconds_since(double start);
 double now_seconds();
