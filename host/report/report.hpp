@@ -7,12 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judgestat/report.hpp"
+
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/records.hpp"
 
 namespace judgestat {
-
-using Json = nlohmann::ordered_json;
 
 /// Appends v exactly as printf's "%.17g" would, a few times faster (std::to_chars, which the
 /// standard defines as printf's conversion).
