@@ -1,0 +1,20 @@
+# ctest Install.ConsumerFindsPackage: installs BUILD_DIR into a temporary prefix, configures and
+# builds tests/consumer/ against it with find_package(judgestat), and runs it on bundled data.
+set(work ${BUILD_DIR}/consumer-test)
+file(REMOVE_RECURSE ${work})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${work}/prefix --component Unspecified)
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${work}/build -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${work}/prefix -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${work}/build)
+run(${work}/build/consumer ${SOURCE_DIR}/data/judgebench/gpt4o_split.csv)
+if(NOT last_output MATCHES "records 4200 judges [0-9]+ backend cpu")
+  message(FATAL_ERROR "unexpected consumer output: ${last_output}")
+endif()
+message(STATUS "consumer: ${last_output}")
