@@ -4,7 +4,7 @@
 # installed here: without it the CPU backend is built. OpenMPI is for runs over several GPUs
 # (mpirun; README "More than one GPU") and its tests.
 set -euo pipefail
-packages=(cmake g++ make libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev libopenmpi-dev openmpi-bin)
+packages=(cmake g++ make clang-format libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
