@@ -392,7 +392,7 @@ std::string fixed3(double value) {
 void check_cascade_options(const CascadeOptions& o) {
   if (o.grid.size() == 0) throw std::invalid_argument("grid: give at least one threshold");
   if (o.first == o.fallback)
-    throw std::invalid_argument("fallback: names the same judge as first, '" + o.first + "'");
+    throw std::invalid_argument("fallback: the same judge as the first stage, '" + o.first + "'");
   if (!(std::isfinite(o.tol) && o.tol >= 0)) throw std::invalid_argument("tol: expected a number >= 0");
   if (!(std::isfinite(o.z) && o.z >= 0)) throw std::invalid_argument("z: expected a number >= 0");
   if (!(o.select >= 0.0 && o.select < 1.0))
