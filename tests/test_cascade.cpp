@@ -21,6 +21,9 @@
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "analyses/metrics.hpp"
+#include "judgestat/cascade.hpp"
+#include "judgestat/exec_target.hpp"
+#include "report/report.hpp"
 #include "test_support.hpp"
 
 using namespace judgestat;
@@ -400,6 +403,51 @@ TEST(CascadeCli, JudgeBenchJsonCarriesSweepRulesAndBaselines) {
     if (row["name"] == "cascade_acc" && row["threshold"] == "all") {
       EXPECT_DOUBLE_EQ(row["estimate"].get<double>(), 248.0 / 350.0);
     }
+}
+
+// The library call the command makes: run_cascade on the bundled JudgeBench split gives the
+// CLI's JSON (every key but the envelope and timing) and the known baselines.
+TEST(CascadeLibrary, RunCascadeEqualsTheCli) {
+  const std::string fees = " --fee " + kFirst + "=0.00002 --fee " + kFallback + "=0.012";
+  const CliRun r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback +
+                           " --replicates 300 --quiet --format json --backend cpu --threads 2 --per-stratum" + fees);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto cli = nlohmann::json::parse(r.out);
+
+  CascadeOptions options;
+  options.first = kFirst;
+  options.fallback = kFallback;
+  options.fee = {{kFirst, 0.00002}, {kFallback, 0.012}};
+  options.per_stratum = true;
+  options.bootstrap.replicates = 300;
+  uint64_t last_done = 0, last_total = 0;
+  options.progress = [&](uint64_t done, uint64_t total) { last_done = done, last_total = total; };
+  ExecTarget target;
+  target.kind = ExecTarget::Kind::kCpu;
+  target.threads = 2;
+  const CascadeReport report = run_cascade(load_item_matrix(kJudgeBench), options, target);
+  EXPECT_EQ(last_done, 600u);  // the sweep's 300 replicates, then the held-out part's
+  EXPECT_EQ(last_total, 600u);
+  EXPECT_EQ(report.items, 350);
+  EXPECT_DOUBLE_EQ(report.sweep.fallback_alone, 248.0 / 350.0);  // o1-mini's order-0 accuracy
+  EXPECT_DOUBLE_EQ(report.sweep.result.intervals[report.sweep.policies.back().cascade_acc].estimate, 248.0 / 350.0);
+  ASSERT_TRUE(report.rules.has_value());
+  EXPECT_EQ(report.rules->selection_items + report.rules->heldout_items, 350);
+  EXPECT_EQ(report.fee_first.from, "--fee");
+
+  const auto mine = nlohmann::json::parse(dump_json(to_json(report, {})));
+  for (const char* key : {"settings", "pool", "statistics", "baselines", "latency", "split", "selection_trials", "rules",
+                          "temperature", "reliability", "risk_coverage", "notes"})
+    EXPECT_EQ(mine[key], cli[key]) << key;
+  EXPECT_NE(tables(report, "text").find("Threshold sweep"), std::string::npos);
+
+  options.select = 1;
+  try {
+    run_cascade(load_item_matrix(kJudgeBench), options, target);
+    FAIL() << "select = 1 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("select: ", 0), 0u) << e.what();
+  }
 }
 
 TEST(CascadeCli, FeesAndLatencyNotGivenSaySo) {

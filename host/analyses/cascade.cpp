@@ -5,9 +5,12 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <cstdio>
 #include <stdexcept>
+#include <tuple>
 
 #include "judgestat/bootstrap.hpp"
+#include "judgestat/exec_target.hpp"
 #include "analyses/probability.hpp"
 
 namespace judgestat {
@@ -357,6 +360,202 @@ TemperatureResult temperature_scaling(const ItemMatrix& m, const CascadePool& po
   if (!fit_gold.empty()) out.selection_nll_after = mean_nll_at_temperature(fit_rows, L, fit_gold, out.temperature);
   if (!test_gold.empty()) out.heldout_nll_after = mean_nll_at_temperature(test_rows, L, test_gold, out.temperature);
   return out;
+}
+
+
+// ---- run_cascade: pool → sweep → split → rules → held-out → temperature ----
+
+namespace {
+
+double mean_of(const std::vector<double>& values, const std::vector<uint8_t>& in_set) {
+  double sum = 0;
+  int64_t n = 0;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (in_set.empty() || in_set[i]) sum += values[i], ++n;
+  return n ? sum / static_cast<double>(n) : NAN;
+}
+
+double sum_of(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum;
+}
+
+std::string fixed3(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3f", value);
+  return text;
+}
+
+}  // namespace
+
+void check_cascade_options(const CascadeOptions& o) {
+  if (o.grid.size() == 0) throw std::invalid_argument("grid: give at least one threshold");
+  if (o.first == o.fallback)
+    throw std::invalid_argument("fallback: the same judge as the first stage, '" + o.first + "'");
+  if (!(std::isfinite(o.tol) && o.tol >= 0)) throw std::invalid_argument("tol: expected a number >= 0");
+  if (!(std::isfinite(o.z) && o.z >= 0)) throw std::invalid_argument("z: expected a number >= 0");
+  if (!(o.select >= 0.0 && o.select < 1.0))
+    throw std::invalid_argument("select: expected a fraction in [0, 1) of the clusters (0 = sweep only, no rules)");
+  if (o.strata != "benchmark" && o.strata != "condition")
+    throw std::invalid_argument("strata: expected benchmark or condition, got '" + o.strata + "'");
+}
+
+namespace {
+
+// Where one judge's fees (or latencies) come from: the per-call option, the file, or nowhere.
+ValueSource value_source(const ItemMatrix& m, const CascadePool& pool, const std::vector<double>& column,
+                         const std::map<std::string, double>& overrides, const std::string& judge, int orders,
+                         const char* option) {
+  ValueSource source;
+  if (overrides.count(judge)) {
+    source.from = std::string("--") + option;  // the JSON's name of the per-call override
+    return source;
+  }
+  const int32_t j = m.judge_index(judge);
+  int64_t given = 0;
+  for (int32_t i = 0; i < pool.size(); ++i)
+    for (int o = 0; o < orders; ++o) {
+      const size_t cell = m.cell(j, pool.item[i], o, pool.variant);
+      if (!m.present(cell)) continue;
+      const bool has = cell < column.size() && !std::isnan(column[cell]);
+      given += has;
+      source.missing += !has;
+    }
+  if (given > 0) source.from = "file";
+  return source;
+}
+
+// Step 1: the pool's fee and latency sources, which of them the report can use, and the notes
+// saying what is left out.
+void describe_values(const ItemMatrix& m, const CascadePool& pool, const CascadeOptions& o, CascadeReport& r) {
+  const ValueSource not_given;
+  r.fee_first = value_source(m, pool, m.fee, o.fee, o.first, pool.first_orders, "fee");
+  r.fee_fallback = value_source(m, pool, m.fee, o.fee, o.fallback, 1, "fee");
+  r.latency_first = value_source(m, pool, m.latency, o.latency, o.first, pool.first_orders, "latency");
+  r.latency_fallback = value_source(m, pool, m.latency, o.latency, o.fallback, 1, "latency");
+  for (int32_t i = 0; i < pool.size(); ++i)
+    if (!(pool.fee_first[i] >= 0 && pool.fee_fallback[i] >= 0 && std::isfinite(pool.fee_first[i] + pool.fee_fallback[i])))
+      throw UsageError("fees must be finite and non-negative; item '" + m.items[pool.item[i]] + "' has another");
+  const bool first_fee = r.fee_first.from != not_given.from, fallback_fee = r.fee_fallback.from != not_given.from;
+  r.fees = first_fee && fallback_fee && sum_of(pool.fee_fallback) > 0;
+  r.latency = r.latency_first.from != not_given.from && r.latency_fallback.from != not_given.from;
+  if (!r.fees) {
+    if (!first_fee || !fallback_fee)
+      r.notes.push_back("fees not given for " + std::string(!first_fee ? o.first : "") +
+                        (!first_fee && !fallback_fee ? " and " : "") + (!fallback_fee ? o.fallback : "") +
+                        ": fee_ratio and random_acc are left out; give --fee JUDGE=USD per call (0 for a local model)");
+    else
+      r.notes.push_back("the fallback's fees sum to 0: fee_ratio and random_acc are left out");
+  }
+  if (!r.latency) r.notes.push_back("latencies not given: give --latency JUDGE=SECONDS per call for latency quantiles");
+  for (const auto& [source, judge, what] :
+       {std::make_tuple(r.fee_first, o.first, "fee"), std::make_tuple(r.fee_fallback, o.fallback, "fee"),
+        std::make_tuple(r.latency_first, o.first, "latency"), std::make_tuple(r.latency_fallback, o.fallback, "latency")})
+    if (source.from == "file" && source.missing > 0)
+      r.notes.push_back(std::to_string(source.missing) + " calls of " + judge + " have no " + what +
+                        " in the file and count 0");
+}
+
+// Step 2: the point summaries of the sweep (accuracies, fee ratio and latencies on the data).
+void summarise_sweep(const CascadePool& pool, const std::vector<CascadePolicy>& policies, bool fees,
+                     CascadeSweep& sweep) {
+  for (const auto& policy : policies) sweep.latencies.push_back(cascade_latency(pool, policy.accepted));
+  const std::vector<uint8_t> none_escalated(pool.size(), 1);  // "accepted everywhere": F's latency alone
+  sweep.first_latency = cascade_latency(pool, none_escalated);
+  sweep.fallback_latency = fallback_latency(pool);
+  sweep.first_alone = mean_of(pool.c1, {});
+  sweep.fallback_alone = mean_of(pool.c2, {});
+  sweep.first_fee_ratio = fees ? sum_of(pool.fee_first) / sum_of(pool.fee_fallback) : NAN;
+}
+
+// Step 3: the selection / held-out split and the rules chosen on the selection part; returns
+// the held-out plan of the rules' policies (rules.heldout is filled by the bootstrap later).
+CascadePlan choose_rules(const ItemMatrix& m, const CascadePool& pool, const PoolClusters& clusters,
+                         const CascadeOptions& o, bool fees, CascadeRules& rules) {
+  const std::vector<uint8_t> selection = split_selection(clusters, pool, o.select, o.bootstrap.seed);
+  std::vector<uint8_t> heldout(pool.size()), seen(clusters.size(), 0);
+  for (int32_t i = 0; i < pool.size(); ++i) {
+    heldout[i] = !selection[i];
+    rules.selection_items += selection[i];
+    rules.heldout_items += heldout[i];
+    if (selection[i] && !seen[clusters.item_cluster[i]]) seen[clusters.item_cluster[i]] = 1, ++rules.selection_clusters;
+  }
+  if (rules.selection_items == 0)
+    throw std::invalid_argument("select: " + fixed3(o.select) + " puts no cluster into the selection part (" +
+                                std::to_string(clusters.size()) +
+                                " clusters); raise it, or set it to 0 for the sweep only");
+  if (rules.heldout_items == 0)
+    throw std::invalid_argument("select: " + fixed3(o.select) + " leaves no held-out clusters; lower it");
+  std::vector<CascadePolicy> policies;
+  for (ThresholdRule rule : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
+    RuleSettings settings;
+    settings.rule = rule;
+    settings.tol = o.tol;
+    settings.z = o.z;
+    rules.choices.push_back(choose_rule(pool, o.grid, selection, settings, o.per_stratum));
+    policies.push_back(rule_policy(pool, o.grid, rules.choices.back()));
+  }
+  const PoolClusters heldout_clusters = number_pool_clusters(m, pool, heldout);
+  rules.heldout_clusters = heldout_clusters.size();
+  CascadePlan plan = build_cascade_plan(pool, heldout_clusters, policies, {fees, false});
+  for (size_t r = 0; r < policies.size(); ++r)
+    rules.rules.push_back({plan.policies[r], cascade_latency(pool, policies[r].accepted, heldout)});
+  rules.first_alone = mean_of(pool.c1, heldout);
+  rules.fallback_alone = mean_of(pool.c2, heldout);
+  rules.fallback_latency = fallback_latency(pool, heldout);
+  rules.temperature = temperature_scaling(m, pool, selection);
+  return plan;
+}
+
+}  // namespace
+
+CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& options, const ExecTarget& target) {
+  check_cascade_options(options);
+  CascadeReport report;
+  report.options = options;
+  report.options.progress = nullptr;
+  report.options.bootstrap.progress = nullptr;
+  matrix.judge_index(options.first);
+  matrix.judge_index(options.fallback);
+  const CascadePool pool = build_cascade_pool(matrix, options.first, options.fallback, options.gate_orders,
+                                              options.strata, options.fee, options.latency);
+  report.items = pool.size();
+  report.first_orders = pool.first_orders;
+  report.strata_names = pool.strata_names;
+  for (uint8_t ok : pool.gate_ok) report.gate_ok += ok;
+  describe_values(matrix, pool, options, report);
+
+  const PoolClusters clusters = number_pool_clusters(matrix, pool);
+  report.clusters = clusters.size();
+  const std::vector<CascadePolicy> policies = sweep_policies(pool, options.grid);
+  const CascadePlan sweep = build_cascade_plan(pool, clusters, policies, {report.fees, true});
+  report.fee_scale = sweep.fees;
+  report.sweep.policies = sweep.policies;
+  report.sweep.oracle_acc = sweep.oracle_acc;
+  CascadePlan heldout_plan;
+  if (options.select > 0) {
+    report.rules.emplace();
+    heldout_plan = choose_rules(matrix, pool, clusters, options, report.fees, *report.rules);
+  }
+
+  // Resampling: the sweep, then the rules' policies on the held-out part.
+  auto backend = make_backend(target);
+  BootstrapOptions boot = options.bootstrap;
+  const uint64_t replicates = boot.replicates, total = replicates * (report.rules ? 2 : 1);
+  const auto& progress = options.progress;
+  boot.progress = [&](uint64_t done, uint64_t) { if (progress) progress(done, total); };
+  report.sweep.result = run_bootstrap(sweep.plan, *backend, boot);
+  if (report.rules) {
+    boot.keep_replicates = false;
+    boot.progress = [&](uint64_t done, uint64_t) { if (progress) progress(replicates + done, total); };
+    report.rules->heldout = run_bootstrap(heldout_plan.plan, *backend, boot);
+  }
+
+  summarise_sweep(pool, policies, report.fees, report.sweep);
+  for (int32_t i = 0; i < pool.size(); ++i)
+    if (pool.q[i] > 0) report.gate_q.push_back(pool.q[i]), report.gate_correct.push_back(pool.c1[i]);
+  return report;
 }
 
 }  // namespace judgestat

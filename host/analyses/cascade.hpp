@@ -24,6 +24,7 @@
 
 #include "analyses/cascade_pool.hpp"
 #include "judgestat/budget.hpp"
+#include "judgestat/cascade.hpp"
 #include "judgestat/philox.hpp"
 #include "judgestat/plan.hpp"
 #include "judgestat/records.hpp"
@@ -70,21 +71,10 @@ struct CascadePolicy {
 std::vector<CascadePolicy> sweep_policies(const CascadePool& pool, const ThresholdGrid& grid);
 
 /// Fees as plan columns. When every fee is a whole number (at most 10^9) of some decimal unit
-/// 10^-k (k <= 9),
-/// the columns hold fee / unit with unit = 10^-k times the fees' greatest common divisor: small
-/// integers, so fee sums (and fee ratios, which do not depend on the unit) are exact and
-/// bit-identical on every backend. Otherwise the fees stay real (compile()'s fixed point).
-struct FeeScale {
-  double unit = 1.0;
-  bool exact = false;
-};
+/// 10^-k (k <= 9), the columns hold fee / unit with unit = 10^-k times the fees' greatest common
+/// divisor: small integers, so fee sums (and fee ratios, which do not depend on the unit) are
+/// exact and bit-identical on every backend. Otherwise the fees stay real (compile()'s fixed point).
 FeeScale fee_scale(const CascadePool& pool);
-
-/// Indices into Plan::statistics of one policy's statistics (−1 where not built).
-struct PolicyStatistics {
-  int32_t cascade_acc = -1, cascade_delta = -1, escalated = -1, errors_escalated = -1, fee_ratio = -1,
-          random_acc = -1;
-};
 
 struct CascadePlanOptions {
   bool fees = true;    // fee_ratio and random_acc (fees given for both judges)
@@ -105,37 +95,19 @@ CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clus
 
 /// Per-item cascade latency = F's latency + (escalated ? S's latency : 0), summarised over the
 /// items in `in_set` (empty = all): quantiles type 7 and the mean, on the original data.
-struct LatencySummary {
-  double p50 = 0, p95 = 0, mean = 0;
-};
 LatencySummary cascade_latency(const CascadePool& pool, const std::vector<uint8_t>& accepted,
                                const std::vector<uint8_t>& in_set = {});
 /// The fallback alone: S's latency per item.
 LatencySummary fallback_latency(const CascadePool& pool, const std::vector<uint8_t>& in_set = {});
 
-/// One row of the selection-set trials (JEV Table 33): the items' exact sums at one grid
-/// threshold, d_i = cascade_i(τ) − c2_i.
-struct SelectionTrial {
-  int64_t n = 0, accepted = 0, sum_2d = 0, sum_4d2 = 0;
-  double mean_delta = NAN, lower_bound = NAN;  // rule_mean_delta / rule_lower_bound (NaN when n too small)
-  bool point_passes = false, lower_passes = false;
-};
-
-/// Trials of every grid threshold over the pool items with in_set[i] = 1.
+/// Trials (SelectionTrial, judgestat/cascade.hpp) of every grid threshold over the pool items with in_set[i] = 1.
 std::vector<SelectionTrial> selection_trials(const CascadePool& pool, const ThresholdGrid& grid,
                                              const std::vector<uint8_t>& in_set, const RuleSettings& settings);
 
 /// SPEC §3.4's choice from the trials: a grid index, or grid.size() for `all`.
 int32_t choose_from_trials(const std::vector<SelectionTrial>& trials, const RuleSettings& settings);
 
-/// A rule's outcome on the selection part: the chosen index per stratum (one entry when pooled).
-struct RuleChoice {
-  ThresholdRule rule = ThresholdRule::kLower;
-  bool per_stratum = false;
-  std::vector<int32_t> chosen;                    // per stratum (pool.strata) or one pooled entry
-  std::vector<std::vector<SelectionTrial>> trials;  // per stratum, or one pooled set
-  std::vector<int64_t> labelled;                  // selection items per stratum (or pooled)
-};
+/// A rule's outcome on the selection part (RuleChoice, judgestat/cascade.hpp).
 RuleChoice choose_rule(const CascadePool& pool, const ThresholdGrid& grid, const std::vector<uint8_t>& selection,
                        const RuleSettings& settings, bool per_stratum);
 
@@ -145,12 +117,6 @@ CascadePolicy rule_policy(const CascadePool& pool, const ThresholdGrid& grid, co
 /// Temperature scaling of F's order-averaged probabilities: fitted on the selection items,
 /// NLL before (the probabilities as given, SPEC's nll) and after on the held-out items.
 /// Items without a valid F output are left out.
-struct TemperatureResult {
-  double temperature = 1.0;
-  int64_t selection_items = 0, heldout_items = 0;
-  double selection_nll_before = NAN, selection_nll_after = NAN;
-  double heldout_nll_before = NAN, heldout_nll_after = NAN;
-};
 TemperatureResult temperature_scaling(const ItemMatrix& matrix, const CascadePool& pool,
                                       const std::vector<uint8_t>& selection);
 

@@ -1,0 +1,494 @@
+// Writers of the cascade report: SPEC §4's JSON, tables for people and SVG plots, from the typed
+// CascadeReport that run_cascade returns (SPEC §3.3, §3.4; JEV §7–§9).
+#include "report/cascade_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analyses/cascade.hpp"
+#include "analyses/probability.hpp"
+#include "report/report.hpp"
+#include "report/svg.hpp"
+
+namespace judgestat {
+namespace {
+
+constexpr const char* kNotGiven = "not given";
+
+std::string percent(double share, int digits = 1) { return std::isfinite(share) ? fixed(100.0 * share, digits) : "—"; }
+
+std::string signed_pp(double delta) {
+  if (!std::isfinite(delta)) return "—";
+  const double pp = 100.0 * delta;
+  return (pp > 0.0 && fixed(pp, 2) != "0.00" ? "+" : "") + fixed(pp, 2);
+}
+
+// "93.4 [92.1, 94.6]" in percent, or "+0.93 [0.24, 1.66]" in points, or "0.414 [0.40, 0.43]".
+std::string percent_ci(const Interval& v) {
+  return percent(v.estimate) + " [" + percent(v.lo) + ", " + percent(v.hi) + "]";
+}
+std::string pp_ci(const Interval& v) {
+  return signed_pp(v.estimate) + " [" + fixed(100.0 * v.lo, 2) + ", " + fixed(100.0 * v.hi, 2) + "]";
+}
+std::string ratio_ci(const Interval& v) { return fixed(v.estimate, 3) + " [" + fixed(v.lo, 3) + ", " + fixed(v.hi, 3) + "]"; }
+
+std::string latency_cell(const LatencySummary& latency, bool given) {
+  return given ? fixed(latency.p50, 2) + " / " + fixed(latency.p95, 2) : kNotGiven;
+}
+
+Json latency_json(const LatencySummary& latency) {
+  return {{"p50", latency.p50}, {"p95", latency.p95}, {"mean", latency.mean}};
+}
+
+Json threshold_json(const ThresholdGrid& grid, int32_t index) {
+  return index < grid.size() ? Json(grid.values[index]) : Json("all");
+}
+
+// The first stage's reliability and risk–coverage, from its gate confidences.
+ProbabilityQuality gate_quality(const CascadeReport& r) {
+  ProbabilityQuality quality;
+  quality.summaries.push_back({r.options.first, std::nullopt,
+                               r.first_orders == 1 ? std::optional<int>(0) : std::nullopt,
+                               reliability_table(r.gate_q, r.gate_correct), risk_coverage(r.gate_q, r.gate_correct)});
+  return quality;
+}
+
+std::vector<std::string> rule_stratum_names(const CascadeReport& r) {
+  return r.options.per_stratum ? r.strata_names : std::vector<std::string>{"all"};
+}
+
+// ---- JSON ----
+
+Json settings_json(const CascadeReport& r) {
+  const CascadeOptions& o = r.options;
+  Json js;
+  js["seed"] = o.bootstrap.seed;
+  js["replicates"] = o.bootstrap.replicates;
+  js["ci"] = to_string(o.bootstrap.ci);
+  js["level"] = o.bootstrap.level;
+  js["backend"] = r.sweep.result.backend;
+  js["device"] = r.sweep.result.device;
+  js["strata"] = nullptr;
+  js["first"] = o.first;
+  js["fallback"] = o.fallback;
+  Json grid_values = Json::array();
+  for (double value : o.grid.values) grid_values.push_back(value);
+  js["grid"] = grid_values;
+  js["gate_orders"] = o.gate_orders;
+  js["select"] = o.select;
+  js["tol"] = o.tol;
+  js["z"] = o.z;
+  js["per_stratum"] = o.per_stratum;
+  js["rule_strata"] = o.per_stratum ? Json(o.strata) : Json(nullptr);
+  js["fee"] = o.fee;
+  js["latency"] = o.latency;
+  return js;
+}
+
+Json pool_json(const CascadeReport& r) {
+  const std::string& first = r.options.first;
+  const std::string& fallback = r.options.fallback;
+  return {{"items", r.items},
+          {"gate_ok", r.gate_ok},
+          {"clusters", r.clusters},
+          {"first_orders", r.first_orders},
+          {"fee_source", {{first, r.fee_first.from}, {fallback, r.fee_fallback.from}}},
+          {"latency_source", {{first, r.latency_first.from}, {fallback, r.latency_fallback.from}}},
+          {"fee_unit_usd", r.fees ? Json(r.fee_scale.unit) : Json(nullptr)},
+          {"fee_exact", r.fees ? Json(r.fee_scale.exact) : Json(nullptr)}};
+}
+
+Json baselines_json(const CascadeReport& r) {
+  const CascadeSweep& s = r.sweep;
+  return {{"first_alone", {{"judge", r.options.first}, {"acc", s.first_alone}, {"fee_ratio", s.first_fee_ratio},
+                           {"latency", r.latency ? latency_json(s.first_latency) : Json(nullptr)}}},
+          {"fallback_alone", {{"judge", r.options.fallback}, {"acc", s.fallback_alone},
+                              {"fee_ratio", r.fees ? Json(1.0) : Json(nullptr)},
+                              {"latency", r.latency ? latency_json(s.fallback_latency) : Json(nullptr)}}}};
+}
+
+Json sweep_latency_json(const CascadeReport& r) {
+  if (!r.latency) return nullptr;
+  Json rows = Json::array();
+  for (size_t p = 0; p < r.sweep.latencies.size(); ++p) {
+    Json row = latency_json(r.sweep.latencies[p]);
+    row["threshold"] = threshold_json(r.options.grid, static_cast<int32_t>(p));
+    rows.push_back(row);
+  }
+  return {{"thresholds", rows}, {"first_alone", latency_json(r.sweep.first_latency)},
+          {"fallback_alone", latency_json(r.sweep.fallback_latency)}};
+}
+
+Json split_json(const CascadeReport& r) {
+  const CascadeRules& rules = *r.rules;
+  return {{"select", r.options.select},
+          {"seed", r.options.bootstrap.seed},
+          {"stream", kSplitStream},
+          {"stratified_by", "benchmark"},
+          {"selection", {{"items", rules.selection_items}, {"clusters", rules.selection_clusters}}},
+          {"heldout", {{"items", rules.heldout_items}, {"clusters", rules.heldout_clusters}}}};
+}
+
+Json trials_json(const CascadeReport& r) {
+  const RuleChoice& choice = r.rules->choices.front();
+  const std::vector<std::string> stratum_names = rule_stratum_names(r);
+  Json out = Json::array();
+  for (size_t h = 0; h < choice.trials.size(); ++h) {
+    Json rows = Json::array();
+    for (int32_t g = 0; g < r.options.grid.size(); ++g) {
+      const SelectionTrial& t = choice.trials[h][g];
+      rows.push_back({{"threshold", r.options.grid.values[g]},
+                      {"n", t.n},
+                      {"accepted", t.accepted},
+                      {"accepted_share", t.n ? static_cast<double>(t.accepted) / static_cast<double>(t.n) : NAN},
+                      {"mean_delta", t.mean_delta},
+                      {"lower_bound", t.lower_bound},
+                      {"point_passes", t.point_passes},
+                      {"lower_passes", t.lower_passes}});
+    }
+    out.push_back({{"stratum", r.options.per_stratum ? Json(stratum_names[h]) : Json(nullptr)},
+                   {"labelled", choice.labelled[h]},
+                   {"rows", rows}});
+  }
+  return out;
+}
+
+Json rules_json(const CascadeReport& r) {
+  const CascadeRules& rules = *r.rules;
+  const CascadeOptions& o = r.options;
+  const std::vector<std::string> stratum_names = rule_stratum_names(r);
+  Json out = Json::array();
+  for (size_t k = 0; k < rules.choices.size(); ++k) {
+    const RuleChoice& choice = rules.choices[k];
+    Json tau;
+    if (o.per_stratum) {
+      tau = Json::object();
+      for (size_t h = 0; h < choice.chosen.size(); ++h) tau[stratum_names[h]] = threshold_json(o.grid, choice.chosen[h]);
+    } else {
+      tau = threshold_json(o.grid, choice.chosen.front());
+    }
+    // This rule's rows of the held-out bootstrap.
+    BootstrapResult mine;
+    const PolicyStatistics& s = rules.rules[k].statistics;
+    for (int32_t index : {s.cascade_acc, s.cascade_delta, s.escalated, s.errors_escalated, s.fee_ratio, s.random_acc}) {
+      if (index < 0) continue;
+      mine.labels.push_back(rules.heldout.labels[index]);
+      mine.intervals.push_back(rules.heldout.intervals[index]);
+    }
+    Json heldout = {{"items", rules.heldout_items},
+                    {"clusters", rules.heldout_clusters},
+                    {"first_alone_acc", rules.first_alone},
+                    {"fallback_alone_acc", rules.fallback_alone},
+                    {"statistics", statistics_json(mine)},
+                    {"latency", r.latency ? latency_json(rules.rules[k].latency) : Json(nullptr)},
+                    {"fallback_alone_latency", r.latency ? latency_json(rules.fallback_latency) : Json(nullptr)}};
+    out.push_back({{"rule", rule_name(choice.rule)},
+                   {"per_stratum", o.per_stratum},
+                   {"tau", tau},
+                   {"tol", o.tol},
+                   {"z", choice.rule == ThresholdRule::kLower ? Json(o.z) : Json(nullptr)},
+                   {"heldout", heldout}});
+  }
+  return out;
+}
+
+Json temperature_json(const CascadeReport& r) {
+  const TemperatureResult& t = r.rules->temperature;
+  return {{"judge", r.options.first},
+          {"temperature", t.temperature},
+          {"selection", {{"items", t.selection_items}, {"nll_before", t.selection_nll_before},
+                         {"nll_after", t.selection_nll_after}}},
+          {"heldout", {{"items", t.heldout_items}, {"nll_before", t.heldout_nll_before},
+                       {"nll_after", t.heldout_nll_after}}}};
+}
+
+Json timing_json(const CascadeReport& r, double load_s) {
+  const BootstrapResult& result = r.sweep.result;
+  const double rate = result.resample_s > 0 ? result.replicates_run / result.resample_s : 0.0;
+  Json timing = {{"load_s", load_s}, {"resample_s", result.resample_s}, {"replicates_per_s", rate},
+                 {"summary_s", result.summary_s}};
+  if (r.rules) timing["heldout_resample_s"] = r.rules->heldout.resample_s;
+  return timing;
+}
+
+// ---- tables ----
+
+std::string heading(const std::string& format, const std::string& title) {
+  return format == "md" ? "\n**" + title + "**\n\n" : format == "csv" ? "\n" : "\n" + title + "\n";
+}
+
+std::string level_text(const CascadeReport& r) { return fixed(100 * r.options.bootstrap.level, 0) + "% CI"; }
+
+Table sweep_table(const CascadeReport& r) {
+  const CascadeOptions& o = r.options;
+  const CascadeSweep& sweep = r.sweep;
+  const auto& iv = sweep.result.intervals;
+  const std::string level = level_text(r);
+  Table table;
+  table.header = {"τ", "escalated (%)", "cascade acc (%)", "Δ vs fallback (pp) [" + level + "]",
+                  "first-stage errors caught (%)", "fee ratio", "random, same fee (%)", "latency p50 / p95 (s)"};
+  for (size_t p = 0; p < sweep.policies.size(); ++p) {
+    const PolicyStatistics& s = sweep.policies[p];
+    table.rows.push_back({p + 1 == sweep.policies.size() ? "all" : o.grid.labels[p], percent_ci(iv[s.escalated]),
+                          percent_ci(iv[s.cascade_acc]), pp_ci(iv[s.cascade_delta]),
+                          s.errors_escalated >= 0 ? percent_ci(iv[s.errors_escalated]) : "—",
+                          r.fees ? ratio_ci(iv[s.fee_ratio]) : kNotGiven,
+                          r.fees ? percent_ci(iv[s.random_acc]) : kNotGiven, latency_cell(sweep.latencies[p], r.latency)});
+  }
+  table.rows.push_back({"first alone", "0.0", percent(sweep.first_alone), signed_pp(sweep.first_alone - sweep.fallback_alone),
+                        "0.0", r.fees ? fixed(sweep.first_fee_ratio, 3) : kNotGiven, "—",
+                        latency_cell(sweep.first_latency, r.latency)});
+  table.rows.push_back({"fallback alone", "100.0", percent(sweep.fallback_alone), "0.00", "100.0",
+                        r.fees ? std::string("1.000") : kNotGiven, "—", latency_cell(sweep.fallback_latency, r.latency)});
+  table.rows.push_back({"oracle", "—", percent_ci(iv[sweep.oracle_acc]),
+                        signed_pp(iv[sweep.oracle_acc].estimate - sweep.fallback_alone), "—", "—", "—", "—"});
+  table.notes.push_back("cascade " + o.first + " → " + o.fallback + " on " + std::to_string(r.items) + " items (" +
+                        std::to_string(r.clusters) + " clusters); gate: " +
+                        (r.first_orders == 1 ? "order 0" : std::to_string(r.first_orders) + " orders averaged") +
+                        (r.first_orders == 1 ? ", accept iff the order-0 output is valid and q ≥ τ ("
+                                             : ", accept iff every order is valid and q ≥ τ (") +
+                        std::to_string(r.items - r.gate_ok) +
+                        " items with an invalid or missing first-stage order always escalate)");
+  table.notes.push_back("cells: estimate [" + level + "]; first alone: " + o.first +
+                        (r.first_orders == 1 ? " in order 0" : " with order-averaged probabilities") +
+                        "; fallback alone: " + o.fallback + " in order 0; oracle: the better of the two per item; "
+                        "random: escalate each item at random for the same expected fee");
+  for (const auto& note : r.notes) table.notes.push_back("note: " + note);
+  return table;
+}
+
+Table trials_table(const CascadeReport& r) {
+  const CascadeOptions& o = r.options;
+  const std::vector<RuleChoice>& choices = r.rules->choices;
+  const std::vector<std::string> stratum_names = rule_stratum_names(r);
+  const std::string bound_title =
+      std::fabs(o.z - 1.645) < 1e-12 ? "95% lower bound (pp)" : "lower bound, z = " + fixed(o.z, 3) + " (pp)";
+  Table trials;
+  if (o.per_stratum) trials.header.push_back(o.strata);
+  for (const std::string& h : {std::string("τ"), std::string("accepted (%)"), std::string("mean Δ (pp)"), bound_title,
+                               std::string("point rule"), std::string("lower-bound rule")})
+    trials.header.push_back(h);
+  for (size_t h = 0; h < choices.front().trials.size(); ++h) {
+    for (int32_t g = 0; g < o.grid.size(); ++g) {
+      const SelectionTrial& t = choices.front().trials[h][g];
+      std::vector<std::string> row;
+      if (o.per_stratum) row.push_back(g == 0 ? stratum_names[h] + " (" + std::to_string(t.n) + ")" : "");
+      row.push_back(o.grid.labels[g]);
+      row.push_back(t.n ? percent(static_cast<double>(t.accepted) / static_cast<double>(t.n), 0) : "—");
+      row.push_back(signed_pp(t.mean_delta));
+      row.push_back(signed_pp(t.lower_bound));
+      row.push_back(std::string(t.point_passes ? "yes" : "no") + (choices[0].chosen[h] == g ? " ∗" : ""));
+      row.push_back(std::string(t.lower_passes ? "yes" : "no") + (choices[1].chosen[h] == g ? " ∗" : ""));
+      trials.rows.push_back(row);
+    }
+  }
+  trials.notes.push_back("∗: the chosen threshold (most accepted items among those passing; ties go to the stricter; "
+                         "`all` when none passes); tol = " + fixed(100 * o.tol, 2) + " points");
+  for (size_t k = 0; k < choices.size(); ++k) {
+    std::string chosen;
+    for (size_t h = 0; h < choices[k].chosen.size(); ++h)
+      chosen += (h ? ", " : "") + (o.per_stratum ? stratum_names[h] + " " : std::string()) + "τ = " +
+                o.grid.label(choices[k].chosen[h]);
+    trials.notes.push_back(std::string(k == 0 ? "point" : "lower-bound") + " rule chooses " + chosen);
+  }
+  return trials;
+}
+
+Table heldout_table(const CascadeReport& r) {
+  const CascadeOptions& o = r.options;
+  const CascadeRules& rules = *r.rules;
+  const auto& iv = rules.heldout.intervals;
+  const std::string level = level_text(r);
+  Table held;
+  held.header = {"policy", "first alone (%)", "cascade (%) [" + level + "]", "fallback (%)",
+                 "Δ (pp) [" + level + "]", "escalated (%)", "first-stage errors caught (%)", "fee ratio",
+                 "latency p50 / p95 (s)"};
+  for (size_t k = 0; k < rules.choices.size(); ++k) {
+    const PolicyStatistics& s = rules.rules[k].statistics;
+    std::string name = std::string(k == 0 ? "point rule" : "lower-bound rule") + ", ";
+    name += o.per_stratum ? "τ per " + o.strata : "τ = " + o.grid.label(rules.choices[k].chosen.front());
+    held.rows.push_back({name, percent(rules.first_alone), percent_ci(iv[s.cascade_acc]), percent(rules.fallback_alone),
+                         pp_ci(iv[s.cascade_delta]), percent(iv[s.escalated].estimate),
+                         s.errors_escalated >= 0 ? percent(iv[s.errors_escalated].estimate) : "—",
+                         r.fees ? fixed(iv[s.fee_ratio].estimate, 3) : kNotGiven,
+                         latency_cell(rules.rules[k].latency, r.latency)});
+  }
+  held.rows.push_back({"fallback alone", "", percent(rules.fallback_alone), percent(rules.fallback_alone), "—", "100.0",
+                       "—", r.fees ? std::string("1.000") : kNotGiven, latency_cell(rules.fallback_latency, r.latency)});
+  held.notes.push_back("held-out part: " + std::to_string(rules.heldout_items) + " items, " +
+                       std::to_string(rules.heldout_clusters) + " clusters; CIs from its own clustered bootstrap");
+  return held;
+}
+
+std::string temperature_line(const CascadeReport& r) {
+  const TemperatureResult& t = r.rules->temperature;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "Temperature scaling of %s (%s probabilities): T = %.3f fitted on %lld selection items; "
+                "held-out NLL %.4f → %.4f (%lld items)\n",
+                r.options.first.c_str(), r.first_orders == 1 ? "order-0" : "order-averaged", t.temperature,
+                static_cast<long long>(t.selection_items), t.heldout_nll_before, t.heldout_nll_after,
+                static_cast<long long>(t.heldout_items));
+  return "\n" + std::string(line);
+}
+
+std::string summary_line(const CascadeReport& r) {
+  const BootstrapOptions& boot = r.options.bootstrap;
+  char summary[256];
+  std::snprintf(summary, sizeof summary, "%llu replicates, %s CI, seed %llu, backend %s (%s), %.2fs",
+                static_cast<unsigned long long>(boot.replicates), to_string(boot.ci).c_str(),
+                static_cast<unsigned long long>(boot.seed), r.sweep.result.backend.c_str(),
+                r.sweep.result.device.c_str(), r.sweep.result.resample_s + (r.rules ? r.rules->heldout.resample_s : 0.0));
+  return summary;
+}
+
+}  // namespace
+
+Json to_json(const CascadeReport& r, const ReportHead& head) {
+  Json json = head.envelope;
+  json["settings"] = settings_json(r);
+  json["pool"] = pool_json(r);
+  json["statistics"] = statistics_json(r.sweep.result);
+  json["baselines"] = baselines_json(r);
+  json["latency"] = sweep_latency_json(r);
+  if (r.rules) {
+    json["split"] = split_json(r);
+    json["selection_trials"] = trials_json(r);
+    json["rules"] = rules_json(r);
+    json["temperature"] = temperature_json(r);
+  } else {
+    json["rules"] = nullptr;
+    json["temperature"] = nullptr;
+  }
+  const ProbabilityQuality gate = gate_quality(r);
+  Json reliability = reliability_json(gate.summaries.front().reliability);
+  reliability["judge"] = r.options.first;
+  reliability["order"] = r.first_orders == 1 ? Json(0) : Json(nullptr);
+  json["reliability"] = reliability;
+  json["risk_coverage"] = risk_coverage_json(gate.summaries.front().risk_coverage);
+  json["notes"] = r.notes;
+  json["timing"] = timing_json(r, head.load_s);
+  return json;
+}
+
+std::string tables(const CascadeReport& r, const std::string& format) {
+  std::string text = (format == "text" ? "Threshold sweep (SPEC §3.3):\n" : format == "md" ? "**Threshold sweep (SPEC §3.3)**\n\n" : "") +
+                     sweep_table(r).render(format);
+  if (r.rules) {
+    text += heading(format, "Selection part (" + std::to_string(r.rules->selection_items) + " items, " +
+                                fixed(100 * r.options.select, 0) +
+                                "% of clusters per benchmark): threshold trials (JEV Table 33)") +
+            trials_table(r).render(format);
+    text += heading(format, "Held-out part: the rules' policies (JEV Table 5)") + heldout_table(r).render(format);
+    if (format != "csv") text += temperature_line(r);
+  }
+  text += probability_tables_text(gate_quality(r), format);
+  if (format != "csv") text += "\n" + summary_line(r) + "\n";
+  return text;
+}
+
+// ---- plots ----
+
+// Cascade accuracy against fee ratio per threshold, with the random baseline and the fallback.
+std::string cascade_accuracy_fee_svg(const CascadeReport& r) {
+  const CascadeSweep& sweep = r.sweep;
+  const ThresholdGrid& grid = r.options.grid;
+  const std::string& fallback = r.options.fallback;
+  const bool fees = r.fees;
+  std::vector<double> x, acc, random;
+  for (const PolicyStatistics& s : sweep.policies) {
+    x.push_back(fees ? sweep.result.intervals[s.fee_ratio].estimate : sweep.result.intervals[s.escalated].estimate);
+    acc.push_back(sweep.result.intervals[s.cascade_acc].estimate);
+    if (fees) random.push_back(sweep.result.intervals[s.random_acc].estimate);
+  }
+  const double fallback_acc = acc.back();  // `all`: every item escalated
+  double y_lo = *std::min_element(acc.begin(), acc.end()), y_hi = *std::max_element(acc.begin(), acc.end());
+  for (double v : random) y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
+  y_lo = std::max(0.0, std::floor((y_lo - 0.02) * 20) / 20);
+  y_hi = std::min(1.0, std::ceil((y_hi + 0.02) * 20) / 20);
+  PlotFrame f;
+  f.width = 680;
+  f.x0 = 0;
+  f.x1 = std::max(1.05, *std::max_element(x.begin(), x.end()) * 1.05);
+  f.y0 = y_lo;
+  f.y1 = y_hi;
+  std::string out = svg_open(f, "cascade " + r.options.first + " → " + fallback);
+  out += svg_axes(
+      f, even_ticks(0, f.x1 > 1.1 ? f.x1 : 1.0, 5), even_ticks(f.y0, f.y1, 5),
+      fees ? "fee relative to the fallback alone" : "escalated share (fees not given)", "accuracy",
+      [](double v) { return fixed(v, 2); }, [](double v) { return fixed(100 * v, 1) + " %"; });
+  if (fees) {
+    std::vector<std::pair<double, double>> line;
+    for (size_t p = 0; p < random.size(); ++p) line.push_back({f.px(x[p]), f.py(random[p])});
+    std::sort(line.begin(), line.end());
+    out += svg_polyline(line, "#999999", 1.5, "6,4");
+  }
+  std::vector<std::pair<double, double>> curve;
+  for (size_t p = 0; p < x.size(); ++p) curve.push_back({f.px(x[p]), f.py(acc[p])});
+  std::sort(curve.begin(), curve.end());
+  out += svg_polyline(curve, "#4c78a8", 2.0);
+  for (size_t p = 0; p + 1 < x.size(); ++p) {
+    out += svg_circle(f.px(x[p]), f.py(acc[p]), 3.5, "#4c78a8", "τ = " + grid.label(static_cast<int32_t>(p)));
+    out += svg_text(f.px(x[p]) + 6, f.py(acc[p]) - 6, grid.label(static_cast<int32_t>(p)), "start", 10);
+  }
+  // The fallback alone: fee ratio 1, its accuracy; dashed line at its accuracy.
+  out += svg_line(f.left, f.py(fallback_acc), f.width - f.right, f.py(fallback_acc),
+                  "stroke:#d62728;stroke-width:1;stroke-dasharray:3,3");
+  out += svg_circle(f.px(1.0), f.py(fallback_acc), 5, "#d62728", fallback + " alone");
+  const double ly = f.py(f.y0) - 50;
+  out += svg_legend_entry(f.width - f.right - 200, ly, "#4c78a8", "cascade, per threshold");
+  if (fees) out += svg_legend_entry(f.width - f.right - 200, ly + 16, "#999999", "random escalation, same fee", "6,4");
+  out += svg_legend_entry(f.width - f.right - 200, ly + 32, "#d62728", fallback + " alone", "3,3");
+  return out + "</svg>\n";
+}
+
+// Reliability diagram of F's gate confidence: accuracy per bin against the diagonal.
+std::string cascade_reliability_svg(const CascadeReport& r) {
+  const std::string& judge = r.options.first;
+  const ReliabilityTable table = reliability_table(r.gate_q, r.gate_correct);
+  PlotFrame f;
+  f.width = 520;
+  f.height = 460;
+  int lowest = kConfidenceBins - 1;
+  for (int b = 0; b < kConfidenceBins; ++b)
+    if (table.bins[b].n > 0) lowest = std::min(lowest, b);
+  f.x0 = static_cast<double>(lowest) / kConfidenceBins;
+  f.x1 = 1.0;
+  f.y0 = 0;
+  f.y1 = 1;
+  std::string out = svg_open(f, "reliability of " + judge + " (ECE " + fixed(table.ece, 3) + ")");
+  out += svg_axes(
+      f, even_ticks(f.x0, 1.0, kConfidenceBins - lowest), even_ticks(0, 1, 5), "confidence q", "accuracy",
+      [](double v) { return fixed(v, 1); }, [](double v) { return fixed(v, 1); });
+  for (int b = lowest; b < kConfidenceBins; ++b) {
+    const ReliabilityBin& bin = table.bins[b];
+    if (bin.n == 0) continue;
+    const double lo = static_cast<double>(b) / kConfidenceBins, hi = static_cast<double>(b + 1) / kConfidenceBins;
+    out += "<rect x=\"" + svg_number(f.px(lo) + 1) + "\" y=\"" + svg_number(f.py(bin.accuracy)) + "\" width=\"" +
+           svg_number(f.px(hi) - f.px(lo) - 2) + "\" height=\"" + svg_number(f.py(0) - f.py(bin.accuracy)) +
+           "\" fill=\"#4c78a8\" fill-opacity=\"0.75\"><title>" + confidence_bin_name(b) + ": accuracy " +
+           fixed(bin.accuracy, 3) + ", mean q " + fixed(bin.mean_q, 3) + ", n " + std::to_string(bin.n) +
+           "</title></rect>\n";
+    out += svg_text((f.px(lo) + f.px(hi)) / 2, f.py(bin.accuracy) - 4, "n=" + std::to_string(bin.n), "middle", 10);
+    out += svg_circle(f.px(bin.mean_q), f.py(bin.accuracy), 3, "#f58518");
+  }
+  out += svg_line(f.px(f.x0), f.py(f.x0), f.px(1.0), f.py(1.0), "stroke:#d62728;stroke-width:1.5;stroke-dasharray:5,4");
+  out += svg_legend_entry(f.left + 10, f.top + 10, "#d62728", "perfect calibration", "5,4");
+  out += svg_circle(f.left + 20, f.top + 26, 3, "#f58518") + svg_text(f.left + 36, f.top + 30, "the bin's mean q", "start", 11);
+  return out + "</svg>\n";
+}
+
+void plots(const CascadeReport& r, const std::string& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw std::runtime_error("plots: cannot create directory " + dir + ": " + error.message());
+  write_file(dir + "/cascade_accuracy_fee.svg", cascade_accuracy_fee_svg(r));
+  write_file(dir + "/cascade_reliability.svg", cascade_reliability_svg(r));
+}
+
+}  // namespace judgestat
