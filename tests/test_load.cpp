@@ -11,7 +11,10 @@
 #include "test_support.hpp"
 #include "records/csv.hpp"
 #include "judgestat/records.hpp"
+#include "records/input.hpp"
+#include "records/numbering.hpp"
 #include "records/sha256.hpp"
+#include "records/validity.hpp"
 
 namespace judgestat {
 namespace {
@@ -563,6 +566,62 @@ TEST(LoadBundled, LlmBarNaturalNeighbor) {
   EXPECT_EQ(m.conditions, (std::vector<std::string>{"Natural", "Neighbor"}));
   EXPECT_FALSE(m.has_probs);
   EXPECT_EQ(m.invalid, 51);  // LLMBar outputs without a parsable winner
+}
+
+// --- The loader's steps, called directly -----------------------------------------------------
+
+TEST(LoadSteps, FormatByExtension) {
+  using loading::Format;
+  EXPECT_EQ(loading::format_of("-"), Format::kCsv);
+  EXPECT_EQ(loading::format_of("runs/a.CSV"), Format::kCsv);
+  EXPECT_EQ(loading::format_of("a.jsonl"), Format::kJsonl);
+  EXPECT_EQ(loading::format_of("a.Json"), Format::kJsonl);
+  try {
+    loading::format_of("runs.csv/records");
+    ADD_FAILURE() << "expected InputError";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("unknown file type (no extension)"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(LoadSteps, NumberingByFirstAppearanceWithDefaults) {
+  const std::string text = std::string(kHeader) +
+                           "j1,i1,A,A,0.9,0.1\n"
+                           "j2,i1,A,B,,\n"
+                           "j1,i2,B,,,\n";
+  const loading::NumberedRecords numbered = loading::number_csv(text, "t.csv");
+  ASSERT_EQ(numbered.records.size(), 3u);
+  EXPECT_EQ(numbered.judges.names(), (std::vector<std::string>{"j1", "j2"}));
+  EXPECT_EQ(numbered.items.names(), (std::vector<std::string>{"i1", "i2"}));
+  EXPECT_EQ(numbered.clusters.names(), (std::vector<std::string>{"i1", "i2"}));  // item's own
+  EXPECT_EQ(numbered.benchmarks.names(), (std::vector<std::string>{"default"}));
+  EXPECT_EQ(numbered.variants.names(), (std::vector<std::string>{"plain"}));
+  EXPECT_EQ(numbered.prob_label_lists, (std::vector<std::vector<std::string>>{{"A", "B"}}));
+  EXPECT_EQ(numbered.records[1].verdict, 1);
+  EXPECT_EQ(numbered.records[2].verdict, -1);  // empty: not given
+  EXPECT_EQ(numbered.records[2].line, 4);
+  EXPECT_DOUBLE_EQ(numbered.probs[numbered.records[0].first_prob], 0.9);
+  EXPECT_TRUE(std::isnan(numbered.probs[numbered.records[1].first_prob]));
+}
+
+TEST(LoadSteps, VerdictCodeOnNumberedRecord) {
+  loading::NumberedRecord record{};
+  const std::vector<int32_t> slots{0, 1};
+  const loading::VerdictMeaning a{0, false}, b{1, false}, tie{-1, true};
+  const double top_a[] = {0.8, 0.2}, even[] = {0.5, 0.5}, off_sum[] = {0.8, 0.3};
+  const double none[] = {kMissing, kMissing};
+  EXPECT_EQ(loading::verdict_code(record, top_a, slots, &a, 2), 0);
+  EXPECT_EQ(loading::verdict_code(record, top_a, slots, &b, 2), kInvalid);  // not the top label
+  EXPECT_EQ(loading::verdict_code(record, off_sum, slots, &a, 2), kInvalid);
+  EXPECT_EQ(loading::verdict_code(record, none, slots, &b, 2), 1);
+  EXPECT_EQ(loading::verdict_code(record, none, slots, nullptr, 2), kInvalid);
+  EXPECT_EQ(loading::verdict_code(record, even, slots, &tie, 2), kTie);
+  EXPECT_EQ(loading::verdict_code(record, top_a, slots, &tie, 2), kInvalid);
+  EXPECT_EQ(loading::verdict_code(record, none, slots, &tie, 3), kInvalid);  // ties: pairs only
+  record.nan_probability = true;
+  EXPECT_EQ(loading::verdict_code(record, none, slots, &a, 2), kInvalid);
 }
 
 }  // namespace

@@ -1,0 +1,170 @@
+// The fields of a judgment record: names, views, value parsers and error messages.
+#include "records/fields.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <unordered_map>
+
+namespace judgestat::loading {
+
+std::string display_name(const std::string& path) { return path == "-" ? "stdin" : path; }
+
+[[noreturn]] void fail(const std::string& file, int64_t line, std::string_view column,
+                       const std::string& what) {
+  throw InputError(file + ":" + std::to_string(line) + ": column '" + std::string(column) +
+                   "': " + what);
+}
+
+/// The offending text for an error message, quoted and shortened.
+std::string shown_text(std::string_view text) {
+  constexpr size_t kShown = 60;
+  if (text.size() > kShown) return "\"" + std::string(text.substr(0, kShown)) + "…\"";
+  return "\"" + std::string(text) + "\"";
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+/// A whole-field decimal number (from_chars also accepts nan and inf, which validity handles).
+bool parse_double(std::string_view text, double& out) {
+  text = trim(text);
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (text.empty()) return false;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+std::string join(const std::vector<std::string>& names, const char* separator) {
+  std::string joined;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) joined += separator;
+    joined += names[i];
+  }
+  return joined;
+}
+
+Field field_of(std::string_view name) {
+  static const std::unordered_map<std::string_view, Field> kFields = {
+      {"judge", Field::kJudge},         {"item", Field::kItem},
+      {"gold", Field::kGold},           {"verdict", Field::kVerdict},
+      {"cluster", Field::kCluster},     {"benchmark", Field::kBenchmark},
+      {"condition", Field::kCondition}, {"order", Field::kOrder},
+      {"variant", Field::kVariant},     {"rationale_ok", Field::kRationaleOk},
+      {"fee_usd", Field::kFee},         {"latency_s", Field::kLatency},
+      {"flag", Field::kFlag}};
+  if (name.size() >= 2 && name.compare(0, 2, "p.") == 0) return Field::kProbability;
+  auto found = kFields.find(name);
+  return found == kFields.end() ? Field::kIgnored : found->second;
+}
+
+std::string_view cluster_of(const RecordView& record) {
+  return record.cluster.empty() ? record.item : record.cluster;
+}
+std::string_view benchmark_of(const RecordView& record) {
+  return record.benchmark.empty() ? std::string_view(kDefaultBenchmark) : record.benchmark;
+}
+std::string_view variant_of(const RecordView& record) {
+  return record.variant.empty() ? std::string_view(kDefaultVariant) : record.variant;
+}
+
+// The members a Record and a RecordView share (texts as strings or as views).
+template <typename To, typename From>
+void copy_shared_members(To& to, const From& from) {
+  to.judge = from.judge;
+  to.item = from.item;
+  to.gold = from.gold;
+  to.verdict = from.verdict;
+  to.cluster = from.cluster;
+  to.benchmark = from.benchmark;
+  to.condition = from.condition;
+  to.variant = from.variant;
+  to.order = from.order;
+  to.verdict_given = from.verdict_given;
+  to.nan_probability = from.nan_probability;
+  to.rationale_ok = from.rationale_ok;
+  to.fee_usd = from.fee_usd;
+  to.latency_s = from.latency_s;
+  to.flag = from.flag;
+  to.line = from.line;
+}
+
+RecordView view_of(const Record& record) {
+  RecordView view;
+  copy_shared_members(view, record);
+  view.prob_labels = &record.prob_labels;
+  view.probs = record.probs.data();
+  return view;
+}
+
+Record record_of(const RecordView& view) {
+  Record record;
+  copy_shared_members(record, view);
+  record.prob_labels = *view.prob_labels;
+  record.probs.assign(view.probs, view.probs + view.prob_labels->size());
+  return record;
+}
+
+/// `nan_probability` is set when the text is NaN.
+double parse_probability(std::string_view text, const FieldSource& source, bool& nan_probability) {
+  const std::string_view number = trim(text);
+  if (number.empty()) return kMissing;
+  double value;
+  if (!parse_double(number, value)) {
+    source.fail("expected a probability (a number in [0,1]) or an empty field, got " +
+                shown_text(text));
+  }
+  // NaN is the judge's invalid output, not bad input; remember it apart from "not given".
+  if (std::isnan(value)) nan_probability = true;
+  return value;
+}
+
+/// 0 or 1 (flag, rationale_ok); `empty_value` when the field is empty.
+double parse_binary(std::string_view text, const FieldSource& source, double empty_value) {
+  const std::string_view number = trim(text);
+  if (number.empty()) return empty_value;
+  double value;
+  if (!parse_double(number, value) || (value != 0.0 && value != 1.0)) {
+    source.fail("expected 1 or 0 (or an empty field), got " + shown_text(text));
+  }
+  return value;
+}
+
+double parse_non_negative(std::string_view text, const FieldSource& source) {
+  const std::string_view number = trim(text);
+  if (number.empty()) return kMissing;
+  double value;
+  if (!parse_double(number, value) || !std::isfinite(value) || value < 0) {
+    source.fail("expected a non-negative number (or an empty field), got " + shown_text(text));
+  }
+  return value;
+}
+
+int parse_order(std::string_view text, const FieldSource& source) {
+  std::string_view digits = trim(text);
+  if (digits.empty()) return 0;
+  int64_t value = -1;
+  const char* end = digits.data() + digits.size();
+  auto [ptr, ec] = std::from_chars(digits.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < 0) {
+    source.fail("expected a non-negative integer, got " + shown_text(text));
+  }
+  if (value > kMaxOrder) {
+    source.fail("expected a presentation index from 0 to " + std::to_string(kMaxOrder) +
+                ", got " + shown_text(text));
+  }
+  return static_cast<int>(value);
+}
+
+Record empty_record(int64_t line) {
+  Record record;
+  record.benchmark = kDefaultBenchmark;
+  record.variant = kDefaultVariant;
+  record.line = line;
+  return record;
+}
+
+}  // namespace judgestat::loading

@@ -1,0 +1,234 @@
+// The pivot in three steps: resolve the label set (and the label index of every distinct gold,
+// verdict and probability label), the items' own columns (pass 1 over the records), the cells
+// (pass 2). Errors are raised in the order the single pass of each step meets them.
+#include "records/pivot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "records/fields.hpp"
+#include "records/validity.hpp"
+
+namespace judgestat::loading {
+namespace {
+
+/// The label set and the label index of each distinct text and label list, computed once
+/// rather than per record.
+struct LabelIndex {
+  bool explicit_labels = false;                     // from LoadOptions::labels
+  std::vector<int32_t> gold_label;                  // per distinct gold text, -1 outside the set
+  std::vector<VerdictMeaning> verdict_meaning;      // per distinct verdict text
+  std::vector<std::vector<int32_t>> slots_of_list;  // label index of each listed label, or -1
+};
+
+/// Label set: --labels, else probability labels (first appearance) then gold labels. Fills
+/// m.labels.
+LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& file,
+                          const LoadOptions& options, ItemMatrix& m) {
+  LabelIndex index;
+  std::unordered_map<std::string, int32_t> label_ids;
+  auto add_label = [&](const std::string& label) {
+    if (label_ids.try_emplace(label, static_cast<int32_t>(m.labels.size())).second) {
+      m.labels.push_back(label);
+    }
+  };
+  index.explicit_labels = !options.labels.empty();
+  if (index.explicit_labels) {
+    for (const std::string& label : options.labels) {
+      if (label.empty()) throw UsageError("--labels holds an empty label; list labels like A,B");
+      if (label_ids.count(label)) {
+        throw UsageError("--labels names '" + label + "' twice; list each label once");
+      }
+      add_label(label);
+    }
+  } else {
+    // Distinct lists and golds in order of first appearance add the labels in the order that
+    // going through the records would.
+    for (const auto& labels : numbered.prob_label_lists) {
+      for (const std::string& label : labels) add_label(label);
+    }
+    for (size_t g = 0; g < numbered.golds.size(); ++g) add_label(numbered.golds.name(g));
+  }
+  if (m.labels.size() > static_cast<size_t>(INT16_MAX)) {
+    throw InputError(file + ": column 'gold': expected at most " + std::to_string(INT16_MAX) +
+                     " labels, got " + std::to_string(m.labels.size()));
+  }
+  auto label_of = [&](const std::string& text) {
+    auto found = label_ids.find(text);
+    return found == label_ids.end() ? -1 : found->second;
+  };
+  index.gold_label.resize(numbered.golds.size());
+  for (size_t g = 0; g < index.gold_label.size(); ++g) {
+    index.gold_label[g] = label_of(numbered.golds.name(g));
+  }
+  index.verdict_meaning.resize(numbered.verdicts.size());
+  for (size_t v = 0; v < index.verdict_meaning.size(); ++v) {
+    const std::string& text = numbered.verdicts.name(v);
+    index.verdict_meaning[v] = {label_of(text), text == "tie"};
+  }
+  for (const auto& labels : numbered.prob_label_lists) {
+    std::vector<int32_t>& slots = index.slots_of_list.emplace_back();
+    for (const std::string& label : labels) slots.push_back(label_of(label));
+  }
+  return index;
+}
+
+/// gold and cluster are item-level by SPEC §1; benchmark and condition describe the item too
+/// (subset filters select items), so they must agree as well between `record` and `first`, the
+/// item's first record.
+void check_same_item_columns(const NumberedRecords& numbered, const std::string& file,
+                             const NumberedRecord& record, const NumberedRecord& first) {
+  auto check_same = [&](const char* column, const Numbering& texts, int32_t here,
+                        int32_t there) {
+    if (here == there) return;
+    fail(file, record.line, column,
+         "item " + shown_text(numbered.items.name(record.item)) + " has " + column + " " +
+             shown_text(texts.name(here)) + " here but " + shown_text(texts.name(there)) +
+             " on line " + std::to_string(first.line) +
+             "; every record of an item must carry the same " + column +
+             ", so correct one of the two lines");
+  };
+  check_same("gold", numbered.golds, record.gold, first.gold);
+  check_same("cluster", numbered.clusters, record.cluster, first.cluster);
+  check_same("benchmark", numbered.benchmarks, record.benchmark, first.benchmark);
+  check_same("condition", numbered.conditions, record.condition, first.condition);
+}
+
+/// With --labels, a record may give probabilities only for labels in the set.
+void check_probability_labels(const NumberedRecords& numbered, const LabelIndex& index,
+                              const std::string& file, const NumberedRecord& record,
+                              const ItemMatrix& m) {
+  const std::vector<std::string>& labels = numbered.prob_label_lists[record.prob_labels];
+  const std::vector<int32_t>& slots = index.slots_of_list[record.prob_labels];
+  const double* probs = numbered.probs.data() + record.first_prob;
+  for (size_t k = 0; k < labels.size(); ++k) {
+    if (slots[k] < 0 && (!std::isnan(probs[k]) || record.nan_probability)) {
+      fail(file, record.line, "p." + labels[k],
+           "expected probabilities for the --labels (" + join(m.labels, ",") +
+               ") only, got one for " + shown_text(labels[k]) +
+               "; add it to --labels or drop the column");
+    }
+  }
+}
+
+/// Pass 1: the items' own columns; item-level columns must agree between the records of an
+/// item. Also fills the names and the number of orders.
+void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
+                       const std::string& file, ItemMatrix& m) {
+  const std::vector<NumberedRecord>& records = numbered.records;
+  std::vector<size_t> first_record_of_item;
+  int max_order = 0;
+  for (const NumberedRecord& record : records) {
+    if (record.order < 0 || record.order > kMaxOrder) {
+      fail(file, record.line, "order",
+           "expected a presentation index from 0 to " + std::to_string(kMaxOrder) + ", got " +
+               std::to_string(record.order));
+    }
+    max_order = std::max(max_order, record.order);
+
+    if (record.item == static_cast<int32_t>(first_record_of_item.size())) {  // first record
+      if (index.gold_label[record.gold] < 0) {
+        fail(file, record.line, "gold",
+             "expected one of the --labels (" + join(m.labels, ",") + "), got " +
+                 shown_text(numbered.golds.name(record.gold)) +
+                 "; add it to --labels or correct the gold label");
+      }
+      first_record_of_item.push_back(static_cast<size_t>(&record - records.data()));
+      m.gold.push_back(index.gold_label[record.gold]);
+      m.item_cluster.push_back(record.cluster);
+      m.item_benchmark.push_back(record.benchmark);
+      m.item_condition.push_back(record.condition);
+      m.item_flag.push_back(0);
+    } else {
+      check_same_item_columns(numbered, file, record, records[first_record_of_item[record.item]]);
+    }
+    if (index.explicit_labels) check_probability_labels(numbered, index, file, record, m);
+  }
+  // Every record agreed with its item's first record, so the numbering of all records gives
+  // clusters, benchmarks and conditions in the order the items' first records name them.
+  m.judges = numbered.judges.names();
+  m.items = numbered.items.names();
+  m.variants = numbered.variants.names();
+  m.clusters = numbered.clusters.names();
+  m.benchmarks = numbered.benchmarks.names();
+  m.conditions = numbered.conditions.names();
+  m.orders = max_order + 1;
+}
+
+/// Every cell absent, its values missing.
+void allocate_cells(ItemMatrix& m) {
+  const size_t n_cells = static_cast<size_t>(m.judges.size()) * m.items.size() *
+                         static_cast<size_t>(m.orders) * m.variants.size();
+  const size_t n_labels = m.labels.size();
+  m.verdict.assign(n_cells, kAbsent);
+  m.line.assign(n_cells, 0);
+  m.prob.assign(n_cells * n_labels, kMissing);
+  m.fee.assign(n_cells, kMissing);
+  m.latency.assign(n_cells, kMissing);
+  m.rationale_ok.assign(n_cells, kMissing);
+}
+
+[[noreturn]] void fail_second_record(const NumberedRecords& numbered, const std::string& file,
+                                     const NumberedRecord& record, int64_t first_line) {
+  throw InputError(
+      file + ":" + std::to_string(record.line) + ": columns 'judge','item','order','variant': " +
+      "judge " + shown_text(numbered.judges.name(record.judge)) + ", item " +
+      shown_text(numbered.items.name(record.item)) + ", order " +
+      std::to_string(record.order) + ", variant " +
+      shown_text(numbered.variants.name(record.variant)) + " already occurs on line " +
+      std::to_string(first_line) +
+      "; each (judge, item, order, variant) may occur once, so remove or renumber one");
+}
+
+/// Pass 2: fill the cells, rejecting a second record for one cell, and apply validity.
+void fill_cells(const NumberedRecords& numbered, const LabelIndex& index,
+                const std::string& file, ItemMatrix& m) {
+  const size_t n_labels = m.labels.size();
+  for (const NumberedRecord& record : numbered.records) {
+    const size_t c = m.cell(record.judge, record.item, record.order, record.variant);
+    if (m.verdict[c] != kAbsent) fail_second_record(numbered, file, record, m.line[c]);
+    const std::vector<int32_t>& slots = index.slots_of_list[record.prob_labels];
+    const double* probs = numbered.probs.data() + record.first_prob;
+    m.verdict[c] = verdict_code(
+        record, probs, slots,
+        record.verdict >= 0 ? &index.verdict_meaning[record.verdict] : nullptr, n_labels);
+    if (m.verdict[c] == kInvalid) ++m.invalid;
+    m.line[c] = record.line;
+    for (size_t k = 0; k < slots.size(); ++k) {
+      if (std::isnan(probs[k]) && !record.nan_probability) continue;
+      m.has_probs = true;
+      if (slots[k] >= 0) m.prob[c * n_labels + slots[k]] = probs[k];
+    }
+    if (record.nan_probability) m.has_probs = true;
+    m.fee[c] = record.fee_usd;
+    m.latency[c] = record.latency_s;
+    m.rationale_ok[c] = record.rationale_ok;
+    m.has_fee |= !std::isnan(record.fee_usd);
+    m.has_latency |= !std::isnan(record.latency_s);
+    m.has_rationale |= !std::isnan(record.rationale_ok);
+    if (record.flag == 1) m.item_flag[record.item] = 1;
+  }
+}
+
+}  // namespace
+
+ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path,
+                 const LoadOptions& options) {
+  const std::string file = display_name(path);
+  if (numbered.records.empty()) {
+    throw InputError(file + ": no records; give a file with at least one record");
+  }
+  ItemMatrix m;
+  m.path = path;
+  m.records = static_cast<int64_t>(numbered.records.size());
+  const LabelIndex index = resolve_labels(numbered, file, options, m);
+  fill_item_columns(numbered, index, file, m);
+  allocate_cells(m);
+  fill_cells(numbered, index, file, m);
+  return m;
+}
+
+}  // namespace judgestat::loading

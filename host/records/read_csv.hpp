@@ -1,0 +1,44 @@
+// CSV records (SPEC §1): the header names the columns, then one record per row.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "records/csv.hpp"
+#include "records/fields.hpp"
+
+namespace judgestat::loading {
+
+/// Reads the records of CSV text: the header names the columns, then one record per row.
+class CsvRecordReader {
+ public:
+  /// Reads and checks the header.
+  CsvRecordReader(std::string_view text, const std::string& file);
+
+  /// The next record, as views that last until the next call; false at the end of the text.
+  /// Throws InputError for a bad row, and at the end when the header was followed by no record.
+  bool next(RecordView& record);
+
+ private:
+  CsvReader reader_;
+  const std::string& file_;
+  std::vector<std::string_view> fields_;  // the current row
+  // Per column: its name, its role, and for a p.<label> column the index of the label in
+  // prob_labels_ (else -1).
+  std::vector<std::string> names_;
+  std::vector<Field> roles_;
+  std::vector<int> probability_slot_;
+  std::vector<std::string> prob_labels_;  // the p.<label> columns' labels in header order
+  std::vector<double> probs_;             // the current row's probabilities
+  int64_t last_line_ = 0;                 // line of the header or of the last row read
+  bool read_a_record_ = false;
+};
+
+/// The number of line breaks in `text` (a bound on its records, for reserving).
+size_t count_lines(std::string_view text);
+
+/// The records of CSV text. Throws InputError.
+std::vector<Record> read_csv(std::string_view text, const std::string& file);
+
+}  // namespace judgestat::loading

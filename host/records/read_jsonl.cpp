@@ -1,0 +1,204 @@
+// JSONL records: each line's SAX events straight into a Record.
+#include "records/read_jsonl.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "records/fields.hpp"
+#include "records/read_csv.hpp"
+
+namespace judgestat::loading {
+namespace {
+
+using Json = nlohmann::json;
+
+/// Builds one Record from the SAX events of one JSONL line, without building a JSON document.
+/// Top-level keys are record fields; "probs" holds a label → probability object; the values of
+/// unknown keys are skipped whatever their shape.
+class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
+ public:
+  JsonlRecordBuilder(Record& record, const std::string& file, int64_t line)
+      : record_(record), file_(file), line_(line) {}
+
+  bool null() override { return value(Kind::kNull, {}); }
+  bool boolean(bool truth) override { return value(Kind::kBool, truth ? "1" : "0"); }
+  bool number_integer(number_integer_t number) override {
+    number_text_ = std::to_string(number);
+    return value(Kind::kNumber, number_text_);
+  }
+  bool number_unsigned(number_unsigned_t number) override {
+    number_text_ = std::to_string(number);
+    return value(Kind::kNumber, number_text_);
+  }
+  // The number exactly as written, parsed by the same rules as a CSV field.
+  bool number_float(number_float_t, const string_t& written) override {
+    return value(Kind::kNumber, written);
+  }
+  bool string(string_t& text) override { return value(Kind::kString, text); }
+  bool binary(binary_t&) override { return true; }  // not produced by JSON text
+
+  bool start_object(std::size_t) override {
+    if (depth_ == 0) {
+      // the record itself
+    } else if (depth_ == 1 && key_ == "probs") {
+      in_probs_ = true;
+    } else if (in_scope()) {
+      source().fail(std::string("expected ") + expected() + ", got an object");
+    }
+    ++depth_;
+    return true;
+  }
+  bool end_object() override {
+    --depth_;
+    if (depth_ == 1) in_probs_ = false;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (depth_ == 0) not_an_object("an array");
+    if (in_scope()) source().fail(std::string("expected ") + expected() + ", got an array");
+    ++depth_;
+    return true;
+  }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool key(string_t& name) override {
+    if (depth_ == 1) {
+      key_ = name;
+      field_ = key_ == "probs" ? Field::kIgnored : field_of(key_);
+    } else if (depth_ == 2 && in_probs_) {
+      label_ = name;
+      probs_column_ = "probs." + name;
+    }
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& error) override {
+    std::string detail = error.what();
+    const size_t cut = detail.find(": ", detail.find("column"));
+    if (cut != std::string::npos) detail = detail.substr(cut + 2);
+    const std::string hint =
+        !last_token.empty() && last_token.front() == '[' && position <= 2
+            ? "; a .json file must hold one JSON object per line (JSONL), not an array"
+            : "; write each record as one JSON object on one line";
+    throw InputError(file_ + ":" + std::to_string(line_) + ": column " + std::to_string(position) +
+                     ": malformed JSON (" + detail + ")" + hint);
+  }
+
+  /// After the line parsed: every required field must have been seen.
+  void finish() const {
+    for (int k = 0; k < 4; ++k) {
+      if (!seen_[k]) {
+        fail(file_, line_, kRequiredColumns[k],
+             "required field is missing; every line needs \"judge\", \"item\", \"gold\" and "
+             "\"verdict\" (the verdict may be null)");
+      }
+    }
+  }
+
+ private:
+  enum class Kind { kNull, kBool, kNumber, kString };
+
+  FieldSource source() const {
+    return FieldSource{file_, line_, in_probs_ ? probs_column_ : key_};
+  }
+  /// Whether the current value is one this reader interprets (not under an unknown key).
+  bool in_scope() const {
+    return (depth_ == 1 && (field_ != Field::kIgnored || key_ == "probs")) ||
+           (depth_ == 2 && in_probs_);
+  }
+  const char* expected() const {
+    if (in_probs_ || field_ == Field::kProbability) return "a probability";
+    if (key_ == "probs") return "an object of label probabilities such as {\"A\": 0.9, \"B\": 0.1}";
+    return "a string or a number";
+  }
+  [[noreturn]] void not_an_object(const char* got) const {
+    throw InputError(file_ + ":" + std::to_string(line_) +
+                     ": column 1: expected a JSON object {\"judge\": …, \"item\": …, \"gold\": …, "
+                     "\"verdict\": …} on each line, got " + got);
+  }
+
+  bool value(Kind kind, std::string_view text) {
+    if (depth_ == 0) not_an_object("a single value");
+    if (!in_scope()) return true;
+    const FieldSource where = source();
+    if (in_probs_ || field_ == Field::kProbability) {
+      if (kind == Kind::kBool) {
+        where.fail(std::string("expected a probability, got ") + (text == "1" ? "true" : "false"));
+      }
+      add_probability(in_probs_ ? label_ : key_.substr(2), kind == Kind::kNull ? "" : text, where);
+      return true;
+    }
+    if (key_ == "probs") {
+      if (kind == Kind::kNull) return true;
+      where.fail(std::string("expected ") + expected() + ", got " + shown_text(text));
+    }
+    if (field_ <= Field::kVerdict) seen_[static_cast<int>(field_)] = true;
+    if (kind == Kind::kNull && field_ <= Field::kGold) {
+      where.fail("expected a non-empty value (every record names its judge, item and gold "
+                 "label), got null");
+    }
+    if (kind == Kind::kBool && field_ != Field::kFlag && field_ != Field::kRationaleOk) {
+      where.fail(std::string("expected a string or a number, got ") +
+                 (text == "1" ? "true" : "false"));
+    }
+    set_field(record_, field_, text, where);
+    return true;
+  }
+
+  void add_probability(const std::string& label, std::string_view text, const FieldSource& where) {
+    if (label.empty()) where.fail("expected a label, as in 'p.A' or \"probs\": {\"A\": 0.9}");
+    if (std::find(record_.prob_labels.begin(), record_.prob_labels.end(), label) !=
+        record_.prob_labels.end()) {
+      where.fail("the probability of label " + shown_text(label) + " is given twice (as 'p." +
+                 label + "' and in 'probs'); give it once");
+    }
+    record_.prob_labels.push_back(label);
+    record_.probs.push_back(parse_probability(text, where, record_.nan_probability));
+  }
+
+  Record& record_;
+  const std::string& file_;
+  int64_t line_;
+  int depth_ = 0;
+  bool in_probs_ = false;
+  std::string key_, label_, number_text_;
+  std::string probs_column_;  // "probs.<label>", named in error messages
+  Field field_ = Field::kIgnored;
+  bool seen_[4] = {false, false, false, false};  // the required fields, kRequiredColumns order
+};
+
+}  // namespace
+
+std::vector<Record> read_jsonl(std::string_view text, const std::string& file) {
+  std::vector<Record> records;
+  records.reserve(count_lines(text) + 1);
+  size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  int64_t line = 0;
+  while (pos < text.size()) {
+    ++line;
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line_text = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (!line_text.empty() && line_text.back() == '\r') line_text.remove_suffix(1);
+    if (line_text.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank line
+
+    records.push_back(empty_record(line));
+    JsonlRecordBuilder builder(records.back(), file, line);
+    Json::sax_parse(line_text.begin(), line_text.end(), &builder);
+    builder.finish();
+  }
+  if (records.empty()) {
+    fail(file, std::max<int64_t>(line, 1), "judge",
+         "expected one JSON object per line with judge, item, gold and verdict, got "
+         "no records; add records or check that this is the right file");
+  }
+  return records;
+}
+
+}  // namespace judgestat::loading
