@@ -7,11 +7,13 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "analyses/metrics.hpp"
+#include "analyses/spearman.hpp"
 #include "records/selection.hpp"
 
 namespace judgestat {
@@ -264,7 +266,7 @@ ProfileConfig parse_profile_config(const std::string& json_text, const std::stri
 
 ProfileConfig load_profile_config(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("--config: cannot open '" + path + "'");
+  if (!in) throw std::invalid_argument("config: cannot open '" + path + "'");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_profile_config(text.str(), path);
@@ -337,12 +339,6 @@ namespace {
 
 using Kind = ProfileStat::Kind;
 
-std::string stat_key(Kind kind, int32_t benchmark, int32_t judge, const std::string& condition,
-                     const std::string& group, int32_t to) {
-  return std::to_string(static_cast<int>(kind)) + "|" + std::to_string(benchmark) + "|" +
-         std::to_string(to) + "|" + std::to_string(judge) + "|" + condition + "|" + group;
-}
-
 bool accepts(const std::vector<std::string>& wanted, const std::string& value) {
   return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
 }
@@ -406,15 +402,26 @@ struct CellColumns {
 
 }  // namespace
 
+bool ProfilePlan::Key::operator<(const Key& other) const {
+  return std::tie(kind, benchmark, to, judge, condition, group, status) <
+         std::tie(other.kind, other.benchmark, other.to, other.judge, other.condition, other.group, other.status);
+}
+
 int32_t ProfilePlan::find(Kind kind, int32_t benchmark, int32_t judge, const std::string& condition,
                           const std::string& group, int32_t to) const {
-  const auto it = index_.find(stat_key(kind, benchmark, judge, condition, group, to));
+  const auto it = index_.find(Key{kind, benchmark, to, judge, condition, group, Coverage::kDirect});
+  return it == index_.end() ? -1 : it->second;
+}
+
+int32_t ProfilePlan::find_l1(int32_t benchmark, const std::string& group, Coverage status) const {
+  const auto it = index_.find(Key{Kind::kL1, benchmark, -1, -1, "", group, status});
   return it == index_.end() ? -1 : it->second;
 }
 
 void ProfilePlan::index(int32_t statistic) {
   const ProfileStat& s = stats[statistic];
-  index_[stat_key(s.kind, s.benchmark, s.judge, s.condition, s.group, s.to)] = statistic;
+  const Coverage status = s.kind == Kind::kL1 ? s.status : Coverage::kDirect;
+  index_[Key{s.kind, s.benchmark, s.to, s.judge, s.condition, s.group, status}] = statistic;
 }
 
 ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
@@ -449,7 +456,7 @@ ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
     if (!known) {
       std::vector<std::string> names;
       for (const auto& b : config.benchmarks) names.push_back(b.name);
-      throw UsageError("--benchmarks: '" + name + "' is not a benchmark of " + config.source +
+      throw std::invalid_argument("benchmarks: '" + name + "' is not a benchmark of " + config.source +
                        " (it has: " + join_names(names) + ")");
     }
   }
@@ -959,7 +966,7 @@ ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
           stat.kind = Kind::kL1;
           stat.benchmark = b;
           stat.status = status;
-          stat.group = group_name + "|" + to_string(status);
+          stat.group = group_name;
           stat.over = group;
           stat.pairs = static_cast<int64_t>(programs.size());
           StatLabel l;
@@ -1044,7 +1051,7 @@ ProfileSummary summarize_profile(const ProfilePlan& plan, const std::vector<doub
     for (const std::string& judge : family.members) family_of.emplace(judge, family.name);
   for (const ProfileStat& stat : plan.stats) {
     if (stat.kind != Kind::kL1) continue;
-    const std::string group = stat.group.substr(0, stat.group.rfind('|'));
+    const std::string& group = stat.group;
     for (int32_t x = 0; x < J; ++x)
       for (int32_t y = x + 1; y < J; ++y) {
         const auto fx = family_of.find(plan.judges[x]), fy = family_of.find(plan.judges[y]);
