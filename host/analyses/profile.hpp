@@ -1,12 +1,16 @@
 // CAP profiles, the steps inside run_profile() (SPEC §3.6): the plan builder and the summary on
 // the point estimates. The config, plan and report types are public: judgestat/profile.hpp.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "judgestat/profile.hpp"
 #include "judgestat/records.hpp"
 
 namespace judgestat {
+
+/// "a, b, c": names joined for messages.
+std::string join_names(const std::vector<std::string>& names, const char* separator = ", ");
 
 /// Builds the profile plan. UsageError names the benchmark and cell for a cell with no items,
 /// an operator that needs variants, orders or rationale flags the data lacks, and for config
