@@ -14,6 +14,8 @@
 
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
+#include "judgestat/exec_target.hpp"
+#include "judgestat/profile.hpp"
 #include "analyses/metrics.hpp"
 #include "analyses/profile.hpp"
 #include "sources/synth.hpp"
@@ -395,6 +397,59 @@ TEST(ProfileCli, JsonKeysAndRadarPlots) {
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.out.find("benchmark 'judgerEva' C6 (direct, variant_bc): needs variant 'long'"), std::string::npos)
       << bad.out;
+}
+
+// The library analysis: run_profile on bundled data gives the CLI's statistics and tables, and its
+// errors name its own fields.
+TEST(ProfileLibrary, RunProfileMatchesTheCli) {
+  const std::string data = kRoot + "/data/judgebench/gpt4o_split.csv";
+  ProfileOptions options;
+  options.config = load_profile_config(kRoot + "/configs/judgebench.json");
+  options.bootstrap.replicates = 400;
+  options.bootstrap.seed = 5;
+  ExecTarget target;
+  target.kind = ExecTarget::Kind::kCpu;
+  target.threads = 2;
+  const ItemMatrix m = load_item_matrix(data);
+  const ProfileReport report = run_profile(m, options, target);
+  ASSERT_FALSE(report.plan.benchmarks.empty());
+  ASSERT_EQ(report.result.intervals.size(), report.plan.stats.size());
+  EXPECT_EQ(report.summary.between_conditions.empty(), false);
+
+  const CliRun cli = run_cli("profile " + data + " --config " + kRoot + "/configs/judgebench.json --format json "
+                             "--quiet --replicates 400 --seed 5 --backend cpu --threads 2");
+  ASSERT_EQ(cli.status, 0) << cli.out;
+  const auto expected = nlohmann::json::parse(cli.out);
+  const auto json = nlohmann::json::parse(to_json(report, ReportHead{}).dump());
+  for (const char* key : {"settings", "statistics", "coverage", "spearman", "stress", "l1", "bias_correction",
+                          "leave_out", "notes"})
+    EXPECT_EQ(json[key], expected[key]) << key;
+  // A cell's value is the CLI's to the last digit.
+  const int32_t overall = report.plan.find(Kind::kCell, 0, 0, "overall");
+  ASSERT_GE(overall, 0);
+  bool found = false;
+  for (const auto& row : expected["statistics"])
+    if (row["name"] == "overall" && row["judge"] == report.plan.judges[0] &&
+        row["benchmark"] == report.plan.benchmarks[0].spec.name) {
+      EXPECT_EQ(row["estimate"].get<double>(), report.result.intervals[overall].estimate);
+      found = true;
+    }
+  EXPECT_TRUE(found);
+  const std::string text = tables(report, "text");
+  EXPECT_NE(text.find("Coverage matrix"), std::string::npos);
+  EXPECT_NE(text.find("CAP profile — " + report.plan.benchmarks[0].spec.name), std::string::npos);
+
+  ProfileOptions bad = options;
+  bad.benchmarks = {"nope"};
+  try {
+    run_profile(m, bad, target);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("benchmarks: 'nope' is not a benchmark of", 0), 0u) << e.what();
+  }
+  bad = options;
+  bad.exact_max_n = 11;
+  EXPECT_THROW(run_profile(m, bad, target), std::invalid_argument);
 }
 
 // CUDA = CPU on a whole profile plan (normal draws included): count statistics bit for bit, the

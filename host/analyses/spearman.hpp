@@ -7,18 +7,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "judgestat/profile.hpp"
+
 namespace judgestat {
 
 /// Ranks 1..n with ties given their average rank (scipy.stats.rankdata's 'average').
 std::vector<double> average_ranks(const std::vector<double>& values);
 
-struct SpearmanResult {
-  int n = 0;
-  double rho = 0;      // NaN when either side is constant or n < 2
-  double p_t = 0;      // two-sided, t approximation with n − 2 degrees of freedom; NaN for n < 3
-  double p_exact = 0;  // two-sided exact permutation p; NaN when n > exact_max_n or rho is NaN
-  bool exact = false;  // p_exact was computed
-};
+// SpearmanResult: judgestat/profile.hpp (a profile report holds them).
 
 /// Spearman's rho of paired values and its p-values; x and y must have the same length.
 /// The exact test enumerates all n! pairings, so it runs only for n <= exact_max_n (at most 10).
