@@ -21,15 +21,13 @@ struct CpuScratch {
   std::vector<int64_t> accepted, sum_2d, sum_4d2;  // per grid threshold, one stratum at a time
 };
 
-// One draw, exactly as the CUDA kernel computes it: Floyd's selection, per-stratum selection
-// sums by level, the rule, then held-out totals as pool totals minus the selection's part.
-void simulate_draw(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey key, uint32_t draw,
-                   CpuScratch& scratch, int64_t* heldout_2d, double* fee_ratio, uint8_t* chosen) {
+// Draw phase: Floyd's selection of the k labelled items into scratch.picks (marked in the
+// bitmap), counted into the per stratum × level × (2d + 2) bins.
+void draw_labels(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey key, uint32_t draw,
+                 CpuScratch& scratch) {
   const uint32_t n_items = static_cast<uint32_t>(problem.n_items), k = run.k;
-  const int32_t n_choices = problem.n_choices(), n_grid = problem.n_grid;
+  const int32_t n_choices = problem.n_choices();
   uint64_t* taken = scratch.taken.data();
-  int32_t* bins = scratch.bins.data();
-
   Words4 block{};
   for (uint32_t i = 0; i < k; ++i) {
     if ((i & 3u) == 0) block = draw_block(key, i >> 2, draw, kBudgetStream);
@@ -38,46 +36,62 @@ void simulate_draw(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey
     taken[pick >> 6] |= uint64_t{1} << (pick & 63);
     scratch.picks[i] = pick;
     const uint32_t code = problem.item_code[pick];
-    ++bins[(item_stratum(code) * n_choices + item_level(code)) * 5 + item_d_code(code)];
+    ++scratch.bins[(item_stratum(code) * n_choices + item_level(code)) * 5 + item_d_code(code)];
   }
+}
+
+// Choose phase for stratum h: selection sums per grid threshold from its bins, then the rule's
+// choice (n_grid = `all`). Clears the stratum's bins for the next draw.
+int32_t choose_threshold(const BudgetProblem& problem, const BudgetRun& run, int32_t h, CpuScratch& scratch) {
+  const int32_t n_choices = problem.n_choices(), n_grid = problem.n_grid;
+  int32_t* stratum_bins = scratch.bins.data() + static_cast<size_t>(h) * n_choices * 5;
+  int64_t labelled = 0;  // the stratum's labelled items, accepted anywhere or not
+  for (int32_t b = 0; b < n_choices * 5; ++b) labelled += stratum_bins[b];
+  // Selection sums per grid threshold, from the strictest down: at g the accepted items are
+  // those with level > g, so the accepted count never grows with g.
+  int64_t accepted = 0, sum_2d = 0, sum_4d2 = 0;
+  for (int32_t g = n_grid - 1; g >= 0; --g) {
+    const int32_t* level_bins = stratum_bins + (g + 1) * 5;
+    for (int32_t b = 0; b < 5; ++b) {
+      const int64_t count = level_bins[b], twice_d = b - 2;
+      accepted += count;
+      sum_2d += count * twice_d;
+      sum_4d2 += count * twice_d * twice_d;
+    }
+    scratch.accepted[g] = accepted;
+    scratch.sum_2d[g] = sum_2d;
+    scratch.sum_4d2[g] = sum_4d2;
+  }
+  // ThresholdChoice's order with an early exit: the first passing threshold from the most
+  // permissive accepts the most; later ones can only tie it (then the stricter wins) or fall short.
+  ThresholdChoice choice;
+  for (int32_t g = 0; g < n_grid; ++g) {
+    if (choice.index >= 0 && scratch.accepted[g] < choice.accepted) break;
+    if (rule_passes(run.rule, scratch.sum_2d[g], scratch.sum_4d2[g], labelled)) choice.offer(g, scratch.accepted[g]);
+  }
+  std::fill(stratum_bins, stratum_bins + n_choices * 5, 0);
+  return choice.chosen(n_grid);
+}
+
+// One draw, exactly as the CUDA kernel computes it: the draw phase, the choose phase per
+// stratum, then the score phase: held-out totals as pool totals minus the selection's part.
+void simulate_draw(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey key, uint32_t draw,
+                   CpuScratch& scratch, int64_t* heldout_2d, double* fee_ratio, uint8_t* chosen) {
+  const int32_t n_choices = problem.n_choices();
+  draw_labels(problem, run, key, draw, scratch);
 
   int64_t heldout_twice_d = 0, cascade_fee = 0, fallback_fee = problem.total_fallback_fee;
   for (int32_t h = 0; h < problem.n_strata; ++h) {
-    int32_t* stratum_bins = bins + static_cast<size_t>(h) * n_choices * 5;
-    int64_t labelled = 0;  // the stratum's labelled items, accepted anywhere or not
-    for (int32_t b = 0; b < n_choices * 5; ++b) labelled += stratum_bins[b];
-    // Selection sums per grid threshold, from the strictest down: at g the accepted items are
-    // those with level > g, so the accepted count never grows with g.
-    int64_t accepted = 0, sum_2d = 0, sum_4d2 = 0;
-    for (int32_t g = n_grid - 1; g >= 0; --g) {
-      const int32_t* level_bins = stratum_bins + (g + 1) * 5;
-      for (int32_t b = 0; b < 5; ++b) {
-        const int64_t count = level_bins[b], twice_d = b - 2;
-        accepted += count;
-        sum_2d += count * twice_d;
-        sum_4d2 += count * twice_d * twice_d;
-      }
-      scratch.accepted[g] = accepted;
-      scratch.sum_2d[g] = sum_2d;
-      scratch.sum_4d2[g] = sum_4d2;
-    }
-    // ThresholdChoice's order with an early exit: the first passing threshold from the most
-    // permissive accepts the most; later ones can only tie it (then the stricter wins) or fall short.
-    ThresholdChoice choice;
-    for (int32_t g = 0; g < n_grid; ++g) {
-      if (choice.index >= 0 && scratch.accepted[g] < choice.accepted) break;
-      if (rule_passes(run.rule, scratch.sum_2d[g], scratch.sum_4d2[g], labelled)) choice.offer(g, scratch.accepted[g]);
-    }
-    const int32_t c = choice.chosen(n_grid);
+    const int32_t c = choose_threshold(problem, run, h, scratch);
     scratch.choice[h] = c;
     chosen[h] = static_cast<uint8_t>(c);
     heldout_twice_d += problem.total_accepted_2d[static_cast<size_t>(h) * n_choices + c];
     cascade_fee += problem.total_cascade_fee[static_cast<size_t>(h) * n_choices + c];
-    std::fill(stratum_bins, stratum_bins + n_choices * 5, 0);
   }
 
   // Remove the labelled items' part of the totals; clear the bitmap for the next draw.
-  for (uint32_t i = 0; i < k; ++i) {
+  uint64_t* taken = scratch.taken.data();
+  for (uint32_t i = 0; i < run.k; ++i) {
     const uint32_t pick = scratch.picks[i];
     const uint32_t code = problem.item_code[pick];
     const int32_t c = scratch.choice[item_stratum(code)];
