@@ -13,6 +13,7 @@
 
 #include "analyses/cascade_pool.hpp"
 #include "judgestat/budget.hpp"
+#include "judgestat/label_budget.hpp"
 #include "judgestat/plan.hpp"
 #include "judgestat/records.hpp"
 #include "records/selection.hpp"
@@ -221,7 +222,7 @@ BenchMeasurement measure_w2(const BenchSizes& sizes, const std::string& grid_lis
   const bool cuda = engine->name() == "cuda";
   BenchMeasurement m;
   m.sizes = sizes;
-  m.sizes.draws = sizes.draws ? sizes.draws : cuda ? 1000000 : 100000;
+  m.sizes.draws = sizes.draws ? sizes.draws : cuda ? kDefaultBudgetDrawsCuda : kDefaultBudgetDrawsCpu;
   m.items = problem.n_items;
   m.sizes.grid = grid.size();
   m.backend = engine->name();
@@ -246,7 +247,7 @@ int64_t* swept_field(const std::string& sweep, BenchSizes& s) {
 // --values' default: 4 doublings from a quarter of the base size.
 std::vector<int64_t> default_sweep_values(const std::string& sweep, BenchSizes base) {
   const int64_t start = sweep == "replicates" ? static_cast<int64_t>(base.replicates)
-                        : sweep == "draws"    ? static_cast<int64_t>(base.draws ? base.draws : 100000)
+                        : sweep == "draws"    ? static_cast<int64_t>(base.draws ? base.draws : kDefaultBudgetDrawsCpu)
                         : sweep == "grid"     ? (base.grid ? base.grid : 8)
                                               : *swept_field(sweep, base);
   std::vector<int64_t> values;

@@ -92,6 +92,8 @@ void parse_budget_flags(const cxxopts::ParseResult& parsed, BudgetOptions& optio
   else if (rule != "both") throw UsageError("--rule: expected point, lower or both, got '" + rule + "'");
 }
 
+// The analysis's fields and their flags. The target's `kind` only fails a run when CUDA is
+// asked for and missing, which the command has always reported as "--backend cuda: why".
 const FlagNames& budget_flags() {
   static const FlagNames flags{{"tol", "--tol"},         {"z", "--z"},         {"k", "--k"},
                                {"draws", "--draws"},     {"kind", "--backend cuda"}, {"devices", "--devices"},
