@@ -23,6 +23,7 @@
 #include "analyses/cascade_pool.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/budget.hpp"
+#include "judgestat/label_budget.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/rules.hpp"
 
@@ -576,6 +577,17 @@ std::string usage_error_of(Call call) {
   return "";
 }
 
+template <class Call>
+std::string invalid_argument_of(Call call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a std::invalid_argument";
+  return "";
+}
+
 TEST(BudgetErrors, FallbackMissingOnSomeItems) {
   std::string csv = "judge,item,order,gold,verdict,p.A,p.B\n";
   for (int i = 0; i < 9; ++i) {
@@ -615,9 +627,11 @@ TEST(BudgetErrors, GridAndK) {
   EXPECT_EQ(parse_k_list("48,96"), (std::vector<uint32_t>{48, 96}));
 
   const BudgetProblem problem = make_budget_problem(make_pool(small_pool_items()), default_grid(), false);
-  EXPECT_NE(usage_error_of([&] { check_budget_k(problem, 12, ThresholdRule::kLower); }).find("k must be below 12"),
-            std::string::npos);
-  EXPECT_NE(usage_error_of([&] { check_budget_k(problem, 1, ThresholdRule::kLower); }).find("at least 2"),
+  // The library names its own field (k); the CLI says --k.
+  const std::string too_big = invalid_argument_of([&] { check_budget_k(problem, 12, ThresholdRule::kLower); });
+  EXPECT_EQ(too_big.rfind("k: 12 ", 0), 0u) << too_big;
+  EXPECT_NE(too_big.find("k must be below 12"), std::string::npos) << too_big;
+  EXPECT_NE(invalid_argument_of([&] { check_budget_k(problem, 1, ThresholdRule::kLower); }).find("at least 2"),
             std::string::npos);
   check_budget_k(problem, 1, ThresholdRule::kPoint);
   check_budget_k(problem, 11, ThresholdRule::kLower);
@@ -693,6 +707,92 @@ TEST(BudgetCommand, JsonHasSpecNames) {
   const std::string bad_judge = run_command(input + " --first X --fallback S --backend cpu --quiet", &status);
   EXPECT_EQ(status, 2);
   EXPECT_NE(bad_judge.find("unknown first-stage judge 'X'"), std::string::npos) << bad_judge;
+}
+
+// ---- the analysis as a library function ----
+
+BudgetOptions judgebench_options() {
+  BudgetOptions options;
+  options.first = "Skywork_Skywork-Reward-Llama-3.1-8B";
+  options.fallback = "o1-mini-2024-09-12";
+  options.ks = {48, 96};
+  options.per_stratum = true;
+  options.fee_per_call = {{"Skywork_Skywork-Reward-Llama-3.1-8B", 0.0}, {"o1-mini-2024-09-12", 0.0076}};
+  options.draws = 5000;
+  return options;
+}
+
+ExecTarget two_cpu_threads() {
+  ExecTarget target;
+  target.kind = ExecTarget::Kind::kCpu;
+  target.threads = 2;
+  return target;
+}
+
+// run_budget on the bundled JudgeBench split gives what `judgestat budget … --k 48,96 --per-stratum
+// --fee … --draws 5000` printed before the analysis left the command (numbers from its JSON).
+TEST(RunBudget, MatchesTheCommandOnJudgeBench) {
+  const ItemMatrix matrix = load_item_matrix(testing_support::kRoot + "/data/judgebench/gpt4o_split.csv");
+  std::vector<uint64_t> seen;
+  BudgetOptions options = judgebench_options();
+  options.progress = [&](uint64_t done, uint64_t total) {
+    seen.push_back(done);
+    EXPECT_EQ(total, 20000u);
+  };
+  const BudgetReport report = run_budget(matrix, options, two_cpu_threads());
+  EXPECT_EQ(report.pool_items, 350);
+  EXPECT_EQ(report.gate_ok, 350);
+  EXPECT_EQ(report.pool_strata, (std::vector<std::string>{"mmlu", "livebench", "livecodebench"}));
+  EXPECT_EQ(report.strata, "benchmark");
+  EXPECT_EQ(report.backend, "cpu");
+  EXPECT_EQ(report.device, "2 threads");
+  EXPECT_EQ(report.total_draws, 20000u);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), 20000u);
+  ASSERT_EQ(report.summaries.size(), 4u);  // k-major: (48, point), (48, lower), (96, point), (96, lower)
+  const double loss[4] = {0.7846, 0.2528, 0.6646, 0.1144};
+  const double escalate_all[4] = {0.004, 0.0576, 0.0108, 0.1264};
+  for (size_t n = 0; n < 4; ++n) {
+    const BudgetSummary& s = report.summaries[n];
+    EXPECT_EQ(s.k, n < 2 ? 48u : 96u);
+    EXPECT_EQ(s.rule, n % 2 ? ThresholdRule::kLower : ThresholdRule::kPoint);
+    EXPECT_EQ(s.draws, 5000u);
+    EXPECT_DOUBLE_EQ(s.loss_share, loss[n]);
+    EXPECT_DOUBLE_EQ(s.escalate_all_share, escalate_all[n]);
+  }
+  EXPECT_DOUBLE_EQ(report.summaries[0].delta_mean, -0.04390496688741722);
+  EXPECT_DOUBLE_EQ(report.summaries[1].fee_ratio_median, 0.814569536423841);
+  EXPECT_EQ(report.summaries[1].tau_hist.back(), 5812u);  // `all`, summed over the three strata
+  EXPECT_EQ(report.summaries[3].tau_hist[0], 66u);        // 0.5
+
+  ReportHead head;
+  head.envelope = {{"tool", "judgestat"}};
+  head.load_s = 1.5;
+  const Json json = to_json(report, head);
+  std::vector<std::string> keys;
+  for (auto it = json.begin(); it != json.end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"tool", "settings", "pool", "budget", "timing"}));
+  EXPECT_GE(json["timing"]["load_s"].get<double>(), 1.5);
+  EXPECT_EQ(json["budget"][2]["loss_share"].get<double>(), 0.6646);
+  EXPECT_EQ(json["budget"][0]["tau_hist"]["1"], 3855);
+  EXPECT_EQ(json["settings"]["strata"], "benchmark");
+  const std::string table = tables(report, "csv");
+  EXPECT_NE(table.find("78.46 %"), std::string::npos) << table;
+}
+
+TEST(RunBudget, ErrorsNameTheFields) {
+  const ItemMatrix matrix = load_item_matrix(testing_support::kRoot + "/data/judgebench/gpt4o_split.csv");
+  BudgetOptions options = judgebench_options();
+  options.tol = -1;
+  EXPECT_EQ(invalid_argument_of([&] { run_budget(matrix, options, two_cpu_threads()); }).rfind("tol: ", 0), 0u);
+  options = judgebench_options();
+  options.ks = {400};
+  EXPECT_EQ(invalid_argument_of([&] { run_budget(matrix, options, two_cpu_threads()); }).rfind("k: 400 ", 0), 0u);
+  options = judgebench_options();
+  for (uint64_t draws : {uint64_t{0}, (uint64_t{1} << 32) + 1}) {
+    options.draws = draws;
+    EXPECT_EQ(invalid_argument_of([&] { run_budget(matrix, options, two_cpu_threads()); }).rfind("draws: ", 0), 0u);
+  }
 }
 
 }  // namespace

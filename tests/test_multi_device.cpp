@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -16,9 +18,11 @@
 #include "test_plans.hpp"
 #include "analyses/cascade_pool.hpp"
 #include "distributed/distributed.hpp"
+#include "engine/split_range.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/budget.hpp"
+#include "judgestat/exec_target.hpp"
 #include "judgestat/records.hpp"
 
 using namespace judgestat;
@@ -59,6 +63,39 @@ class FailingBackend final : public Backend {
 
 
 }  // namespace
+
+// The one range arithmetic of the split backend, the split budget engine and the CPU engine's
+// threads: contiguous, in order, covering [0, count), sizes within one of each other.
+TEST(SplitRange, PartsAreContiguousAndEven) {
+  for (uint64_t count : {uint64_t{0}, uint64_t{1}, uint64_t{7}, uint64_t{1000}, uint64_t{1} << 33}) {
+    for (uint64_t parts : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{8}}) {
+      uint64_t next = 0, smallest = UINT64_MAX, largest = 0;
+      for (uint64_t p = 0; p < parts; ++p) {
+        const SplitRange range = split_range(count, p, parts);
+        EXPECT_EQ(range.begin, next) << count << " " << parts << " " << p;
+        next = range.end;
+        smallest = std::min(smallest, range.size());
+        largest = std::max(largest, range.size());
+      }
+      EXPECT_EQ(next, count);
+      EXPECT_LE(largest - smallest, 1u);
+    }
+  }
+  EXPECT_TRUE(split_range(1, 0, 2).empty());
+}
+
+// make_budget_engine: the CPU engine of a CPU target; a CPU target naming devices is refused.
+TEST(ExecTargetBudget, CpuTargetMakesTheCpuEngine) {
+  const BudgetProblem problem = make_budget_problem(two_strata_pool(), default_grid(), true);
+  ExecTarget target;
+  target.kind = ExecTarget::Kind::kCpu;
+  target.threads = 3;
+  const auto engine = make_budget_engine(problem, target);
+  EXPECT_EQ(engine->name(), "cpu");
+  EXPECT_EQ(engine->device(), "3 threads");
+  target.devices = {0};
+  EXPECT_THROW(make_budget_engine(problem, target), std::invalid_argument);
+}
 
 TEST(SplitBackend, ValuesEqualOneBackendForAnyRange) {
   const CompiledPlan plan = compile(two_strata_plan());

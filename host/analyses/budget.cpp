@@ -1,5 +1,5 @@
-// Label-budget simulation (SPEC §3.5): problem set-up, the CPU engine and the summaries.
-// The CUDA engine (kernels/budget.cu) runs the same per-draw steps; see budget.hpp.
+// Label-budget simulation (SPEC §3.5): problem set-up, the draws driver and the summaries.
+// The engines that run the draws are in engine/ (CPU, split) and kernels/budget.cu (CUDA).
 #include "judgestat/budget.hpp"
 
 #include <algorithm>
@@ -9,14 +9,11 @@
 #include <future>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "analyses/cascade_pool.hpp"
 #include "distributed/distributed.hpp"
-#include "judgestat/backend.hpp"
 #include "judgestat/records.hpp"
-#include "engine/parallel.hpp"
 
 namespace judgestat {
 namespace {
@@ -46,176 +43,6 @@ double type7(std::vector<double>& values, double p) {
   const double above = *std::min_element(values.begin() + lo + 1, values.end());
   return below + (h - static_cast<double>(lo)) * (above - below);
 }
-
-// Per-thread working memory of the CPU engine.
-struct CpuScratch {
-  std::vector<uint64_t> taken;  // bitmap over the pool: picked in this draw
-  std::vector<uint32_t> picks;  // this draw's selection set
-  std::vector<int32_t> bins;    // per stratum × level × (2d + 2): labelled item counts
-  std::vector<int32_t> choice;  // per stratum: chosen index
-  std::vector<int64_t> accepted, sum_2d, sum_4d2;  // per grid threshold, one stratum at a time
-};
-
-// One draw, exactly as the CUDA kernel computes it: Floyd's selection, per-stratum selection
-// sums by level, the rule, then held-out totals as pool totals minus the selection's part.
-void simulate_draw(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey key, uint32_t draw,
-                   CpuScratch& scratch, int64_t* heldout_2d, double* fee_ratio, uint8_t* chosen) {
-  const uint32_t n_items = static_cast<uint32_t>(problem.n_items), k = run.k;
-  const int32_t n_choices = problem.n_choices(), n_grid = problem.n_grid;
-  uint64_t* taken = scratch.taken.data();
-  int32_t* bins = scratch.bins.data();
-
-  Words4 block{};
-  for (uint32_t i = 0; i < k; ++i) {
-    if ((i & 3u) == 0) block = draw_block(key, i >> 2, draw, kBudgetStream);
-    const uint32_t j = floyd_candidate(block, i, n_items, k);
-    const uint32_t pick = (taken[j >> 6] >> (j & 63)) & 1u ? n_items - k + i : j;
-    taken[pick >> 6] |= uint64_t{1} << (pick & 63);
-    scratch.picks[i] = pick;
-    const uint32_t code = problem.item_code[pick];
-    ++bins[(item_stratum(code) * n_choices + item_level(code)) * 5 + item_d_code(code)];
-  }
-
-  int64_t heldout_twice_d = 0, cascade_fee = 0, fallback_fee = problem.total_fallback_fee;
-  for (int32_t h = 0; h < problem.n_strata; ++h) {
-    int32_t* stratum_bins = bins + static_cast<size_t>(h) * n_choices * 5;
-    int64_t labelled = 0;  // the stratum's labelled items, accepted anywhere or not
-    for (int32_t b = 0; b < n_choices * 5; ++b) labelled += stratum_bins[b];
-    // Selection sums per grid threshold, from the strictest down: at g the accepted items are
-    // those with level > g, so the accepted count never grows with g.
-    int64_t accepted = 0, sum_2d = 0, sum_4d2 = 0;
-    for (int32_t g = n_grid - 1; g >= 0; --g) {
-      const int32_t* level_bins = stratum_bins + (g + 1) * 5;
-      for (int32_t b = 0; b < 5; ++b) {
-        const int64_t count = level_bins[b], twice_d = b - 2;
-        accepted += count;
-        sum_2d += count * twice_d;
-        sum_4d2 += count * twice_d * twice_d;
-      }
-      scratch.accepted[g] = accepted;
-      scratch.sum_2d[g] = sum_2d;
-      scratch.sum_4d2[g] = sum_4d2;
-    }
-    // ThresholdChoice's order with an early exit: the first passing threshold from the most
-    // permissive accepts the most; later ones can only tie it (then the stricter wins) or fall short.
-    ThresholdChoice choice;
-    for (int32_t g = 0; g < n_grid; ++g) {
-      if (choice.index >= 0 && scratch.accepted[g] < choice.accepted) break;
-      if (rule_passes(run.rule, scratch.sum_2d[g], scratch.sum_4d2[g], labelled)) choice.offer(g, scratch.accepted[g]);
-    }
-    const int32_t c = choice.chosen(n_grid);
-    scratch.choice[h] = c;
-    chosen[h] = static_cast<uint8_t>(c);
-    heldout_twice_d += problem.total_accepted_2d[static_cast<size_t>(h) * n_choices + c];
-    cascade_fee += problem.total_cascade_fee[static_cast<size_t>(h) * n_choices + c];
-    std::fill(stratum_bins, stratum_bins + n_choices * 5, 0);
-  }
-
-  // Remove the labelled items' part of the totals; clear the bitmap for the next draw.
-  for (uint32_t i = 0; i < k; ++i) {
-    const uint32_t pick = scratch.picks[i];
-    const uint32_t code = problem.item_code[pick];
-    const int32_t c = scratch.choice[item_stratum(code)];
-    const bool accepted = item_level(code) > c;
-    if (accepted) heldout_twice_d -= item_twice_d(code);
-    cascade_fee -= problem.fee_first_fx[pick] + (accepted ? 0 : problem.fee_fallback_fx[pick]);
-    fallback_fee -= problem.fee_fallback_fx[pick];
-    taken[pick >> 6] &= ~(uint64_t{1} << (pick & 63));
-  }
-  *heldout_2d = heldout_twice_d;
-  *fee_ratio = fee_ratio_of(cascade_fee, fallback_fee);
-}
-
-class CpuBudgetEngine final : public BudgetEngine {
- public:
-  CpuBudgetEngine(const BudgetProblem& problem, int threads)
-      : problem_(problem),
-        threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
-
-  std::string name() const override { return "cpu"; }
-  std::string device() const override {
-    return std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads");
-  }
-  uint32_t max_chunk(const BudgetRun&) const override { return 1u << 20; }
-
-  void run(const BudgetRun& run, uint32_t first_draw, uint32_t count, DrawOutcomes& out) override {
-    out.resize(count, problem_.n_strata);
-    const PhiloxKey key(run.seed);
-    const uint32_t workers = std::max<uint32_t>(1, std::min<uint32_t>(threads_, count));
-    auto work = [&](uint32_t begin, uint32_t end) {
-      CpuScratch scratch;
-      scratch.taken.assign((static_cast<size_t>(problem_.n_items) + 63) / 64, 0);
-      scratch.picks.resize(run.k);
-      scratch.bins.assign(static_cast<size_t>(problem_.n_strata) * problem_.n_choices() * 5, 0);
-      scratch.choice.resize(problem_.n_strata);
-      scratch.accepted.resize(problem_.n_grid);
-      scratch.sum_2d.resize(problem_.n_grid);
-      scratch.sum_4d2.resize(problem_.n_grid);
-      for (uint32_t r = begin; r < end; ++r)
-        simulate_draw(problem_, run, key, first_draw + r, scratch, &out.heldout_2d[r], &out.fee_ratio[r],
-                      &out.chosen[static_cast<size_t>(r) * problem_.n_strata]);
-    };
-    if (workers == 1) {
-      work(0, count);
-      return;
-    }
-    std::vector<std::thread> pool;
-    for (uint32_t w = 0; w < workers; ++w) {
-      const uint32_t begin = static_cast<uint32_t>(static_cast<uint64_t>(count) * w / workers);
-      const uint32_t end = static_cast<uint32_t>(static_cast<uint64_t>(count) * (w + 1) / workers);
-      pool.emplace_back(work, begin, end);
-    }
-    for (auto& thread : pool) thread.join();
-  }
-
- private:
-  const BudgetProblem& problem_;
-  int threads_;
-};
-
-class SplitBudgetEngine final : public BudgetEngine {
- public:
-  SplitBudgetEngine(const BudgetProblem& problem, std::vector<std::unique_ptr<BudgetEngine>> parts)
-      : problem_(problem), parts_(std::move(parts)) {
-    if (parts_.empty()) throw std::invalid_argument("make_split_budget_engine: no engines");
-  }
-
-  std::string name() const override { return parts_.front()->name(); }
-  std::string device() const override {
-    return split_device_name_of(parts_);
-  }
-
-  // Every part takes at most an even share of a call, so the smallest part bounds the whole.
-  uint32_t max_chunk(const BudgetRun& run) const override {
-    uint64_t smallest = UINT32_MAX;
-    for (const auto& part : parts_) smallest = std::min<uint64_t>(smallest, part->max_chunk(run));
-    return static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, smallest * parts_.size()));
-  }
-
-  void run(const BudgetRun& run, uint32_t first_draw, uint32_t count, DrawOutcomes& out) override {
-    out.resize(count, problem_.n_strata);
-    const uint64_t n = parts_.size();
-    const size_t strata = static_cast<size_t>(problem_.n_strata);
-    std::vector<DrawOutcomes> part_out(n);
-    std::vector<std::future<void>> running;
-    for (uint64_t p = 0; p < n; ++p) {
-      const uint32_t begin = static_cast<uint32_t>(count * p / n), end = static_cast<uint32_t>(count * (p + 1) / n);
-      if (begin == end) continue;
-      running.push_back(std::async(std::launch::async, [&, p, begin, end] {
-        DrawOutcomes& mine = part_out[p];
-        parts_[p]->run(run, first_draw + begin, end - begin, mine);
-        std::copy(mine.heldout_2d.begin(), mine.heldout_2d.end(), out.heldout_2d.begin() + begin);
-        std::copy(mine.fee_ratio.begin(), mine.fee_ratio.end(), out.fee_ratio.begin() + begin);
-        std::copy(mine.chosen.begin(), mine.chosen.end(), out.chosen.begin() + begin * strata);
-      }));
-    }
-    wait_all_then_rethrow(running);  // the parts write into `out`
-  }
-
- private:
-  const BudgetProblem& problem_;
-  std::vector<std::unique_ptr<BudgetEngine>> parts_;
-};
 
 // Rank 0's summary to every rank (their own summarizers gave theirs to rank 0: no draws).
 void broadcast_summary(BudgetSummary& summary) {
@@ -332,50 +159,12 @@ BudgetProblem make_budget_problem(const CascadePool& pool, const ThresholdGrid& 
 
 void check_budget_k(const BudgetProblem& problem, uint32_t k, ThresholdRule rule) {
   if (k < static_cast<uint32_t>(rule_min_labels(rule)))
-    throw UsageError("--k " + std::to_string(k) + " is too small for the " + rule_name(rule) + " rule: it needs at least " +
+    throw std::invalid_argument("k: " + std::to_string(k) + " is too small for the " + rule_name(rule) + " rule: it needs at least " +
                      std::to_string(rule_min_labels(rule)) + " labelled items");
   if (k >= static_cast<uint32_t>(problem.n_items))
-    throw UsageError("--k " + std::to_string(k) + " leaves no held-out items: the pool has " +
+    throw std::invalid_argument("k: " + std::to_string(k) + " leaves no held-out items: the pool has " +
                      std::to_string(problem.n_items) + " items, so k must be below " +
                      std::to_string(problem.n_items));
-}
-
-std::vector<uint32_t> floyd_sample(uint64_t seed, uint32_t draw, uint32_t n_items, uint32_t k) {
-  if (k > n_items) throw std::invalid_argument("floyd_sample: k exceeds the pool");
-  const PhiloxKey key(seed);
-  std::vector<uint8_t> taken(n_items, 0);
-  std::vector<uint32_t> picks(k);
-  Words4 block{};
-  for (uint32_t i = 0; i < k; ++i) {
-    if ((i & 3u) == 0) block = draw_block(key, i >> 2, draw, kBudgetStream);
-    const uint32_t j = floyd_candidate(block, i, n_items, k);
-    picks[i] = taken[j] ? n_items - k + i : j;
-    taken[picks[i]] = 1;
-  }
-  return picks;
-}
-
-std::unique_ptr<BudgetEngine> make_cpu_budget_engine(const BudgetProblem& problem, int threads) {
-  return std::make_unique<CpuBudgetEngine>(problem, threads);
-}
-
-#if !defined(JUDGESTAT_HAVE_CUDA)
-std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem&, int) {
-  throw std::runtime_error("this judgestat was built without CUDA (use --backend cpu)");
-}
-#endif
-
-std::unique_ptr<BudgetEngine> make_split_budget_engine(const BudgetProblem& problem,
-                                                       std::vector<std::unique_ptr<BudgetEngine>> parts) {
-  if (parts.size() == 1) return std::move(parts.front());
-  return std::make_unique<SplitBudgetEngine>(problem, std::move(parts));
-}
-
-std::unique_ptr<BudgetEngine> make_cuda_budget_engine_on(const BudgetProblem& problem, const std::vector<int>& devices) {
-  if (devices.empty()) return make_cuda_budget_engine(problem, default_cuda_device());
-  std::vector<std::unique_ptr<BudgetEngine>> parts;
-  for (int device : devices) parts.push_back(make_cuda_budget_engine(problem, device));
-  return make_split_budget_engine(problem, std::move(parts));
 }
 
 double histogram_quantile(const std::vector<uint64_t>& hist, int64_t offset, double p) {
@@ -488,7 +277,7 @@ BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem
                               uint64_t draws, const std::function<void(uint64_t)>& progress) {
   check_budget_k(problem, run.k, run.rule.rule);
   if (draws == 0 || draws > (uint64_t{1} << 32))
-    throw UsageError("--draws must be between 1 and 2^32 (draw indices are 32-bit Philox counters)");
+    throw std::invalid_argument("draws: expected 1 to 2^32 (draw indices are 32-bit Philox counters)");
   const auto start = std::chrono::steady_clock::now();
   // Under MPI (host/distributed.hpp) each rank simulates its contiguous share of the draws and
   // summarises it; rank 0 combines the summarizers (exact: counts and fee ratios) and every rank

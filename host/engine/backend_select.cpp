@@ -14,6 +14,8 @@
 #include "judgestat/backend.hpp"
 #include "judgestat/records.hpp"
 #include "engine/parallel.hpp"
+#include "engine/split_range.hpp"
+#include "judgestat/budget.hpp"
 
 namespace judgestat {
 
@@ -27,7 +29,17 @@ std::unique_ptr<Backend> make_cuda_backend(int, uint64_t) {
   cuda_available(&why);
   throw UsageError("--backend cuda: " + why);
 }
+
+// No CUDA budget engine either (kernels/budget.cu implements it in CUDA builds).
+std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem&, int) {
+  throw std::runtime_error("this judgestat was built without CUDA (use --backend cpu)");
+}
 #endif
+
+SplitRange split_range(uint64_t count, uint64_t part, uint64_t parts) {
+  // count · part fits in 64 bits for every count the engines split (replicates, draws < 2^40).
+  return SplitRange{count * part / parts, count * (part + 1) / parts};
+}
 
 int cuda_device_count() {
 #ifdef JUDGESTAT_HAVE_CUDA
@@ -104,8 +116,9 @@ class SplitBackend final : public Backend {
     const uint64_t n = parts_.size(), S = static_cast<uint64_t>(plan.n_statistics);
     std::vector<std::future<void>> running;
     for (uint64_t p = 0; p < n; ++p) {
-      const uint64_t begin = count * p / n, end = count * (p + 1) / n;
-      if (begin == end) continue;
+      const SplitRange range = split_range(count, p, n);
+      if (range.empty()) continue;
+      const uint64_t begin = range.begin, end = range.end;
       Backend* part = parts_[p].get();
       running.push_back(std::async(std::launch::async, [=, &plan] {
         part->run_replicates(plan, seed, first + begin, end - begin, out + begin * S);

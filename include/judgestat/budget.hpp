@@ -74,7 +74,7 @@ struct BudgetProblem {
 /// the pool into one. UsageError when fees are negative or not finite, or sizes exceed the limits.
 BudgetProblem make_budget_problem(const CascadePool& pool, const ThresholdGrid& grid, bool per_stratum);
 
-/// UsageError unless 1 <= rule_min_labels(rule) <= k < n_items.
+/// std::invalid_argument ("k: …") unless 1 <= rule_min_labels(rule) <= k < n_items.
 void check_budget_k(const BudgetProblem& problem, uint32_t k, ThresholdRule rule);
 
 /// One (k, rule) batch of draws.
@@ -139,10 +139,8 @@ std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem& probl
 /// std::invalid_argument for an empty list.
 std::unique_ptr<BudgetEngine> make_split_budget_engine(const BudgetProblem& problem,
                                                        std::vector<std::unique_ptr<BudgetEngine>> parts);
-/// The CUDA engine of this process: split over `devices` (--devices) when given, else on
-/// default_cuda_device() (under MPI, round-robin over the node's devices by rank).
-std::unique_ptr<BudgetEngine> make_cuda_budget_engine_on(const BudgetProblem& problem,
-                                                         const std::vector<int>& devices);
+// The engine of an execution target (CPU, one device or split over several):
+// make_budget_engine in judgestat/exec_target.hpp.
 
 /// SPEC §3.5's outputs for one (k, rule).
 struct BudgetSummary {
@@ -190,7 +188,8 @@ double histogram_quantile(const std::vector<uint64_t>& hist, int64_t offset, dou
 
 /// Runs `draws` draws of one (k, rule) on the engine in chunks and summarises them; under MPI
 /// each rank runs its share and every rank returns rank 0's summary (equal to one process's).
-/// progress(draws done) is called after each chunk.
+/// progress(draws done) is called after each chunk. std::invalid_argument ("k: …", "draws: …")
+/// for a k that check_budget_k refuses or draws outside [1, 2^32].
 BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem, const BudgetRun& run,
                               uint64_t draws, const std::function<void(uint64_t)>& progress = {});
 

@@ -1,0 +1,70 @@
+// One label-budget engine over several (one per device): each run() splits its draws into
+// contiguous parts (split_range), one per engine, run at once on host threads.
+#include <algorithm>
+#include <cstdint>
+#include <future>
+#include <stdexcept>
+#include <vector>
+
+#include "engine/parallel.hpp"
+#include "engine/split_range.hpp"
+#include "judgestat/backend.hpp"
+#include "judgestat/budget.hpp"
+
+namespace judgestat {
+namespace {
+
+class SplitBudgetEngine final : public BudgetEngine {
+ public:
+  SplitBudgetEngine(const BudgetProblem& problem, std::vector<std::unique_ptr<BudgetEngine>> parts)
+      : problem_(problem), parts_(std::move(parts)) {
+    if (parts_.empty()) throw std::invalid_argument("make_split_budget_engine: no engines");
+  }
+
+  std::string name() const override { return parts_.front()->name(); }
+  std::string device() const override {
+    return split_device_name_of(parts_);
+  }
+
+  // Every part takes at most an even share of a call, so the smallest part bounds the whole.
+  uint32_t max_chunk(const BudgetRun& run) const override {
+    uint64_t smallest = UINT32_MAX;
+    for (const auto& part : parts_) smallest = std::min<uint64_t>(smallest, part->max_chunk(run));
+    return static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, smallest * parts_.size()));
+  }
+
+  void run(const BudgetRun& run, uint32_t first_draw, uint32_t count, DrawOutcomes& out) override {
+    out.resize(count, problem_.n_strata);
+    const uint64_t n = parts_.size();
+    const size_t strata = static_cast<size_t>(problem_.n_strata);
+    std::vector<DrawOutcomes> part_out(n);
+    std::vector<std::future<void>> running;
+    for (uint64_t p = 0; p < n; ++p) {
+      const SplitRange range = split_range(count, p, n);
+      if (range.empty()) continue;
+      const uint32_t begin = static_cast<uint32_t>(range.begin), end = static_cast<uint32_t>(range.end);
+      running.push_back(std::async(std::launch::async, [&, p, begin, end] {
+        DrawOutcomes& mine = part_out[p];
+        parts_[p]->run(run, first_draw + begin, end - begin, mine);
+        std::copy(mine.heldout_2d.begin(), mine.heldout_2d.end(), out.heldout_2d.begin() + begin);
+        std::copy(mine.fee_ratio.begin(), mine.fee_ratio.end(), out.fee_ratio.begin() + begin);
+        std::copy(mine.chosen.begin(), mine.chosen.end(), out.chosen.begin() + begin * strata);
+      }));
+    }
+    wait_all_then_rethrow(running);  // the parts write into `out`
+  }
+
+ private:
+  const BudgetProblem& problem_;
+  std::vector<std::unique_ptr<BudgetEngine>> parts_;
+};
+
+}  // namespace
+
+std::unique_ptr<BudgetEngine> make_split_budget_engine(const BudgetProblem& problem,
+                                                       std::vector<std::unique_ptr<BudgetEngine>> parts) {
+  if (parts.size() == 1) return std::move(parts.front());
+  return std::make_unique<SplitBudgetEngine>(problem, std::move(parts));
+}
+
+}  // namespace judgestat

@@ -1,0 +1,78 @@
+// The label-budget analysis (SPEC §3.5) as a library function: for each labelling budget k and
+// threshold rule, how often a threshold chosen on k labelled items loses more than `tol`
+// accuracy against the fallback on the held-out items, and what it saves. The engines and the
+// per-draw contract are in judgestat/budget.hpp; this is the analysis a client runs.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "judgestat/budget.hpp"
+#include "judgestat/exec_target.hpp"
+#include "judgestat/records.hpp"
+#include "judgestat/report.hpp"
+#include "judgestat/rules.hpp"
+
+namespace judgestat {
+
+inline constexpr uint64_t kDefaultBudgetDrawsCuda = 1000000, kDefaultBudgetDrawsCpu = 100000;
+
+struct BudgetOptions {
+  std::string first;     // first-stage judge (needs probabilities)
+  std::string fallback;  // fallback judge
+  std::vector<uint32_t> ks = {48, 96, 192, 384};  // labelling budgets
+  std::vector<ThresholdRule> rules = {ThresholdRule::kPoint, ThresholdRule::kLower};
+  /// Draws per (k, rule), 1 to 2^32; unset = kDefaultBudgetDrawsCuda on CUDA,
+  /// kDefaultBudgetDrawsCpu on the CPU.
+  std::optional<uint64_t> draws;
+  bool per_stratum = false;  // each stratum chooses its own threshold
+  std::string strata;        // with per_stratum: "benchmark" (when empty) or "condition"
+  ThresholdGrid grid = default_grid();
+  double tol = 0.02;   // tolerated accuracy loss
+  double z = 1.645;    // z of the lower-bound rule
+  int gate_orders = 2; // first-stage orders: 1 (order 0) or 2 (all orders)
+  uint64_t seed = 1;
+  std::map<std::string, double> fee_per_call;  // judge → fee per call, replacing the file's fee_usd
+  /// (draws done, draws in all) after each chunk of draws.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+struct BudgetReport {
+  // The settings as run.
+  uint64_t seed = 1, draws = 0;
+  std::string backend, device;  // the engine's name() and device()
+  std::string first, fallback;
+  ThresholdGrid grid;
+  double tol = 0, z = 0;
+  bool per_stratum = false;
+  std::string strata;  // resolved ("benchmark" by default) when per_stratum
+  int gate_orders = 2;
+  // The cascade pool.
+  int64_t pool_items = 0, gate_ok = 0;  // items covered by first; those with every order valid
+  std::vector<std::string> pool_strata;  // the problem's strata ("all" when pooled)
+  /// One per (k, rule), k-major in the options' order.
+  std::vector<BudgetSummary> summaries;
+  uint64_t total_draws = 0;  // draws × ks × rules
+  double setup_s = 0;        // building the pool and the problem
+  double resample_s = 0;     // the draws, summed over (k, rule)
+};
+
+/// std::invalid_argument naming the field ("tol: …", "z: …") for options no run can take.
+void check_budget_options(const BudgetOptions& options);
+
+/// Runs the simulation. UsageError for judges or pools the cascade cannot use;
+/// std::invalid_argument naming the field: "tol", "z", "k" (a budget the rule or pool cannot
+/// take), "draws", and the target's ("kind", "devices", "threads").
+BudgetReport run_budget(const ItemMatrix& matrix, const BudgetOptions& options, const ExecTarget& target);
+
+/// SPEC §4's JSON: head.envelope, then settings, pool, budget and timing (load_s includes head.load_s).
+Json to_json(const BudgetReport& report, const ReportHead& head);
+/// The budget table with its notes: text, md or csv.
+std::string tables(const BudgetReport& report, const std::string& format);
+/// budget_delta_k<K>_<rule>.svg per (k, rule) and budget_loss_share.svg into `dir` (created).
+void plots(const BudgetReport& report, const std::string& dir);
+
+}  // namespace judgestat
