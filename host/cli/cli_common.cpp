@@ -60,7 +60,7 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
     common.level = parsed["level"].as<double>();
     common.backend = parsed["backend"].as<std::string>();
     // --devices 0,1 asks make_backend for the split backend "cuda:0,1".
-    const std::string devices = parsed["devices"].as<std::string>();
+    const std::string devices = parsed.count("devices") ? parsed["devices"].as<std::string>() : "";
     if (!devices.empty()) {
       if (common.backend != "auto" && common.backend != "cuda")
         throw UsageError("--devices: selects CUDA devices, so it goes with --backend cuda or auto, not '" +
@@ -194,7 +194,7 @@ ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed) {
   ExecTarget target;
   try {
     target.kind = parse_exec_kind(parsed["backend"].as<std::string>());
-    const std::string devices = parsed["devices"].as<std::string>();
+    const std::string devices = parsed.count("devices") ? parsed["devices"].as<std::string>() : "";
     if (!devices.empty()) target.devices = parse_device_list(devices, "--devices");
     target.threads = parsed["threads"].as<int>();
     if (parsed.count("chunk")) target.chunk = parsed["chunk"].as<uint64_t>();

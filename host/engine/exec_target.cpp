@@ -23,7 +23,7 @@ ExecTarget::Kind parse_exec_kind(const std::string& text) {
 void check_exec_target(const ExecTarget& target) {
   if (target.threads < 0) throw std::invalid_argument("threads: expected 0 (all) or a positive count");
   if (!target.devices.empty() && target.kind == ExecTarget::Kind::kCpu)
-    throw std::invalid_argument("devices: selects CUDA devices, so it goes with kind cuda or auto, not cpu");
+    throw std::invalid_argument("devices: selects CUDA devices, so it goes with kind cuda or auto, not 'cpu'");
   for (int device : target.devices)
     if (device < 0) throw std::invalid_argument("devices: device numbers are non-negative");
 }
