@@ -248,11 +248,6 @@ int64_t append_units(Plan& plan, const std::vector<int32_t>& clusters) {
   return offset;
 }
 
-void put_group(Json& row, const std::string& strata, const std::optional<std::string>& group) {
-  row["benchmark"] = strata == "benchmark" && group ? Json(*group) : Json(nullptr);
-  row["condition"] = strata == "condition" && group ? Json(*group) : Json(nullptr);
-}
-
 // The probability-quality statistics of one plan, built step by step: the units and judges with
 // probabilities, the scopes (overall, then each stratum), and per judge × scope × presentation
 // the brier, nll, ece and auroc_err statistics, the point summaries and the flip table.
@@ -466,84 +461,6 @@ class ProbabilityPlanBuilder {
 
 ProbabilityQuality add_probability_quality(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan) {
   return ProbabilityPlanBuilder(m, sel, per_group, plan).build();
-}
-
-Json reliability_json(const ReliabilityTable& table) {
-  Json bins = Json::array();
-  for (int b = 0; b < kConfidenceBins; ++b) {
-    const ReliabilityBin& bin = table.bins[b];
-    bins.push_back({{"bin", confidence_bin_name(b)},
-                    {"lo", static_cast<double>(b) / kConfidenceBins},
-                    {"hi", static_cast<double>(b + 1) / kConfidenceBins},
-                    {"n", bin.n},
-                    {"mean_q", bin.mean_q},
-                    {"accuracy", bin.accuracy}});
-  }
-  Json out;
-  out["n"] = table.n;
-  out["errors"] = table.errors;
-  out["ece"] = table.ece;
-  out["bins"] = bins;
-  out["high_confidence"] = {{"q_at_least", kHighConfidence},
-                            {"n", table.n_high},
-                            {"errors", table.errors_high},
-                            {"error_rate", table.error_rate_high()},
-                            {"error_share", table.error_share_high()}};
-  return out;
-}
-
-Json risk_coverage_json(const RiskCoverage& curve) {
-  // Curves run to one point per distinct confidence (tens of thousands): built in place and
-  // moved, never copied.
-  Json points = Json::array();
-  points.get_ref<Json::array_t&>().reserve(curve.points.size());
-  for (const auto& point : curve.points)
-    points.push_back({{"q", point.q}, {"coverage", point.coverage}, {"risk", point.risk}});
-  Json out;
-  out["aurc"] = curve.aurc;
-  out["points"] = std::move(points);
-  return out;
-}
-
-void add_probability_json(const ProbabilityQuality& quality, Json& json) {
-  if (quality.empty()) return;
-  Json reliability = Json::array(), curves = Json::array(), flips = Json::array();
-  for (const auto& s : quality.summaries) {
-    Json head;
-    head["judge"] = s.judge;
-    put_group(head, quality.strata, s.group);
-    head["order"] = s.order ? Json(*s.order) : Json(nullptr);
-    Json table = head, curve = std::move(head);
-    table.update(reliability_json(s.reliability));
-    Json risk_coverage = risk_coverage_json(s.risk_coverage);
-    for (auto& [key, value] : risk_coverage.items()) curve[key] = std::move(value);
-    reliability.push_back(std::move(table));
-    curves.push_back(std::move(curve));
-  }
-  for (const auto& f : quality.flips) {
-    Json row;
-    row["judge"] = f.judge;
-    put_group(row, quality.strata, f.group);
-    row["order"] = 0;  // bins are on the base order's confidence
-    row["items"] = f.table.total_items;
-    row["flips"] = f.table.total_flips;
-    row["flips_at_q_at_least_0.9"] = f.table.flips_high;
-    row["share_of_flips_at_q_at_least_0.9"] =
-        f.table.total_flips ? static_cast<double>(f.table.flips_high) / static_cast<double>(f.table.total_flips) : NAN;
-    Json bins = Json::array();
-    for (int b = 0; b < kConfidenceBins; ++b)
-      bins.push_back({{"bin", confidence_bin_name(b)},
-                      {"items", f.table.items[b]},
-                      {"flips", f.table.flips[b]},
-                      {"rate", f.table.items[b] ? static_cast<double>(f.table.flips[b]) / static_cast<double>(f.table.items[b]) : NAN}});
-    row["bins"] = bins;
-    flips.push_back(row);
-  }
-  if (!json.contains("notes")) json["notes"] = Json::array();
-  for (const auto& note : quality.notes) json["notes"].push_back(note);
-  json["reliability"] = std::move(reliability);
-  json["risk_coverage"] = std::move(curves);
-  if (!flips.empty()) json["flip_by_confidence"] = std::move(flips);
 }
 
 }  // namespace judgestat

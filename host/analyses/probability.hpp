@@ -59,22 +59,17 @@ double fit_temperature(const std::vector<double>& probs, int32_t n_labels, const
 ProbabilityQuality add_probability_quality(const ItemMatrix& matrix, const Selection& selection,
                                            bool per_group, Plan& plan);
 
-/// Adds the top-level keys `reliability`, `risk_coverage` and `flip_by_confidence` (when there
-/// is anything to report).
-void add_probability_json(const ProbabilityQuality& quality, Json& json);
-
-/// JSON of one reliability table / risk–coverage curve (shared with `judgestat cascade`).
-Json reliability_json(const ReliabilityTable& table);
-Json risk_coverage_json(const RiskCoverage& curve);
-
 /// "[0.9, 1.0]" style name of a confidence bin.
 std::string confidence_bin_name(int bin);
 
 /// "order 0", "order 1", … or "averaged" (nullopt): the name of a presentation.
 std::string presentation_name(const std::optional<int>& order);
 
-/// Transitional: the text tables are a writer's and live in report/probability_report.hpp;
-/// declared here too until every caller includes that header.
+/// Transitional: the writers of these summaries (JSON and text tables) live in
+/// report/probability_report.hpp; declared here too until every caller includes that header.
+void add_probability_json(const ProbabilityQuality& quality, Json& json);
+Json reliability_json(const ReliabilityTable& table);
+Json risk_coverage_json(const RiskCoverage& curve);
 std::string probability_tables_text(const ProbabilityQuality& quality, const std::string& format);
 
 }  // namespace judgestat

@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "analyses/probability.hpp"
 #include "judgestat/metrics.hpp"
 #include "report/probability_report.hpp"
 #include "report/report.hpp"
