@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "analyses/metrics.hpp"
+#include "judgestat/metrics.hpp"
 #include "records/selection.hpp"
+#include "report/report.hpp"
 #include "test_support.hpp"
 
 using namespace judgestat;
@@ -134,4 +136,88 @@ TEST(MetricsLLMBar, OrderKappaMatchesPublishedAgreement) {
   ASSERT_EQ(kappa.size(), 2u);
   EXPECT_NEAR(kappa.at("GPT-4/Vanilla"), 0.897708674304419, 1e-12);
   EXPECT_NEAR(kappa.at("LLaMA2/Swap"), 0.4330651060716899, 1e-12);
+}
+
+// run_metrics, the library entry point: LLMBar's published counts from the report's intervals.
+TEST(RunMetrics, ReproducesPublishedCountsOnLLMBar) {
+  const ItemMatrix matrix = load_item_matrix(kRoot + "/data/llmbar/natural_neighbor.csv");
+  MetricsOptions options;
+  options.conditions = {"Natural"};
+  options.judges = {"ChatGPT-0301/CoT"};
+  options.invalid_match = true;
+  options.replicates = 200;
+  ExecTarget target;
+  target.kind = ExecTarget::Kind::kCpu;
+  target.threads = 2;
+  const MetricsReport report = run_metrics(matrix, options, target);
+  ASSERT_EQ(report.statistics.labels.size(), report.statistics.intervals.size());
+  std::map<std::string, double> count;
+  for (size_t s = 0; s < report.statistics.labels.size(); ++s) {
+    const StatLabel& label = report.statistics.labels[s];
+    const std::string key = label.name + (label.order && label.name == "acc" ? std::to_string(*label.order) : "");
+    count[key] = report.statistics.intervals[s].estimate * static_cast<double>(label.n);
+    if (key == "acc0") {
+      EXPECT_EQ(label.n, 100);
+    }
+  }
+  // statistics_natural_neighbor.csv: LLMBar,Natural,ChatGPT-0301/CoT,100,81,83,69,74
+  EXPECT_NEAR(count.at("acc0"), 81, 1e-9);
+  EXPECT_NEAR(count.at("acc1"), 83, 1e-9);
+  EXPECT_NEAR(count.at("bc"), 69, 1e-9);
+  EXPECT_NEAR(count.at("cons"), 74, 1e-9);
+  ASSERT_EQ(report.validity.size(), 1u);
+  EXPECT_EQ(report.validity[0].judge, "ChatGPT-0301/CoT");
+  EXPECT_EQ(report.validity[0].records, 200);
+  EXPECT_TRUE(report.probability.empty());  // LLMBar has no probabilities
+  EXPECT_EQ(report.strata, "");
+  EXPECT_EQ(report.replicates, 200u);
+}
+
+// run_metrics + to_json give the CLI's JSON, key for key (the envelope and timing aside), on
+// data with probabilities (reliability, risk_coverage, flip_by_confidence) and strata.
+TEST(RunMetrics, ToJsonMatchesTheCli) {
+  const std::string file = kRoot + "/data/judgebench/gpt4o_split.csv";
+  const CliRun cli = run_cli("metrics " + file + " --by benchmark --replicates 300 --seed 7 --ci bca " +
+                             "--backend cpu --threads 2 --quiet --format json");
+  ASSERT_EQ(cli.status, 0) << cli.out;
+  const Json expected = Json::parse(cli.out);
+  const ItemMatrix matrix = load_item_matrix(file);
+  MetricsOptions options;
+  options.by = "benchmark";
+  options.replicates = 300;
+  options.seed = 7;
+  options.ci = CiMethod::kBca;
+  ExecTarget target;
+  target.kind = ExecTarget::Kind::kCpu;
+  target.threads = 2;
+  const MetricsReport report = run_metrics(matrix, options, target);
+  EXPECT_FALSE(report.probability.empty());
+  const Json mine = to_json(report, ReportHead{});
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : mine.items())
+    if (key != "timing") keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"settings", "statistics", "validity", "notes", "reliability",
+                                            "risk_coverage", "flip_by_confidence"}));
+  for (const std::string& key : keys) {
+    SCOPED_TRACE(key);
+    ASSERT_TRUE(expected.contains(key));
+    // Through text, as the CLI's JSON went (NaN as the writer spells it).
+    EXPECT_EQ(dump_json(Json::parse(dump_json(mine[key]))), dump_json(expected[key]));
+  }
+  EXPECT_TRUE(mine["timing"].contains("load_s"));
+  // The tables: the statistics table's rows then the probability-quality tables.
+  const std::string text = tables(report, "text");
+  EXPECT_NE(text.find("Probability quality, point estimates (no CI):"), std::string::npos);
+  EXPECT_NE(text.find("stratified by benchmark"), std::string::npos);
+}
+
+// Library errors name the options' fields; the CLI names the flags.
+TEST(RunMetrics, UnknownJudgeIsAUsageError) {
+  const ItemMatrix matrix = load_item_matrix(kRoot + "/data/llmbar/natural_neighbor.csv");
+  MetricsOptions options;
+  options.judges = {"nobody"};
+  options.replicates = 10;
+  ExecTarget target;
+  target.kind = ExecTarget::Kind::kCpu;
+  EXPECT_THROW(run_metrics(matrix, options, target), UsageError);
 }

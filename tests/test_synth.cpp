@@ -195,3 +195,27 @@ TEST(SynthCap, CommandWritesTheFileAndQuietSilencesItsSummary) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(r.out, "");
 }
+
+// The generator names its own fields; the CLI says which flag that is.
+TEST(SynthCap, OptionErrorsNameFieldsAndTheCliNamesFlags) {
+  auto message = [](const SynthOptions& options) {
+    try {
+      check_synth_options(options);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  SynthOptions options;
+  options.judges = default_synth_judges();
+  EXPECT_EQ(message(options), "no error");
+  SynthOptions few = options;
+  few.items_per_type = 0;
+  EXPECT_EQ(message(few), "items_per_type: need at least 1");
+  SynthOptions scaled = options;
+  scaled.skill_scale = 2;
+  EXPECT_EQ(message(scaled), "skill_scale: expected a number in [0, 1]");
+  const auto r = judgestat::testing_support::run_cli("synth cap --out - --items-per-type 0");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--items-per-type: need at least 1"), std::string::npos) << r.out;
+}

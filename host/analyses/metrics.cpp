@@ -1,11 +1,14 @@
 #include "analyses/metrics.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <numeric>
 
+#include "analyses/probability.hpp"
 #include "judgestat/bootstrap.hpp"
+#include "judgestat/exec_target.hpp"
 
 namespace judgestat {
 
@@ -132,185 +135,264 @@ std::vector<AccuracyUnit> accuracy_units(const ItemMatrix& m, const Selection& s
   return units;
 }
 
-MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel,
-                               const MetricsOptions& options) {
-  MetricsPlan out;
-  Plan& plan = out.plan;
-  plan = plan_for(sel);
+namespace {
 
-  const std::vector<Unit> units = accuracy_units(m, sel, plan);
-  const size_t U = units.size();
-  const int orders = sel.orders;
-  const bool multi_order = orders >= 2;
-  if (!multi_order)
-    out.notes.push_back("bc, cons, stable_wrong and jb_score are left out: the data has one "
-                        "presentation order (they compare orders)");
+// The accuracy family of one selection, built step by step: the units, the scopes (overall,
+// then each stratum when reporting per group), per judge × scope the ratio statistics, the
+// order family and macro-F1, then the paired differences and each judge's validity.
+class MetricsPlanBuilder {
+ public:
+  MetricsPlanBuilder(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options)
+      : m_(m), sel_(sel), options_(options), plan_(out_.plan) {}
 
-  // Scopes: overall, then each stratum when reporting per group.
+  MetricsPlan build() {
+    plan_ = plan_for(sel_);
+    units_ = accuracy_units(m_, sel_, plan_);
+    U_ = units_.size();
+    orders_ = sel_.orders;
+    multi_order_ = orders_ >= 2;
+    if (!multi_order_)
+      out_.notes.push_back("bc, cons, stable_wrong and jb_score are left out: the data has one "
+                           "presentation order (they compare orders)");
+    make_scopes();
+    reference_ = sel_.judges.front();
+    if (!options_.reference.empty()) reference_ = m_.judge_index(options_.reference);
+    std::vector<JudgeUnits> facts;
+    for (int32_t j : sel_.judges) facts.push_back(judge_units(m_, j, units_, orders_, options_.invalid_match));
+    for (size_t jj = 0; jj < sel_.judges.size(); ++jj)
+      for (size_t s = 0; s < scopes_.size(); ++s) add_judge_scope(sel_.judges[jj], facts[jj], s);
+    add_differences();
+    add_validity();
+    return std::move(out_);
+  }
+
+ private:
   struct Scope {
     std::optional<std::string> group;
     std::vector<double> mask;
   };
-  std::vector<Scope> scopes{{std::nullopt, std::vector<double>(U, 1.0)}};
-  if (options.per_group && !sel.strata.empty()) {
-    for (int32_t h = 0; h < sel.n_strata(); ++h) {
-      Scope scope{sel.stratum_names[h], std::vector<double>(U, 0.0)};
-      for (size_t u = 0; u < U; ++u) scope.mask[u] = sel.item_stratum[units[u].item] == h;
-      scopes.push_back(std::move(scope));
+  // A ratio statistic's program and n, per (judge, scope) and name (+ order): reused by diff.
+  using Ratios = std::map<std::string, std::pair<std::vector<Op>, int64_t>>;
+
+  void make_scopes() {
+    scopes_.push_back({std::nullopt, std::vector<double>(U_, 1.0)});
+    if (!options_.per_group || sel_.strata.empty()) return;
+    for (int32_t h = 0; h < sel_.n_strata(); ++h) {
+      Scope scope{sel_.stratum_names[h], std::vector<double>(U_, 0.0)};
+      for (size_t u = 0; u < U_; ++u) scope.mask[u] = sel_.item_stratum[units_[u].item] == h;
+      scopes_.push_back(std::move(scope));
     }
   }
 
-  int32_t reference = sel.judges.front();
-  if (!options.reference.empty()) reference = m.judge_index(options.reference);
-
-  auto masked = [&](const std::vector<double>& values, const std::vector<double>& mask) {
-    std::vector<double> out_values(U);
-    for (size_t u = 0; u < U; ++u) out_values[u] = values[u] * mask[u];
+  std::vector<double> masked(const std::vector<double>& values, const std::vector<double>& mask) const {
+    std::vector<double> out_values(U_);
+    for (size_t u = 0; u < U_; ++u) out_values[u] = values[u] * mask[u];
     return out_values;
-  };
-  auto add_column = [&](const std::string& name, std::vector<double> values) {
-    const int32_t k = plan.add_column(name);
-    plan.columns[k] = std::move(values);
+  }
+
+  int32_t add_column(const std::string& name, std::vector<double> values) {
+    const int32_t k = plan_.add_column(name);
+    plan_.columns[k] = std::move(values);
     return k;
-  };
-  auto label_for = [&](const std::string& name, int32_t judge, const Scope& scope) {
+  }
+
+  StatLabel label_for(const std::string& name, int32_t judge, const Scope& scope) const {
     StatLabel label;
     label.name = name;
-    label.judge = m.judges[judge];
-    if (sel.strata == "benchmark") label.benchmark = scope.group;
-    if (sel.strata == "condition") label.condition = scope.group;
+    label.judge = m_.judges[judge];
+    if (sel_.strata == "benchmark") label.benchmark = scope.group;
+    if (sel_.strata == "condition") label.condition = scope.group;
     return label;
-  };
+  }
 
-  // Programs per (judge, scope) for acc/pa/bc, reused by diff.
-  std::map<std::pair<int32_t, size_t>, std::map<std::string, std::pair<std::vector<Op>, int64_t>>> ratio_of;
-  std::vector<int32_t> judges_in_order = sel.judges;
-  std::vector<JudgeUnits> facts;
-  for (int32_t j : judges_in_order) facts.push_back(judge_units(m, j, units, orders, options.invalid_match));
+  // sum(num) / sum(den) on the scope's units; nothing when den is 0 there.
+  void add_ratio(int32_t j, size_t s, const std::string& tag, const std::string& name,
+                 std::optional<int> order, const std::vector<double>& num, const std::vector<double>& den) {
+    const Scope& scope = scopes_[s];
+    const std::vector<double> den_values = masked(den, scope.mask);
+    const int64_t n = static_cast<int64_t>(total(den_values));
+    if (n == 0) return;
+    const int32_t kn = add_column(tag + "/" + name + "/num", masked(num, scope.mask));
+    const int32_t kd = add_column(tag + "/" + name + "/den", den_values);
+    StatisticDef stat{label_for(name, j, scope), ratio_program(kn, kd)};
+    stat.label.order = order;
+    stat.label.n = n;
+    ratio_of_[{j, s}][name + (order ? std::to_string(*order) : "")] = {stat.program, n};
+    plan_.statistics.push_back(std::move(stat));
+  }
 
-  for (size_t jj = 0; jj < judges_in_order.size(); ++jj) {
-    const int32_t j = judges_in_order[jj];
-    const JudgeUnits& f = facts[jj];
-    for (size_t s = 0; s < scopes.size(); ++s) {
-      const Scope& scope = scopes[s];
-      const std::string tag = m.judges[j] + (scope.group ? "/" + *scope.group : "");
-      auto add_ratio = [&](const std::string& name, std::optional<int> order,
-                           const std::vector<double>& num, const std::vector<double>& den) {
-        const std::vector<double> den_values = masked(den, scope.mask);
-        const int64_t n = static_cast<int64_t>(total(den_values));
-        if (n == 0) return;
-        const int32_t kn = add_column(tag + "/" + name + "/num", masked(num, scope.mask));
-        const int32_t kd = add_column(tag + "/" + name + "/den", den_values);
-        StatisticDef stat{label_for(name, j, scope), ratio_program(kn, kd)};
-        stat.label.order = order;
-        stat.label.n = n;
-        ratio_of[{j, s}][name + (order ? std::to_string(*order) : "")] = {stat.program, n};
-        plan.statistics.push_back(std::move(stat));
-      };
-      for (int o = 0; o < orders; ++o) add_ratio("acc", o, f.correct[o], f.present[o]);
-      add_ratio("pa", std::nullopt, f.order_mean, f.any_present);
-      if (multi_order) {
-        std::vector<double> bc(U), cons(U), jb(U);
-        for (size_t u = 0; u < U; ++u) {
-          bc[u] = f.complete[u] * f.all_correct[u];
-          cons[u] = f.complete[u] * f.consistent[u];
-          jb[u] = f.complete[u] * f.jb_positive[u];
-        }
-        add_ratio("bc", std::nullopt, bc, f.complete);
-        add_ratio("cons", std::nullopt, cons, f.complete);
-        // stable_wrong = cons - bc on the same units [CAP App. H].
-        const std::vector<double> den = masked(f.complete, scope.mask);
-        const int64_t n = static_cast<int64_t>(total(den));
-        if (n > 0) {
-          const int32_t kc = add_column(tag + "/sw/cons", masked(cons, scope.mask));
-          const int32_t kb = add_column(tag + "/sw/bc", masked(bc, scope.mask));
-          const int32_t kd = add_column(tag + "/sw/den", den);
-          StatisticDef stat{label_for("stable_wrong", j, scope),
-                            {{OpCode::kColumn, kc}, {OpCode::kColumn, kb}, {OpCode::kSub},
-                             {OpCode::kColumn, kd}, {OpCode::kDiv}}};
-          stat.label.n = n;
-          plan.statistics.push_back(std::move(stat));
-        }
-        add_ratio("jb_score", std::nullopt, jb, f.complete);
-        add_order_kappa(m, j, units, f.complete, scope.mask, tag, label_for("kappa", j, scope), plan);
-      }
-      // Macro-F1 over the labels that occur as gold in order 0 (sklearn's F1 per label,
-      // 0 for a label that a replicate neither predicts nor contains).
-      std::vector<std::vector<double>> tp, pred_gold;
-      int64_t n0 = 0;
-      for (int32_t k = 0; k < m.n_labels(); ++k) {
-        std::vector<double> t(U, 0.0), pg(U, 0.0);
-        bool occurs = false;
-        for (size_t u = 0; u < U; ++u) {
-          if (!scope.mask[u] || !f.present[0][u]) continue;
-          const bool gold_k = m.gold[units[u].item] == k, pred_k = f.verdict0[u] == k;
-          t[u] = gold_k && pred_k;
-          pg[u] = gold_k + pred_k;
-          occurs = occurs || gold_k;
-        }
-        if (!occurs) continue;
-        tp.push_back(std::move(t));
-        pred_gold.push_back(std::move(pg));
-      }
-      for (size_t u = 0; u < U; ++u) n0 += scope.mask[u] > 0 && f.present[0][u] > 0;
-      if (!tp.empty() && n0 > 0) {
-        std::vector<Op> program;
-        for (size_t k = 0; k < tp.size(); ++k) {
-          const int32_t kt = add_column(tag + "/f1/tp" + std::to_string(k), tp[k]);
-          const int32_t kp = add_column(tag + "/f1/pg" + std::to_string(k), pred_gold[k]);
-          program.insert(program.end(), {{OpCode::kColumn, kt},
-                                         {OpCode::kConstant, 0, 2.0},
-                                         {OpCode::kMul},
-                                         {OpCode::kColumn, kp},
-                                         {OpCode::kDivOrZero}});
-          if (k > 0) program.push_back({OpCode::kAdd});
-        }
-        program.push_back({OpCode::kConstant, 0, static_cast<double>(tp.size())});
-        program.push_back({OpCode::kDiv});
-        StatisticDef stat{label_for("macro_f1", j, scope), program};
-        stat.label.order = 0;
-        stat.label.n = n0;
-        plan.statistics.push_back(std::move(stat));
-      }
+  void add_judge_scope(int32_t j, const JudgeUnits& f, size_t s) {
+    const Scope& scope = scopes_[s];
+    const std::string tag = m_.judges[j] + (scope.group ? "/" + *scope.group : "");
+    for (int o = 0; o < orders_; ++o) add_ratio(j, s, tag, "acc", o, f.correct[o], f.present[o]);
+    add_ratio(j, s, tag, "pa", std::nullopt, f.order_mean, f.any_present);
+    if (multi_order_) add_order_family(j, f, s, tag);
+    add_macro_f1(j, f, scope, tag);
+  }
+
+  // bc, cons, stable_wrong, jb_score and kappa: statistics that compare orders.
+  void add_order_family(int32_t j, const JudgeUnits& f, size_t s, const std::string& tag) {
+    const Scope& scope = scopes_[s];
+    std::vector<double> bc(U_), cons(U_), jb(U_);
+    for (size_t u = 0; u < U_; ++u) {
+      bc[u] = f.complete[u] * f.all_correct[u];
+      cons[u] = f.complete[u] * f.consistent[u];
+      jb[u] = f.complete[u] * f.jb_positive[u];
     }
+    add_ratio(j, s, tag, "bc", std::nullopt, bc, f.complete);
+    add_ratio(j, s, tag, "cons", std::nullopt, cons, f.complete);
+    // stable_wrong = cons - bc on the same units [CAP App. H].
+    const std::vector<double> den = masked(f.complete, scope.mask);
+    const int64_t n = static_cast<int64_t>(total(den));
+    if (n > 0) {
+      const int32_t kc = add_column(tag + "/sw/cons", masked(cons, scope.mask));
+      const int32_t kb = add_column(tag + "/sw/bc", masked(bc, scope.mask));
+      const int32_t kd = add_column(tag + "/sw/den", den);
+      StatisticDef stat{label_for("stable_wrong", j, scope),
+                        {{OpCode::kColumn, kc}, {OpCode::kColumn, kb}, {OpCode::kSub},
+                         {OpCode::kColumn, kd}, {OpCode::kDiv}}};
+      stat.label.n = n;
+      plan_.statistics.push_back(std::move(stat));
+    }
+    add_ratio(j, s, tag, "jb_score", std::nullopt, jb, f.complete);
+    add_order_kappa(m_, j, units_, f.complete, scope.mask, tag, label_for("kappa", j, scope), plan_);
+  }
+
+  // Macro-F1 over the labels that occur as gold in order 0 (sklearn's F1 per label,
+  // 0 for a label that a replicate neither predicts nor contains).
+  void add_macro_f1(int32_t j, const JudgeUnits& f, const Scope& scope, const std::string& tag) {
+    std::vector<std::vector<double>> tp, pred_gold;
+    int64_t n0 = 0;
+    for (int32_t k = 0; k < m_.n_labels(); ++k) {
+      std::vector<double> t(U_, 0.0), pg(U_, 0.0);
+      bool occurs = false;
+      for (size_t u = 0; u < U_; ++u) {
+        if (!scope.mask[u] || !f.present[0][u]) continue;
+        const bool gold_k = m_.gold[units_[u].item] == k, pred_k = f.verdict0[u] == k;
+        t[u] = gold_k && pred_k;
+        pg[u] = gold_k + pred_k;
+        occurs = occurs || gold_k;
+      }
+      if (!occurs) continue;
+      tp.push_back(std::move(t));
+      pred_gold.push_back(std::move(pg));
+    }
+    for (size_t u = 0; u < U_; ++u) n0 += scope.mask[u] > 0 && f.present[0][u] > 0;
+    if (tp.empty() || n0 == 0) return;
+    std::vector<Op> program;
+    for (size_t k = 0; k < tp.size(); ++k) {
+      const int32_t kt = add_column(tag + "/f1/tp" + std::to_string(k), tp[k]);
+      const int32_t kp = add_column(tag + "/f1/pg" + std::to_string(k), pred_gold[k]);
+      program.insert(program.end(), {{OpCode::kColumn, kt},
+                                     {OpCode::kConstant, 0, 2.0},
+                                     {OpCode::kMul},
+                                     {OpCode::kColumn, kp},
+                                     {OpCode::kDivOrZero}});
+      if (k > 0) program.push_back({OpCode::kAdd});
+    }
+    program.push_back({OpCode::kConstant, 0, static_cast<double>(tp.size())});
+    program.push_back({OpCode::kDiv});
+    StatisticDef stat{label_for("macro_f1", j, scope), program};
+    stat.label.order = 0;
+    stat.label.n = n0;
+    plan_.statistics.push_back(std::move(stat));
   }
 
   // Paired differences against the reference, on the same replicates.
-  for (int32_t j : judges_in_order) {
-    if (j == reference) continue;
-    for (size_t s = 0; s < scopes.size(); ++s) {
-      auto& mine = ratio_of[{j, s}];
-      auto& theirs = ratio_of[{reference, s}];
-      std::vector<std::pair<std::string, std::optional<int>>> names;
-      for (int o = 0; o < orders; ++o) names.push_back({"acc", o});
-      names.push_back({"pa", std::nullopt});
-      if (multi_order) names.push_back({"bc", std::nullopt});
-      for (const auto& [name, order] : names) {
-        const std::string key = name + (order ? std::to_string(*order) : "");
-        if (!mine.count(key) || !theirs.count(key)) continue;
-        StatisticDef stat{label_for("diff", j, scopes[s]),
-                          difference_program(mine[key].first, theirs[key].first)};
-        stat.label.reference = m.judges[reference];
-        stat.label.of = name;
-        stat.label.order = order;
-        stat.label.n = std::min(mine[key].second, theirs[key].second);
-        plan.statistics.push_back(std::move(stat));
+  void add_differences() {
+    for (int32_t j : sel_.judges) {
+      if (j == reference_) continue;
+      for (size_t s = 0; s < scopes_.size(); ++s) {
+        Ratios& mine = ratio_of_[{j, s}];
+        Ratios& theirs = ratio_of_[{reference_, s}];
+        std::vector<std::pair<std::string, std::optional<int>>> names;
+        for (int o = 0; o < orders_; ++o) names.push_back({"acc", o});
+        names.push_back({"pa", std::nullopt});
+        if (multi_order_) names.push_back({"bc", std::nullopt});
+        for (const auto& [name, order] : names) {
+          const std::string key = name + (order ? std::to_string(*order) : "");
+          if (!mine.count(key) || !theirs.count(key)) continue;
+          StatisticDef stat{label_for("diff", j, scopes_[s]),
+                            difference_program(mine[key].first, theirs[key].first)};
+          stat.label.reference = m_.judges[reference_];
+          stat.label.of = name;
+          stat.label.order = order;
+          stat.label.n = std::min(mine[key].second, theirs[key].second);
+          plan_.statistics.push_back(std::move(stat));
+        }
       }
     }
   }
 
-  for (int32_t j : judges_in_order) {
-    JudgeValidity validity{m.judges[j], 0, 0};
-    for (const Unit& unit : units)
-      for (int o = 0; o < m.orders; ++o) {
-        const size_t c = m.cell(j, unit.item, o, unit.variant);
-        if (!m.present(c)) continue;
-        ++validity.records;
-        validity.invalid += m.verdict[c] == kInvalid;
-      }
-    out.validity.push_back(validity);
+  void add_validity() {
+    for (int32_t j : sel_.judges) {
+      JudgeValidity validity{m_.judges[j], 0, 0};
+      for (const Unit& unit : units_)
+        for (int o = 0; o < m_.orders; ++o) {
+          const size_t c = m_.cell(j, unit.item, o, unit.variant);
+          if (!m_.present(c)) continue;
+          ++validity.records;
+          validity.invalid += m_.verdict[c] == kInvalid;
+        }
+      out_.validity.push_back(validity);
+    }
   }
-  return out;
+
+  const ItemMatrix& m_;
+  const Selection& sel_;
+  const MetricsOptions& options_;
+  MetricsPlan out_;
+  Plan& plan_;
+  std::vector<Unit> units_;
+  size_t U_ = 0;
+  int orders_ = 0;
+  bool multi_order_ = false;
+  int32_t reference_ = 0;
+  std::vector<Scope> scopes_;
+  std::map<std::pair<int32_t, size_t>, Ratios> ratio_of_;
+};
+
+}  // namespace
+
+MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel,
+                               const MetricsOptions& options) {
+  return MetricsPlanBuilder(m, sel, options).build();
+}
+
+MetricsReport run_metrics(const ItemMatrix& matrix, const MetricsOptions& options,
+                          const ExecTarget& target) {
+  const auto start = std::chrono::steady_clock::now();
+  SelectionOptions select;
+  select.judges = options.judges;
+  select.benchmarks = options.benchmarks;
+  select.conditions = options.conditions;
+  select.variants = options.variants;
+  select.strata = options.by;
+  const Selection selection = select_records(matrix, select);
+  MetricsPlan built = build_metrics_plan(matrix, selection, options);
+  MetricsReport report;
+  // Probability quality (SPEC §3.2) joins the same plan, after the accuracy family.
+  report.probability = add_probability_quality(matrix, selection, options.per_group, built.plan);
+  report.plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  auto backend = make_backend(target);
+  BootstrapOptions boot;
+  boot.replicates = options.replicates;
+  boot.seed = options.seed;
+  boot.ci = options.ci;
+  boot.level = options.level;
+  boot.keep_replicates = options.keep_replicates;
+  boot.progress = options.progress;
+  report.statistics = run_bootstrap(built.plan, *backend, boot);
+  report.validity = std::move(built.validity);
+  report.notes = std::move(built.notes);
+  report.replicates = options.replicates;
+  report.seed = options.seed;
+  report.ci = options.ci;
+  report.level = options.level;
+  report.strata = selection.strata;
+  report.invalid_match = options.invalid_match;
+  return report;
 }
 
 std::vector<double> point_estimates(const Plan& plan) {

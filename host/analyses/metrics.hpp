@@ -4,22 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "judgestat/metrics.hpp"
 #include "judgestat/plan.hpp"
 #include "judgestat/records.hpp"
 #include "records/selection.hpp"
 
 namespace judgestat {
-
-struct MetricsOptions {
-  bool invalid_match = false;  // two invalid verdicts agree in `cons` (LLMBar's `equal`)
-  std::string reference;       // judge for `diff`; empty: the first selected judge
-  bool per_group = false;      // statistics per stratum as well as overall
-};
-
-struct JudgeValidity {
-  std::string judge;
-  int64_t records = 0, invalid = 0;
-};
 
 struct MetricsPlan {
   Plan plan;
@@ -50,6 +40,8 @@ std::vector<AccuracyUnit> accuracy_units(const ItemMatrix& matrix, const Selecti
 JudgeUnits judge_units(const ItemMatrix& matrix, int32_t j, const std::vector<AccuracyUnit>& units,
                        int orders, bool invalid_match);
 
+/// The accuracy family's plan of a selection (options: invalid_match, reference, per_group;
+/// the selection and bootstrap fields are not read here).
 MetricsPlan build_metrics_plan(const ItemMatrix& matrix, const Selection& selection,
                                const MetricsOptions& options);
 

@@ -13,6 +13,10 @@ int confidence_bin(double q) {
   return std::max(0, std::min(bin, kConfidenceBins - 1));
 }
 
+std::string presentation_name(const std::optional<int>& order) {
+  return order ? "order " + std::to_string(*order) : "averaged";
+}
+
 std::string confidence_bin_name(int bin) {
   char text[32];
   std::snprintf(text, sizeof text, bin == kConfidenceBins - 1 ? "[%.1f, %.1f]" : "[%.1f, %.1f)",
@@ -244,355 +248,219 @@ int64_t append_units(Plan& plan, const std::vector<int32_t>& clusters) {
   return offset;
 }
 
-std::string presentation_name(const std::optional<int>& order) {
-  return order ? "order " + std::to_string(*order) : "averaged";
-}
-
-std::string percent(double share) {
-  return std::isfinite(share) ? fixed(100.0 * share, 1) + " %" : "—";
-}
-
-std::string count_text(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
-void put_group(Json& row, const std::string& strata, const std::optional<std::string>& group) {
-  row["benchmark"] = strata == "benchmark" && group ? Json(*group) : Json(nullptr);
-  row["condition"] = strata == "condition" && group ? Json(*group) : Json(nullptr);
-}
-
-}  // namespace
-
-ProbabilityQuality add_probability_quality(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan) {
-  ProbabilityQuality out;
-  out.strata = per_group ? sel.strata : "";
-  if (!m.has_probs) return out;
-  const int32_t L = m.n_labels();
-  std::vector<double> scratch(L);
-
-  // Units: every selected (item, variant) on which some selected judge has a valid output with
-  // probabilities; judges with at least one such output are analysed.
-  std::vector<Unit> units;
-  std::vector<int32_t> unit_clusters, judges;
-  std::vector<uint8_t> judge_has(sel.judges.size(), 0);
-  for (int32_t i : sel.items)
-    for (int32_t v : sel.variants) {
-      bool any = false;
-      for (size_t jj = 0; jj < sel.judges.size(); ++jj)
-        for (int o = 0; o < m.orders; ++o)
-          if (cell_probabilities(m, m.cell(sel.judges[jj], i, o, v), scratch)) any = true, judge_has[jj] = 1;
-      if (!any) continue;
-      units.push_back({i, v});
-      unit_clusters.push_back(sel.item_cluster[i]);
-    }
-  std::vector<std::string> without;
-  for (size_t jj = 0; jj < sel.judges.size(); ++jj) {
-    if (judge_has[jj]) judges.push_back(sel.judges[jj]);
-    else without.push_back(m.judges[sel.judges[jj]]);
+// The probability-quality statistics of one plan, built step by step: the units and judges with
+// probabilities, the scopes (overall, then each stratum), and per judge × scope × presentation
+// the brier, nll, ece and auroc_err statistics, the point summaries and the flip table.
+class ProbabilityPlanBuilder {
+ public:
+  ProbabilityPlanBuilder(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan)
+      : m_(m), sel_(sel), per_group_(per_group), plan_(plan) {
+    out_.strata = per_group ? sel.strata : "";
   }
-  if (judges.empty()) return out;
-  const size_t U = units.size();
-  const int64_t offset = append_units(plan, unit_clusters);
 
+  ProbabilityQuality build() {
+    if (!m_.has_probs) return std::move(out_);
+    const std::vector<int32_t> judges = find_units_and_judges();
+    if (judges.empty()) return std::move(out_);
+    offset_ = append_units(plan_, unit_clusters_);
+    make_scopes();
+    for (int32_t j : judges) add_judge(j);
+    if (!without_.empty()) {
+      std::string names;
+      for (const auto& name : without_) names += (names.empty() ? "" : ", ") + name;
+      out_.notes.push_back("probability quality is left out for " + names + ": no valid records with probabilities");
+    }
+    out_.notes.push_back("brier, nll, ece, auroc_err: n = valid records with probabilities; rows without [order] "
+                         "use order-averaged probabilities (SPEC §3.2); auroc_err ranks errors by 1 − q, ties ½");
+    return std::move(out_);
+  }
+
+ private:
   struct Scope {
     std::optional<std::string> group;
     std::vector<uint8_t> in;
   };
-  std::vector<Scope> scopes{{std::nullopt, std::vector<uint8_t>(U, 1)}};
-  if (per_group && !sel.strata.empty())
-    for (int32_t h = 0; h < sel.n_strata(); ++h) {
-      Scope scope{sel.stratum_names[h], std::vector<uint8_t>(U, 0)};
-      for (size_t u = 0; u < U; ++u) scope.in[u] = sel.item_stratum[units[u].item] == h;
-      scopes.push_back(std::move(scope));
+
+  // Units: every selected (item, variant) on which some selected judge has a valid output with
+  // probabilities; judges with at least one such output are analysed (returned), the others
+  // noted.
+  std::vector<int32_t> find_units_and_judges() {
+    std::vector<double> scratch(m_.n_labels());
+    std::vector<uint8_t> judge_has(sel_.judges.size(), 0);
+    for (int32_t i : sel_.items)
+      for (int32_t v : sel_.variants) {
+        bool any = false;
+        for (size_t jj = 0; jj < sel_.judges.size(); ++jj)
+          for (int o = 0; o < m_.orders; ++o)
+            if (cell_probabilities(m_, m_.cell(sel_.judges[jj], i, o, v), scratch)) any = true, judge_has[jj] = 1;
+        if (!any) continue;
+        units_.push_back({i, v});
+        unit_clusters_.push_back(sel_.item_cluster[i]);
+      }
+    std::vector<int32_t> judges;
+    for (size_t jj = 0; jj < sel_.judges.size(); ++jj) {
+      if (judge_has[jj]) judges.push_back(sel_.judges[jj]);
+      else without_.push_back(m_.judges[sel_.judges[jj]]);
     }
+    return judges;
+  }
+
+  void make_scopes() {
+    const size_t U = units_.size();
+    scopes_.push_back({std::nullopt, std::vector<uint8_t>(U, 1)});
+    if (!per_group_ || sel_.strata.empty()) return;
+    for (int32_t h = 0; h < sel_.n_strata(); ++h) {
+      Scope scope{sel_.stratum_names[h], std::vector<uint8_t>(U, 0)};
+      for (size_t u = 0; u < U; ++u) scope.in[u] = sel_.item_stratum[units_[u].item] == h;
+      scopes_.push_back(std::move(scope));
+    }
+  }
 
   // Columns live on the appended units only.
-  auto add_column = [&](const std::string& name, const std::vector<double>& values) {
-    const int32_t k = plan.add_column(name);
-    std::copy(values.begin(), values.end(), plan.columns[k].begin() + offset);
+  int32_t add_column(const std::string& name, const std::vector<double>& values) {
+    const int32_t k = plan_.add_column(name);
+    std::copy(values.begin(), values.end(), plan_.columns[k].begin() + offset_);
     return k;
-  };
-  auto label_for = [&](const std::string& name, int32_t judge, const Scope& scope,
-                       const std::optional<int>& order, int64_t n) {
+  }
+
+  StatLabel label_for(const std::string& name, int32_t judge, const Scope& scope,
+                      const std::optional<int>& order, int64_t n) const {
     StatLabel label;
     label.name = name;
-    label.judge = m.judges[judge];
-    if (sel.strata == "benchmark") label.benchmark = scope.group;
-    if (sel.strata == "condition") label.condition = scope.group;
+    label.judge = m_.judges[judge];
+    if (sel_.strata == "benchmark") label.benchmark = scope.group;
+    if (sel_.strata == "condition") label.condition = scope.group;
     label.order = order;
     label.n = n;
     return label;
-  };
+  }
 
-  const int orders = m.orders;
-  for (int32_t j : judges) {
+  void add_judge(int32_t j) {
+    const int orders = m_.orders;
     std::vector<Presentation> presentations;
-    for (int o = 0; o < orders; ++o) presentations.push_back(single_order(m, j, units, o));
-    if (orders >= 2) presentations.push_back(order_averaged(m, j, units, orders));
-
-    for (const Scope& scope : scopes) {
-      const std::string scope_tag = m.judges[j] + (scope.group ? "/" + *scope.group : "");
-      for (const Presentation& pres : presentations) {
-        const std::string tag = scope_tag + "/prob/" + presentation_name(pres.order);
-        std::vector<double> has(U, 0), brier(U, 0), nll(U, 0), positive(U, 0), negative(U, 0);
-        std::vector<std::vector<double>> gap(kConfidenceBins, std::vector<double>(U, 0.0));
-        std::vector<double> scope_q, scope_correct;
-        std::vector<int32_t> rank_units;
-        std::vector<double> rank_scores;
-        std::vector<uint8_t> rank_positive;
-        std::vector<uint8_t> bin_used(kConfidenceBins, 0);
-        for (size_t u = 0; u < U; ++u) {
-          if (!scope.in[u] || !pres.has[u]) continue;
-          has[u] = 1;
-          brier[u] = pres.brier[u];
-          nll[u] = pres.nll[u];
-          const int bin = confidence_bin(pres.q[u]);
-          gap[bin][u] = pres.correct[u] - pres.q[u];
-          bin_used[bin] = 1;
-          // Error detection: errors (anything short of fully correct) are the positives,
-          // scored by 1 − q; −q ranks identically and is exact.
-          const bool error = pres.correct[u] < 1.0;
-          positive[u] = error;
-          negative[u] = !error;
-          rank_units.push_back(static_cast<int32_t>(offset + static_cast<int64_t>(u)));
-          rank_scores.push_back(-pres.q[u]);
-          rank_positive.push_back(error);
-          scope_q.push_back(pres.q[u]);
-          scope_correct.push_back(pres.correct[u]);
-        }
-        const int64_t n = static_cast<int64_t>(scope_q.size());
-        if (n == 0) continue;
-        const int32_t k_n = add_column(tag + "/n", has);
-        const int32_t k_brier = add_column(tag + "/brier", brier);
-        const int32_t k_nll = add_column(tag + "/nll", nll);
-        plan.statistics.push_back({label_for("brier", j, scope, pres.order, n), ratio_program(k_brier, k_n)});
-        plan.statistics.push_back({label_for("nll", j, scope, pres.order, n), ratio_program(k_nll, k_n)});
-        // ECE = Σ_bins |Σ (correct − q)| / n; a bin empty on the data is empty on every replicate.
-        std::vector<Op> ece;
-        for (int b = 0; b < kConfidenceBins; ++b) {
-          if (!bin_used[b]) continue;
-          ece.push_back({OpCode::kColumn, add_column(tag + "/ece/" + std::to_string(b), gap[b])});
-          ece.push_back({OpCode::kAbs});
-          if (ece.size() > 2) ece.push_back({OpCode::kAdd});
-        }
-        ece.push_back({OpCode::kColumn, k_n});
-        ece.push_back({OpCode::kDiv});
-        plan.statistics.push_back({label_for("ece", j, scope, pres.order, n), ece});
-        // AUROC = 2U / (2·P·N) on each replicate, with P and N the replicate's error and
-        // correct counts.
-        const int64_t n_positive = static_cast<int64_t>(std::count(rank_positive.begin(), rank_positive.end(), 1));
-        if (n_positive > 0 && n_positive < n) {
-          const int32_t term = plan.add_rank_term(rank_units, rank_scores, rank_positive);
-          const int32_t k_pos = add_column(tag + "/auroc/pos", positive);
-          const int32_t k_neg = add_column(tag + "/auroc/neg", negative);
-          plan.statistics.push_back({label_for("auroc_err", j, scope, pres.order, n),
-                                     {{OpCode::kRank, term},
-                                      {OpCode::kColumn, k_pos},
-                                      {OpCode::kColumn, k_neg},
-                                      {OpCode::kMul},
-                                      {OpCode::kConstant, 0, 2.0},
-                                      {OpCode::kMul},
-                                      {OpCode::kDiv}}});
-        } else {
-          out.notes.push_back("auroc_err of " + scope_tag + " (" + presentation_name(pres.order) +
-                              ") is left out: it needs both errors and correct outputs, and " +
-                              (n_positive == 0 ? "there are no errors" : "every output is an error"));
-        }
-        out.summaries.push_back({m.judges[j], scope.group, pres.order, reliability_table(scope_q, scope_correct),
-                                 risk_coverage(scope_q, scope_correct)});
-      }
-
-      // Flip rate by base-order confidence: items with every order present and a valid base
-      // order with probabilities.
-      if (orders < 2) continue;
-      FlipTable flips;
-      flips.items.assign(kConfidenceBins, 0);
-      flips.flips.assign(kConfidenceBins, 0);
-      const Presentation& base = presentations[0];
-      for (size_t u = 0; u < U; ++u) {
-        if (!scope.in[u] || !base.has[u]) continue;
-        bool complete = true, flip = false;
-        const int16_t base_verdict = m.verdict[m.cell(j, units[u].item, 0, units[u].variant)];
-        for (int o = 1; o < orders; ++o) {
-          const size_t cell = m.cell(j, units[u].item, o, units[u].variant);
-          if (!m.present(cell)) complete = false;
-          else if (m.verdict[cell] != base_verdict) flip = true;  // an invalid verdict matches nothing
-        }
-        if (!complete) continue;
-        const int bin = confidence_bin(base.q[u]);
-        ++flips.items[bin];
-        ++flips.total_items;
-        flips.flips[bin] += flip;
-        flips.total_flips += flip;
-        flips.flips_high += flip && base.q[u] >= kHighConfidence;
-      }
-      if (flips.total_items > 0) out.flips.push_back({m.judges[j], scope.group, flips});
+    for (int o = 0; o < orders; ++o) presentations.push_back(single_order(m_, j, units_, o));
+    if (orders >= 2) presentations.push_back(order_averaged(m_, j, units_, orders));
+    for (const Scope& scope : scopes_) {
+      for (const Presentation& pres : presentations) add_presentation(j, scope, pres);
+      if (orders >= 2) add_flips(j, scope, presentations[0]);
     }
   }
-  if (!without.empty()) {
-    std::string names;
-    for (const auto& name : without) names += (names.empty() ? "" : ", ") + name;
-    out.notes.push_back("probability quality is left out for " + names + ": no valid records with probabilities");
-  }
-  out.notes.push_back("brier, nll, ece, auroc_err: n = valid records with probabilities; rows without [order] "
-                      "use order-averaged probabilities (SPEC §3.2); auroc_err ranks errors by 1 − q, ties ½");
-  return out;
-}
 
-Json reliability_json(const ReliabilityTable& table) {
-  Json bins = Json::array();
-  for (int b = 0; b < kConfidenceBins; ++b) {
-    const ReliabilityBin& bin = table.bins[b];
-    bins.push_back({{"bin", confidence_bin_name(b)},
-                    {"lo", static_cast<double>(b) / kConfidenceBins},
-                    {"hi", static_cast<double>(b + 1) / kConfidenceBins},
-                    {"n", bin.n},
-                    {"mean_q", bin.mean_q},
-                    {"accuracy", bin.accuracy}});
-  }
-  Json out;
-  out["n"] = table.n;
-  out["errors"] = table.errors;
-  out["ece"] = table.ece;
-  out["bins"] = bins;
-  out["high_confidence"] = {{"q_at_least", kHighConfidence},
-                            {"n", table.n_high},
-                            {"errors", table.errors_high},
-                            {"error_rate", table.error_rate_high()},
-                            {"error_share", table.error_share_high()}};
-  return out;
-}
-
-Json risk_coverage_json(const RiskCoverage& curve) {
-  // Curves run to one point per distinct confidence (tens of thousands): built in place and
-  // moved, never copied.
-  Json points = Json::array();
-  points.get_ref<Json::array_t&>().reserve(curve.points.size());
-  for (const auto& point : curve.points)
-    points.push_back({{"q", point.q}, {"coverage", point.coverage}, {"risk", point.risk}});
-  Json out;
-  out["aurc"] = curve.aurc;
-  out["points"] = std::move(points);
-  return out;
-}
-
-void add_probability_json(const ProbabilityQuality& quality, Json& json) {
-  if (quality.empty()) return;
-  Json reliability = Json::array(), curves = Json::array(), flips = Json::array();
-  for (const auto& s : quality.summaries) {
-    Json head;
-    head["judge"] = s.judge;
-    put_group(head, quality.strata, s.group);
-    head["order"] = s.order ? Json(*s.order) : Json(nullptr);
-    Json table = head, curve = std::move(head);
-    table.update(reliability_json(s.reliability));
-    Json risk_coverage = risk_coverage_json(s.risk_coverage);
-    for (auto& [key, value] : risk_coverage.items()) curve[key] = std::move(value);
-    reliability.push_back(std::move(table));
-    curves.push_back(std::move(curve));
-  }
-  for (const auto& f : quality.flips) {
-    Json row;
-    row["judge"] = f.judge;
-    put_group(row, quality.strata, f.group);
-    row["order"] = 0;  // bins are on the base order's confidence
-    row["items"] = f.table.total_items;
-    row["flips"] = f.table.total_flips;
-    row["flips_at_q_at_least_0.9"] = f.table.flips_high;
-    row["share_of_flips_at_q_at_least_0.9"] =
-        f.table.total_flips ? static_cast<double>(f.table.flips_high) / static_cast<double>(f.table.total_flips) : NAN;
-    Json bins = Json::array();
-    for (int b = 0; b < kConfidenceBins; ++b)
-      bins.push_back({{"bin", confidence_bin_name(b)},
-                      {"items", f.table.items[b]},
-                      {"flips", f.table.flips[b]},
-                      {"rate", f.table.items[b] ? static_cast<double>(f.table.flips[b]) / static_cast<double>(f.table.items[b]) : NAN}});
-    row["bins"] = bins;
-    flips.push_back(row);
-  }
-  if (!json.contains("notes")) json["notes"] = Json::array();
-  for (const auto& note : quality.notes) json["notes"].push_back(note);
-  json["reliability"] = std::move(reliability);
-  json["risk_coverage"] = std::move(curves);
-  if (!flips.empty()) json["flip_by_confidence"] = std::move(flips);
-}
-
-std::string probability_tables_text(const ProbabilityQuality& quality, const std::string& format) {
-  if (quality.empty() || format == "csv" || format == "json") return "";
-  const bool grouped = !quality.strata.empty();
-  auto heading = [&](const std::string& title) {
-    return format == "md" ? "\n**" + title + "**\n\n" : "\n" + title + "\n";
-  };
-  auto lead = [&](const std::string& judge, const std::optional<std::string>& group) {
-    std::vector<std::string> row{judge};
-    if (grouped) row.push_back(group ? *group : "all");
-    return row;
-  };
-  std::vector<std::string> lead_header{"judge"};
-  if (grouped) lead_header.push_back(quality.strata);
-
-  // Bins that hold outputs anywhere, so binary data shows [0.5, 1.0] only.
-  std::vector<uint8_t> used(kConfidenceBins, 0);
-  for (const auto& s : quality.summaries)
-    for (int b = 0; b < kConfidenceBins; ++b) used[b] = used[b] || s.reliability.bins[b].n > 0;
-
-  Table summary, reliability;
-  summary.header = lead_header;
-  for (const char* h : {"probabilities", "n", "error rate at q ≥ 0.9", "share of errors at q ≥ 0.9", "AURC"})
-    summary.header.push_back(h);
-  reliability.header = lead_header;
-  reliability.header.push_back("probabilities");
-  for (int b = 0; b < kConfidenceBins; ++b)
-    if (used[b]) reliability.header.push_back(confidence_bin_name(b));
-  for (const auto& s : quality.summaries) {
-    const ReliabilityTable& t = s.reliability;
-    std::vector<std::string> row = lead(s.judge, s.group);
-    row.push_back(presentation_name(s.order));
-    row.push_back(std::to_string(t.n));
-    row.push_back(percent(t.error_rate_high()) + " (" + count_text(t.errors_high) + " of " + std::to_string(t.n_high) + ")");
-    row.push_back(percent(t.error_share_high()));
-    row.push_back(fixed(s.risk_coverage.aurc));
-    summary.rows.push_back(row);
-    std::vector<std::string> cells = lead(s.judge, s.group);
-    cells.push_back(presentation_name(s.order));
-    for (int b = 0; b < kConfidenceBins; ++b)
-      if (used[b])
-        cells.push_back(t.bins[b].n ? fixed(t.bins[b].accuracy, 3) + " (" + std::to_string(t.bins[b].n) + ")" : "—");
-    reliability.rows.push_back(cells);
-  }
-  reliability.notes.push_back("cells: accuracy (n) per confidence bin; mean q per bin in the JSON (`reliability`)");
-
-  std::string text = heading("Probability quality, point estimates (no CI):") + summary.render(format) +
-                     heading("Reliability (10 equal-width bins on q):") + reliability.render(format);
-  if (!quality.flips.empty()) {
-    std::vector<uint8_t> flip_used(kConfidenceBins, 0);
-    for (const auto& f : quality.flips)
-      for (int b = 0; b < kConfidenceBins; ++b) flip_used[b] = flip_used[b] || f.table.items[b] > 0;
-    Table flips;
-    flips.header = lead_header;
-    for (const char* h : {"items", "flips", "flip rate"}) flips.header.push_back(h);
-    for (int b = 0; b < kConfidenceBins; ++b)
-      if (flip_used[b]) flips.header.push_back(confidence_bin_name(b));
-    flips.header.push_back("flips at q ≥ 0.9");
-    for (const auto& f : quality.flips) {
-      std::vector<std::string> row = lead(f.judge, f.group);
-      row.push_back(std::to_string(f.table.total_items));
-      row.push_back(std::to_string(f.table.total_flips));
-      row.push_back(percent(static_cast<double>(f.table.total_flips) / static_cast<double>(f.table.total_items)));
-      for (int b = 0; b < kConfidenceBins; ++b)
-        if (flip_used[b])
-          row.push_back(f.table.items[b] ? percent(static_cast<double>(f.table.flips[b]) / static_cast<double>(f.table.items[b])) +
-                                               " (" + std::to_string(f.table.items[b]) + ")"
-                                         : "—");
-      row.push_back(std::to_string(f.table.flips_high) + " of " + std::to_string(f.table.total_flips));
-      flips.rows.push_back(row);
+  // The statistics and point summaries of judge j's presentation `pres` on `scope`.
+  void add_presentation(int32_t j, const Scope& scope, const Presentation& pres) {
+    const size_t U = units_.size();
+    const std::string scope_tag = m_.judges[j] + (scope.group ? "/" + *scope.group : "");
+    const std::string tag = scope_tag + "/prob/" + presentation_name(pres.order);
+    std::vector<double> has(U, 0), brier(U, 0), nll(U, 0), positive(U, 0), negative(U, 0);
+    std::vector<std::vector<double>> gap(kConfidenceBins, std::vector<double>(U, 0.0));
+    std::vector<double> scope_q, scope_correct;
+    std::vector<int32_t> rank_units;
+    std::vector<double> rank_scores;
+    std::vector<uint8_t> rank_positive;
+    std::vector<uint8_t> bin_used(kConfidenceBins, 0);
+    for (size_t u = 0; u < U; ++u) {
+      if (!scope.in[u] || !pres.has[u]) continue;
+      has[u] = 1;
+      brier[u] = pres.brier[u];
+      nll[u] = pres.nll[u];
+      const int bin = confidence_bin(pres.q[u]);
+      gap[bin][u] = pres.correct[u] - pres.q[u];
+      bin_used[bin] = 1;
+      // Error detection: errors (anything short of fully correct) are the positives,
+      // scored by 1 − q; −q ranks identically and is exact.
+      const bool error = pres.correct[u] < 1.0;
+      positive[u] = error;
+      negative[u] = !error;
+      rank_units.push_back(static_cast<int32_t>(offset_ + static_cast<int64_t>(u)));
+      rank_scores.push_back(-pres.q[u]);
+      rank_positive.push_back(error);
+      scope_q.push_back(pres.q[u]);
+      scope_correct.push_back(pres.correct[u]);
     }
-    flips.notes.push_back("bins on the base order's confidence; cells: flip rate (items)");
-    text += heading("Flip rate by base-order confidence:") + flips.render(format);
+    const int64_t n = static_cast<int64_t>(scope_q.size());
+    if (n == 0) return;
+    const int32_t k_n = add_column(tag + "/n", has);
+    const int32_t k_brier = add_column(tag + "/brier", brier);
+    const int32_t k_nll = add_column(tag + "/nll", nll);
+    plan_.statistics.push_back({label_for("brier", j, scope, pres.order, n), ratio_program(k_brier, k_n)});
+    plan_.statistics.push_back({label_for("nll", j, scope, pres.order, n), ratio_program(k_nll, k_n)});
+    // ECE = Σ_bins |Σ (correct − q)| / n; a bin empty on the data is empty on every replicate.
+    std::vector<Op> ece;
+    for (int b = 0; b < kConfidenceBins; ++b) {
+      if (!bin_used[b]) continue;
+      ece.push_back({OpCode::kColumn, add_column(tag + "/ece/" + std::to_string(b), gap[b])});
+      ece.push_back({OpCode::kAbs});
+      if (ece.size() > 2) ece.push_back({OpCode::kAdd});
+    }
+    ece.push_back({OpCode::kColumn, k_n});
+    ece.push_back({OpCode::kDiv});
+    plan_.statistics.push_back({label_for("ece", j, scope, pres.order, n), ece});
+    // AUROC = 2U / (2·P·N) on each replicate, with P and N the replicate's error and
+    // correct counts.
+    const int64_t n_positive = static_cast<int64_t>(std::count(rank_positive.begin(), rank_positive.end(), 1));
+    if (n_positive > 0 && n_positive < n) {
+      const int32_t term = plan_.add_rank_term(rank_units, rank_scores, rank_positive);
+      const int32_t k_pos = add_column(tag + "/auroc/pos", positive);
+      const int32_t k_neg = add_column(tag + "/auroc/neg", negative);
+      plan_.statistics.push_back({label_for("auroc_err", j, scope, pres.order, n),
+                                  {{OpCode::kRank, term},
+                                   {OpCode::kColumn, k_pos},
+                                   {OpCode::kColumn, k_neg},
+                                   {OpCode::kMul},
+                                   {OpCode::kConstant, 0, 2.0},
+                                   {OpCode::kMul},
+                                   {OpCode::kDiv}}});
+    } else {
+      out_.notes.push_back("auroc_err of " + scope_tag + " (" + presentation_name(pres.order) +
+                           ") is left out: it needs both errors and correct outputs, and " +
+                           (n_positive == 0 ? "there are no errors" : "every output is an error"));
+    }
+    out_.summaries.push_back({m_.judges[j], scope.group, pres.order, reliability_table(scope_q, scope_correct),
+                              risk_coverage(scope_q, scope_correct)});
   }
-  return text;
+
+  // Flip rate by base-order confidence: items with every order present and a valid base
+  // order with probabilities.
+  void add_flips(int32_t j, const Scope& scope, const Presentation& base) {
+    FlipTable flips;
+    flips.items.assign(kConfidenceBins, 0);
+    flips.flips.assign(kConfidenceBins, 0);
+    for (size_t u = 0; u < units_.size(); ++u) {
+      if (!scope.in[u] || !base.has[u]) continue;
+      bool complete = true, flip = false;
+      const int16_t base_verdict = m_.verdict[m_.cell(j, units_[u].item, 0, units_[u].variant)];
+      for (int o = 1; o < m_.orders; ++o) {
+        const size_t cell = m_.cell(j, units_[u].item, o, units_[u].variant);
+        if (!m_.present(cell)) complete = false;
+        else if (m_.verdict[cell] != base_verdict) flip = true;  // an invalid verdict matches nothing
+      }
+      if (!complete) continue;
+      const int bin = confidence_bin(base.q[u]);
+      ++flips.items[bin];
+      ++flips.total_items;
+      flips.flips[bin] += flip;
+      flips.total_flips += flip;
+      flips.flips_high += flip && base.q[u] >= kHighConfidence;
+    }
+    if (flips.total_items > 0) out_.flips.push_back({m_.judges[j], scope.group, flips});
+  }
+
+  const ItemMatrix& m_;
+  const Selection& sel_;
+  const bool per_group_;
+  Plan& plan_;
+  ProbabilityQuality out_;
+  std::vector<Unit> units_;
+  std::vector<int32_t> unit_clusters_;
+  std::vector<std::string> without_;
+  std::vector<Scope> scopes_;
+  int64_t offset_ = 0;
+};
+
+}  // namespace
+
+ProbabilityQuality add_probability_quality(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan) {
+  return ProbabilityPlanBuilder(m, sel, per_group, plan).build();
 }
 
 }  // namespace judgestat

@@ -1,20 +1,28 @@
 // `judgestat metrics FILE`: the accuracy family per judge with clustered bootstrap CIs.
-#include <iostream>
+#include <cstdint>
+#include <string>
 
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
-#include "analyses/metrics.hpp"
-#include "analyses/probability.hpp"
+#include "judgestat/metrics.hpp"
 #include "records/selection.hpp"
+#include "report/report.hpp"
 
 namespace judgestat {
 namespace {
 
-std::string statistic_title(const StatLabel& label) {
-  std::string title = label.name == "diff" ? "diff " + *label.of : label.name;
-  if (label.order && label.name != "macro_f1") title += " [order " + std::to_string(*label.order) + "]";
-  if (label.reference) title += " − " + *label.reference;
-  return title;
+// The analysis's fields and their flags (the execution target's too).
+const FlagNames& metric_flags() {
+  static const FlagNames flags = [] {
+    FlagNames names = exec_target_flags();
+    names.insert({{"judges", "--judges"},         {"benchmarks", "--benchmark"},
+                  {"conditions", "--condition"},  {"variants", "--variant"},
+                  {"by", "--by"},                 {"reference", "--reference"},
+                  {"replicates", "--replicates"}, {"seed", "--seed"},
+                  {"level", "--level"}});
+    return names;
+  }();
+  return flags;
 }
 
 }  // namespace
@@ -37,78 +45,31 @@ int command_metrics(int argc, char** argv) {
 
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
-  SelectionOptions select;
-  select.judges = split_list(parsed["judges"].as<std::string>());
-  select.benchmarks = split_list(parsed["benchmark"].as<std::string>());
-  select.conditions = split_list(parsed["condition"].as<std::string>());
-  select.variants = split_list(parsed["variant"].as<std::string>());
-  select.strata = parsed["by"].as<std::string>();
-  const Selection selection = select_records(matrix, select);
+  ReportHead head;
+  head.load_s = seconds_since(load_start);
   MetricsOptions metrics;
+  metrics.judges = split_list(parsed["judges"].as<std::string>());
+  metrics.benchmarks = split_list(parsed["benchmark"].as<std::string>());
+  metrics.conditions = split_list(parsed["condition"].as<std::string>());
+  metrics.variants = split_list(parsed["variant"].as<std::string>());
+  metrics.by = parsed["by"].as<std::string>();
   metrics.invalid_match = parsed.count("invalid-match") > 0;
   metrics.reference = parsed["reference"].as<std::string>();
-  metrics.per_group = !select.strata.empty();
-  MetricsPlan built = build_metrics_plan(matrix, selection, metrics);
-  // Probability quality (SPEC §3.2) joins the same plan, after the accuracy family.
-  const ProbabilityQuality probability = add_probability_quality(matrix, selection, metrics.per_group, built.plan);
-  const double load_s = seconds_since(load_start);
-
-  auto backend = make_backend(common.backend, common.threads, common.max_chunk);
+  const BootstrapOptions boot = bootstrap_options(common);
+  metrics.replicates = boot.replicates;
+  metrics.seed = boot.seed;
+  metrics.ci = boot.ci;
+  metrics.level = boot.level;
+  metrics.keep_replicates = boot.keep_replicates;
   Progress progress("replicates", common.quiet);
-  BootstrapOptions boot = bootstrap_options(common);
-  boot.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
-  const BootstrapResult result = run_bootstrap(built.plan, *backend, boot);
-  save_replicates(common, result);
+  metrics.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
+
+  const MetricsReport report =
+      with_flag_names(metric_flags(), [&] { return run_metrics(matrix, metrics, common.target); });
+  save_replicates(common, report.statistics);
   progress.finish();
-
-  Json json = json_envelope("metrics", argc, argv, matrix);
-  json["settings"] = bootstrap_settings(common, *backend, selection.strata);
-  json["settings"]["invalid_match"] = metrics.invalid_match;
-  json["statistics"] = statistics_json(result);
-  Json validity = Json::array();
-  for (const auto& v : built.validity)
-    validity.push_back({{"judge", v.judge}, {"records", v.records}, {"invalid", v.invalid}});
-  json["validity"] = validity;
-  json["notes"] = built.notes;
-  add_probability_json(probability, json);
-  json["timing"] = bootstrap_timing(load_s, result);
-
-  Table table;
-  const bool grouped = !selection.strata.empty();
-  const std::string level = fixed(100 * common.level, 0) + "% CI";
-  table.header = {"judge"};
-  if (grouped) table.header.push_back(selection.strata);
-  for (const char* h : {"statistic", "estimate", level.c_str(), "SE", "n", "undef"})
-    table.header.push_back(h);
-  for (size_t s = 0; s < result.labels.size(); ++s) {
-    const StatLabel& label = result.labels[s];
-    const Interval& ci = result.intervals[s];
-    std::vector<std::string> row{label.judge};
-    if (grouped)
-      row.push_back(label.benchmark ? *label.benchmark : label.condition ? *label.condition : "all");
-    row.push_back(statistic_title(label));
-    row.push_back(fixed(ci.estimate));
-    row.push_back("(" + fixed(ci.lo) + ", " + fixed(ci.hi) + ")");
-    row.push_back(fixed(ci.se));
-    row.push_back(std::to_string(label.n));
-    row.push_back(std::to_string(ci.undefined));
-    table.rows.push_back(row);
-  }
-  for (const auto& v : built.validity)
-    table.notes.push_back("validity: " + v.judge + ": " + std::to_string(v.invalid) + " invalid of " +
-                          std::to_string(v.records) + " records");
-  for (const auto& note : built.notes) table.notes.push_back("note: " + note);
-  for (const auto& note : probability.notes) table.notes.push_back("note: " + note);
-  char summary[256];
-  std::snprintf(summary, sizeof summary,
-                "%llu replicates, %s CI, seed %llu, %lld clusters%s, backend %s (%s), %.2fs",
-                static_cast<unsigned long long>(common.replicates), to_string(common.ci).c_str(),
-                static_cast<unsigned long long>(common.seed),
-                static_cast<long long>(result.n_clusters),
-                grouped ? (", stratified by " + selection.strata).c_str() : "",
-                backend->name().c_str(), backend->device().c_str(), result.resample_s);
-  table.notes.push_back(summary);
-  emit(common, json, table.render(common.format) + probability_tables_text(probability, common.format));
+  head.envelope = json_envelope("metrics", argc, argv, matrix);
+  emit(common, to_json(report, head), tables(report, common.format));
   return 0;
 }
 

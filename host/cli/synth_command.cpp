@@ -15,6 +15,64 @@
 #include "sources/synth.hpp"
 
 namespace judgestat {
+namespace {
+
+// The options' fields and their flags.
+const FlagNames& synth_flags() {
+  static const FlagNames flags{{"items_per_type", "--items-per-type"},
+                               {"domains", "--domains"},
+                               {"items_per_cluster", "--items-per-cluster"},
+                               {"flag_skill_drop", "--flag-skill-drop"},
+                               {"skill_scale", "--skill-scale"},
+                               {"flag_share", "--flag-shares"},
+                               {"benchmark", "--benchmark"}};
+  return flags;
+}
+
+// --flag-shares: four numbers, one per failure type.
+void parse_flag_shares(const std::string& text, SynthOptions& synth) {
+  const std::vector<std::string> shares = split_list(text);
+  if (shares.size() != synth_failure_types().size())
+    throw UsageError("--flag-shares: expected four numbers (factual,logical,overclaim,omission)");
+  for (size_t t = 0; t < shares.size(); ++t) {
+    try {
+      size_t used = 0;
+      synth.flag_share[synth_failure_types()[t]] = std::stod(shares[t], &used);
+      if (used != shares[t].size()) throw std::invalid_argument(shares[t]);
+    } catch (const std::exception&) {
+      throw UsageError("--flag-shares: '" + shares[t] + "' is not a number");
+    }
+  }
+}
+
+// --judges FILE: the judges JSON (none given: the built-in judges, filled in later).
+void read_judges(const std::string& judges_path, SynthOptions& synth) {
+  if (judges_path.empty()) return;
+  std::ifstream in(judges_path, std::ios::binary);
+  if (!in) throw UsageError("--judges: cannot open '" + judges_path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  synth.judges = parse_synth_judges(text.str(), judges_path);
+}
+
+// --truth FILE: the planted values.
+Json truth_json(const SynthOptions& synth) {
+  Json truth;
+  truth["generator"] = "judgestat synth cap";
+  truth["rng"] = "std::mt19937_64";
+  truth["seed"] = synth.seed;
+  truth["benchmark"] = synth.benchmark;
+  Json judges = Json::object();
+  for (const auto& [judge, values] : synth_truth(synth)) {
+    Json row = Json::object();
+    for (const auto& [name, value] : values) row[name] = value;
+    judges[judge] = row;
+  }
+  truth["planted"] = judges;
+  return truth;
+}
+
+}  // namespace
 
 int command_synth(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "cap") != 0) {
@@ -56,49 +114,17 @@ int command_synth(int argc, char** argv) {
   synth.benchmark = parsed["benchmark"].as<std::string>();
   synth.flag_skill_drop = parsed["flag-skill-drop"].as<double>();
   synth.skill_scale = parsed["skill-scale"].as<double>();
-  const std::vector<std::string> shares = split_list(parsed["flag-shares"].as<std::string>());
-  if (shares.size() != synth_failure_types().size())
-    throw UsageError("--flag-shares: expected four numbers (factual,logical,overclaim,omission)");
-  for (size_t t = 0; t < shares.size(); ++t) {
-    try {
-      size_t used = 0;
-      synth.flag_share[synth_failure_types()[t]] = std::stod(shares[t], &used);
-      if (used != shares[t].size()) throw std::invalid_argument(shares[t]);
-    } catch (const std::exception&) {
-      throw UsageError("--flag-shares: '" + shares[t] + "' is not a number");
-    }
-  }
-  const std::string judges_path = parsed["judges"].as<std::string>();
-  if (!judges_path.empty()) {
-    std::ifstream in(judges_path, std::ios::binary);
-    if (!in) throw UsageError("--judges: cannot open '" + judges_path + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    synth.judges = parse_synth_judges(text.str(), judges_path);
-  }
+  parse_flag_shares(parsed["flag-shares"].as<std::string>(), synth);
+  read_judges(parsed["judges"].as<std::string>(), synth);
   if (synth.judges.empty()) synth.judges = default_synth_judges();
-  check_synth_options(synth);
+  with_flag_names(synth_flags(), [&] { check_synth_options(synth); });
 
   const std::string out_path = parsed["out"].as<std::string>();
   std::ostringstream csv;
   const int64_t records = write_synth_cap(csv, synth);
   write_file(out_path, csv.str());
   const std::string truth_path = parsed["truth"].as<std::string>();
-  if (!truth_path.empty()) {
-    Json truth;
-    truth["generator"] = "judgestat synth cap";
-    truth["rng"] = "std::mt19937_64";
-    truth["seed"] = synth.seed;
-    truth["benchmark"] = synth.benchmark;
-    Json judges = Json::object();
-    for (const auto& [judge, values] : synth_truth(synth)) {
-      Json row = Json::object();
-      for (const auto& [name, value] : values) row[name] = value;
-      judges[judge] = row;
-    }
-    truth["planted"] = judges;
-    write_file(truth_path, dump_json(truth, 1) + "\n");
-  }
+  if (!truth_path.empty()) write_file(truth_path, dump_json(truth_json(synth), 1) + "\n");
   if (out_path != "-" && !parsed.count("quiet"))
     std::cerr << "synth cap: " << records << " records, " << synth.judges.size() << " judges, "
               << 4 * synth.items_per_type << " items × 3 variants × 2 orders → " << out_path << "\n";

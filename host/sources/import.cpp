@@ -10,14 +10,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <iterator>
 #include <set>
 #include <tuple>
 
-#include <cxxopts.hpp>
-
-#include "cli/commands.hpp"
 #include "records/csv.hpp"
 #include "judgestat/records.hpp"
 
@@ -340,74 +336,6 @@ std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
                            "Adversarial/");
   }
   return records;
-}
-
-// --- Command ---------------------------------------------------------------------------------
-
-int command_import(int argc, char** argv) {
-  cxxopts::Options options(
-      argv[0], "Converts benchmark outputs in their own formats to judgment records (CSV).\n"
-               "  judgestat import judgebench OUTPUT.jsonl... [--out FILE]\n"
-               "  judgestat import llmbar LLMBAR_DIR [--out FILE]\n"
-               "LLMBAR_DIR is the dataset folder holding Natural/ and Adversarial/.");
-  options.add_options()("o,out", "output CSV file ('-' = stdout)",
-                        cxxopts::value<std::string>()->default_value("-"))(
-      "h,help", "show this help")("source", "judgebench or llmbar",
-                                  cxxopts::value<std::string>());
-  // The inputs are read from the unmatched positionals rather than a vector option, which
-  // cxxopts would split at commas (JudgeBench file names hold commas).
-  options.parse_positional({"source"});
-  options.positional_help("judgebench|llmbar INPUT...");
-
-  cxxopts::ParseResult args;
-  try {
-    args = options.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& error) {
-    throw UsageError(std::string(error.what()) + " (see judgestat import --help)");
-  }
-  if (args.count("help")) {
-    std::cout << options.help() << "\n";
-    return 0;
-  }
-  if (!args.count("source")) {
-    throw UsageError("import: name the source, judgebench or llmbar (see judgestat import --help)");
-  }
-  const std::string source = args["source"].as<std::string>();
-  const std::vector<std::string>& inputs = args.unmatched();
-
-  std::vector<ImportedRecord> records;
-  if (source == "judgebench") {
-    if (inputs.empty()) throw UsageError("import judgebench: give one or more outputs/*.jsonl files");
-    for (const std::string& path : inputs) {
-      std::vector<ImportedRecord> converted = convert_judgebench_file(path);
-      records.insert(records.end(), converted.begin(), converted.end());
-    }
-  } else if (source == "llmbar") {
-    if (inputs.size() != 1) {
-      throw UsageError("import llmbar: give one folder, the LLMBar dataset folder holding "
-                       "Natural/ and Adversarial/");
-    }
-    records = convert_llmbar_dir(inputs[0]);
-  } else {
-    throw UsageError("import: unknown source '" + source + "'; expected judgebench or llmbar");
-  }
-
-  const std::string text = imported_csv(records);
-  const std::string out = args["out"].as<std::string>();
-  if (out == "-") {
-    std::cout << text;
-    std::cout.flush();
-  } else {
-    std::ofstream file(out, std::ios::binary);
-    file << text;
-    file.close();
-    if (!file) throw std::runtime_error(out + ": cannot write: " + std::strerror(errno));
-  }
-  std::set<std::string> judges;
-  for (const ImportedRecord& r : records) judges.insert(r.judge);
-  std::fprintf(stderr, "judgestat import: %zu records of %zu judges → %s\n", records.size(),
-               judges.size(), out == "-" ? "stdout" : out.c_str());
-  return 0;
 }
 
 }  // namespace judgestat

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -173,14 +174,14 @@ std::vector<SynthJudge> parse_synth_judges(const std::string& json_text, const s
 
 void check_synth_options(const SynthOptions& options) {
   auto probability = [](double p) { return p >= 0.0 && p <= 1.0; };
-  if (options.items_per_type < 1) throw UsageError("--items-per-type: need at least 1");
-  if (options.domains < 1) throw UsageError("--domains: need at least 1");
-  if (options.items_per_cluster < 1) throw UsageError("--items-per-cluster: need at least 1");
-  if (!probability(options.flag_skill_drop)) throw UsageError("--flag-skill-drop: expected a number in [0, 1]");
-  if (!probability(options.skill_scale)) throw UsageError("--skill-scale: expected a number in [0, 1]");
+  if (options.items_per_type < 1) throw std::invalid_argument("items_per_type: need at least 1");
+  if (options.domains < 1) throw std::invalid_argument("domains: need at least 1");
+  if (options.items_per_cluster < 1) throw std::invalid_argument("items_per_cluster: need at least 1");
+  if (!probability(options.flag_skill_drop)) throw std::invalid_argument("flag_skill_drop: expected a number in [0, 1]");
+  if (!probability(options.skill_scale)) throw std::invalid_argument("skill_scale: expected a number in [0, 1]");
   for (const auto& [type, share] : options.flag_share)
-    if (!probability(share)) throw UsageError("--flag-shares: '" + type + "' share must be in [0, 1]");
-  if (options.benchmark.empty()) throw UsageError("--benchmark: give a name");
+    if (!probability(share)) throw std::invalid_argument("flag_share: '" + type + "' share must be in [0, 1]");
+  if (options.benchmark.empty()) throw std::invalid_argument("benchmark: give a name");
   std::vector<std::string> seen;
   for (const SynthJudge& judge : options.judges) {
     const std::string where = "judge '" + judge.name + "'";

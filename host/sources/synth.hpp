@@ -62,7 +62,9 @@ std::vector<SynthJudge> default_synth_judges();
 /// "style_fooled", "length_fooled", "rationale"}]}. UsageError naming the judge and key.
 std::vector<SynthJudge> parse_synth_judges(const std::string& json_text, const std::string& source);
 
-/// Checks the options (probabilities in [0, 1], skill + misled <= 1, sizes); UsageError.
+/// Checks the options: std::invalid_argument naming the field ("items_per_type: …",
+/// "flag_share: …") for sizes and probabilities out of range; UsageError naming the judge for
+/// a judge's skill, misled and biases (probabilities, skill + misled <= 1) or a repeated name.
 void check_synth_options(const SynthOptions& options);
 
 /// Writes the SPEC §1 CSV: judge, item, cluster, benchmark, condition, order, variant, gold,

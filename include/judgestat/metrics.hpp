@@ -1,0 +1,78 @@
+// The metrics analysis (docs/statistics.md §3.1, §3.2): per judge the accuracy family (acc per
+// order, pa, bc, cons, stable_wrong, jb_score, kappa, macro_f1, diff against a reference judge)
+// and, where the records carry probabilities, probability quality (brier, nll, ece, auroc_err),
+// every statistic with its clustered bootstrap interval; plus the point summaries that carry no
+// interval (reliability, risk–coverage, flips by confidence).
+//
+//   MetricsReport report = run_metrics(matrix, options, target);
+//   Json json = to_json(report, head);  std::string text = tables(report, "text");
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/exec_target.hpp"
+#include "judgestat/probability.hpp"
+#include "judgestat/records.hpp"
+#include "judgestat/report.hpp"
+
+namespace judgestat {
+
+struct MetricsOptions {
+  // Which records: each list empty = all; names as in the data.
+  std::vector<std::string> judges, benchmarks, conditions, variants;
+  /// "benchmark" or "condition": a stratified bootstrap by that column; "" = none.
+  std::string by;
+  /// With `by`: statistics per stratum as well as overall (false: `by` only stratifies the
+  /// resampling).
+  bool per_group = true;
+  bool invalid_match = false;  // two invalid verdicts agree in `cons` (LLMBar's `equal`)
+  std::string reference;       // judge for `diff`; empty: the first selected judge
+  // The bootstrap.
+  uint64_t replicates = 10000, seed = 1;
+  CiMethod ci = CiMethod::kPercentile;
+  double level = 0.95;
+  bool keep_replicates = false;  // keep the B x S replicate values in the report
+  /// Called after each chunk of replicates with (done, total).
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+/// Records and invalid verdicts of one judge on the analysed units.
+struct JudgeValidity {
+  std::string judge;
+  int64_t records = 0, invalid = 0;
+};
+
+struct MetricsReport {
+  /// Every statistic with its interval (accuracy family, then probability quality).
+  BootstrapResult statistics;
+  std::vector<JudgeValidity> validity;
+  std::vector<std::string> notes;  // accuracy-family statistics left out and why
+  /// The point summaries of probability quality, with its own notes (empty without
+  /// probabilities).
+  ProbabilityQuality probability;
+  // As run.
+  uint64_t replicates = 0, seed = 0;
+  CiMethod ci = CiMethod::kPercentile;
+  double level = 0;
+  std::string strata;  // the stratification column, "" = none
+  bool invalid_match = false;
+  double plan_s = 0;   // selecting the records and building the plan (joins timing.load_s)
+};
+
+/// Selects the records, builds the plan and runs the bootstrap on `target`. Errors:
+/// UsageError/InputError for names that are not in the data; std::invalid_argument naming the
+/// target's fields for a target that cannot run.
+MetricsReport run_metrics(const ItemMatrix& matrix, const MetricsOptions& options,
+                          const ExecTarget& target);
+
+/// The report's JSON (docs/statistics.md §4): head.envelope, then settings, statistics,
+/// validity, notes, reliability, risk_coverage, flip_by_confidence and timing.
+Json to_json(const MetricsReport& report, const ReportHead& head);
+
+/// The statistics table and the probability-quality tables; format "text", "md" or "csv".
+std::string tables(const MetricsReport& report, const std::string& format);
+
+}  // namespace judgestat
