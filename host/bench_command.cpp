@@ -163,11 +163,13 @@ struct Measurement {
   // W1: the same draws over resampling plus summaries (intervals), the time a user waits for
   // the CIs; the peers time their quantiles too.
   double median_with_summary = 0;
+  // W2 on CUDA: draws over the budget kernel's own time (CUDA events); 0 = not measured.
+  double median_kernel = 0;
 };
 
 // One repetition's rate, and (W1) its rate with the summaries' time included.
 struct RepetitionRates {
-  double rate = 0, with_summary = 0;
+  double rate = 0, with_summary = 0, kernel = 0;
 };
 
 double median_of(std::vector<double> values) {
@@ -180,13 +182,15 @@ double median_of(std::vector<double> values) {
 template <typename RunOnce>
 void time_repetitions(Measurement& m, int warmup, int repeats, const RunOnce& run_once) {
   for (int w = 0; w < warmup; ++w) run_once();
-  std::vector<double> with_summary;
+  std::vector<double> with_summary, kernel;
   for (int r = 0; r < repeats; ++r) {
     const RepetitionRates rates = run_once();
     m.rates.push_back(rates.rate);
     with_summary.push_back(rates.with_summary);
+    kernel.push_back(rates.kernel);
   }
   m.median_with_summary = median_of(with_summary);
+  m.median_kernel = median_of(kernel);
   m.median = median_of(m.rates);
   m.low = *std::min_element(m.rates.begin(), m.rates.end());
   m.high = *std::max_element(m.rates.begin(), m.rates.end());
@@ -249,8 +253,11 @@ Measurement measure_w2(const BenchSizes& sizes, const std::string& grid_list, co
   m.backend = engine->name();
   m.device = engine->device();
   time_repetitions(m, warmup, repeats, [&] {
+    const double kernel_before = engine->kernel_seconds();
     const BudgetSummary summary = simulate_budget(*engine, problem, run, m.sizes.draws);
-    return RepetitionRates{static_cast<double>(m.sizes.draws) / summary.resample_s, 0};
+    const double kernel_s = engine->kernel_seconds() - kernel_before;
+    const double draws = static_cast<double>(m.sizes.draws);
+    return RepetitionRates{draws / summary.resample_s, 0, kernel_s > 0 ? draws / kernel_s : 0};
   });
   return m;
 }
@@ -402,6 +409,7 @@ int command_bench(int argc, char** argv) {
     row["range"] = Json::array({m.low, m.high});
     row["repetitions"] = m.rates;
     if (workload == "w1") row["with_summary_" + unit] = m.median_with_summary;
+    if (workload == "w2") row["kernel_" + unit] = m.median_kernel > 0 ? Json(m.median_kernel) : Json(nullptr);
     if (probe > 0 && workload == "w1") row["probe_fraction"] = m.median / probe;
     rows.push_back(row);
   }
@@ -415,6 +423,8 @@ int command_bench(int argc, char** argv) {
       out["clusters"] = measured.front().clusters;
       out["statistics"] = measured.front().statistics;
     }
+    if (workload == "w2")
+      out["kernel_" + unit] = measured.front().median_kernel > 0 ? Json(measured.front().median_kernel) : Json(nullptr);
     if (!results.is_null()) out["results"] = results;
   }
   if (format == "json") {
@@ -427,6 +437,8 @@ int command_bench(int argc, char** argv) {
                                                               "with summaries"}
                                   : std::vector<std::string>{"items", "k", "grid", "draws", "draws/s (median)", "range"};
   if (probe > 0 && workload == "w1") table.header.push_back("of probe");
+  const bool kernel_timed = workload == "w2" && measured.front().median_kernel > 0;
+  if (kernel_timed) table.header.push_back("kernel only");
   auto sci = [](double v) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.3g", v);
@@ -444,6 +456,7 @@ int command_bench(int argc, char** argv) {
     row.push_back(sci(m.low) + " – " + sci(m.high));
     if (workload == "w1") row.push_back(sci(m.median_with_summary));
     if (probe > 0 && workload == "w1") row.push_back(fixed(100 * m.median / probe, 1) + " %");
+    if (kernel_timed) row.push_back(sci(m.median_kernel));
     table.rows.push_back(row);
   }
   table.notes.push_back(workload + " on " + measured.front().backend + " (" + measured.front().device + "), " +
@@ -451,6 +464,8 @@ int command_bench(int argc, char** argv) {
                         " timed repetitions per size" + (input.empty() ? ", synthetic input" : ", input " + input));
   if (workload == "w1")
     table.notes.push_back("cluster draws/s over resampling; 'with summaries' adds the intervals (quantiles, SE)");
+  if (kernel_timed)
+    table.notes.push_back("draws/s end to end (copies, summaries on the host); 'kernel only' over the kernel's CUDA-event time");
   std::cout << table.render("text");
   return 0;
 }
