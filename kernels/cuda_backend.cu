@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -52,6 +53,15 @@ using cuda_detail::b_fragments;
 using cuda_detail::DeviceBuffer;
 using cuda_detail::plane_layout;
 using cuda_detail::PlaneLayout;
+
+/// A performance switch (bench/NOTES.md): `name` set to 1 turns it on; anything but 0 or 1 is an
+/// error, so a mistyped session setting cannot silently time the default twice.
+bool switch_on(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value || !*value || std::string(value) == "0") return false;
+  if (std::string(value) == "1") return true;
+  throw std::runtime_error(std::string(name) + ": expected 0 or 1, got '" + value + "'");
+}
 
 // ---------------------------------------------------------------------------------------------
 // Plan checks: a malformed plan must fail here with a message, not as an illegal address in a
@@ -302,7 +312,12 @@ std::string tile_counter_refusal(const CompiledPlan& plan) {
 class CudaBackend final : public Backend {
  public:
   CudaBackend(int device, uint64_t max_chunk, CudaKernelPath path)
-      : device_(device), max_chunk_(max_chunk), forced_path_(path) {
+      : device_(device), max_chunk_(max_chunk), forced_path_(path),
+        tile_prefetch_(switch_on("JUDGESTAT_TILE_PREFETCH")),
+        tile_shared_program_(switch_on("JUDGESTAT_TILE_SHARED_PROGRAM")),
+        gather_rows_(switch_on("JUDGESTAT_GATHER_ROWS")),
+        summary_scratch_(switch_on("JUDGESTAT_SUMMARY_REUSE") ? cuda_detail::make_summary_scratch()
+                                                               : nullptr) {
     int n_devices = 0;
     JS_CUDA_CHECK(cudaGetDeviceCount(&n_devices));
     if (device < 0 || device >= n_devices)
@@ -451,7 +466,7 @@ class CudaBackend final : public Backend {
       return nullptr;
     std::unique_ptr<cuda_detail::DeviceKeptReplicates> kept;
     try {
-      kept = cuda_detail::DeviceKeptReplicates::create(device_, count, plan.n_statistics);
+      kept = cuda_detail::DeviceKeptReplicates::create(device_, count, plan.n_statistics, summary_scratch_);
     } catch (const std::runtime_error&) {
       return nullptr;  // memory taken meanwhile (by another process): the host path
     }
@@ -530,11 +545,19 @@ class CudaBackend final : public Backend {
       std::string refusal = tile_counter_refusal(plan);
       PlaneLayout layout;
       size_t shared_bytes = 0;
+      size_t program_bytes = 0;
       if (refusal.empty()) {
         layout = plane_layout(plan);
         shared_bytes = cuda_detail::TileSharedLayout::of(plan.n_columns, up.program.n_extras(),
                                                          layout.n_tiles, layout.row_stride)
                            .total;
+        // The tables' shared copy only where it fits beside the histograms.
+        const size_t program = cuda_detail::SharedProgramLayout::of(
+            static_cast<int32_t>(plan.ops.size()), plan.n_statistics, plan.n_columns).total;
+        if (tile_shared_program_ && shared_bytes + program <= size_t(props_.sharedMemPerBlockOptin)) {
+          program_bytes = program;
+          shared_bytes += program;
+        }
         if (shared_bytes > size_t(props_.sharedMemPerBlockOptin))
           refusal = "16 multiplicity histograms of " + std::to_string(plan.n_clusters) +
                     " clusters need " + std::to_string(shared_bytes) +
@@ -561,7 +584,10 @@ class CudaBackend final : public Backend {
                    layout.n_tiles,
                    reinterpret_cast<const uint2*>(up.fragments.data()),  // cudaMalloc: aligned
                    up.column_first_plane.data(),
-                   up.column_min.data()};
+                   up.column_min.data(),
+                   tile_prefetch_,
+                   static_cast<uint32_t>(program_bytes),
+                   static_cast<int32_t>(plan.ops.size())};
         up.path = CudaKernelPath::kMultiplicityTile;
         up.shared_bytes = shared_bytes;
         up.threads = cuda_detail::kTileThreads;
@@ -620,10 +646,10 @@ class CudaBackend final : public Backend {
     const cuda_detail::ProgramView& program = up.program;
     up.gather32 = {up.strata,          program,           up.rank,
                    up.values32.data(), up.rank_cluster_slot.data(), up.rank_slots,
-                   up.rank_slot_counts.data()};
+                   up.rank_slot_counts.data(), gather_rows_};
     up.gather64 = {up.strata,          program,           up.rank,
                    up.values64.data(), up.rank_cluster_slot.data(), up.rank_slots,
-                   up.rank_slot_counts.data()};
+                   up.rank_slot_counts.data(), gather_rows_};
     up.path = CudaKernelPath::kGather;
     up.threads = cuda_detail::kGatherThreads;
     up.replicates_per_block = 1;
@@ -657,6 +683,8 @@ class CudaBackend final : public Backend {
   int device_;
   uint64_t max_chunk_;
   CudaKernelPath forced_path_;
+  bool tile_prefetch_, tile_shared_program_, gather_rows_;  // the switches, read when made
+  std::shared_ptr<cuda_detail::SummaryScratch> summary_scratch_;  // JUDGESTAT_SUMMARY_REUSE
   cudaDeviceProp props_{};
   cudaStream_t compute_stream_ = nullptr, copy_stream_ = nullptr;
   cudaEvent_t slice_done_[2] = {nullptr, nullptr};

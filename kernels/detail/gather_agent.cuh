@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "gather_rows.hpp"
 #include "replicate_common.cuh"
 
 namespace judgestat::cuda_detail {
@@ -38,6 +39,7 @@ struct GatherPlanView {
   const int32_t* cluster_slot;  // rank terms only: per cluster its counter, or -1
   uint32_t n_slots;             // counters per block (clusters some rank term mentions)
   uint32_t* slot_counts;        // gridDim.x x n_slots multiplicity counters
+  bool rows_in_flight;          // JUDGESTAT_GATHER_ROWS: kGatherRowsInFlight rows loaded together
 };
 
 /// Dynamic shared memory of one block: extras, then the column sums.
@@ -126,6 +128,10 @@ class GatherAgent {
           }
         }
       }
+      if (plan_.rows_in_flight) {
+        add_rows_grouped(draws, first_column, lane_has_column, acc);
+        continue;
+      }
 #pragma unroll
       for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
         uint32_t pending = __ballot_sync(kFullMask, i < draws.count);
@@ -143,6 +149,37 @@ class GatherAgent {
 #pragma unroll
     for (int q = 0; q < kGatherColumnsPerLane; ++q)
       if (lane_has_column[q]) atomicAdd(sums_ + first_column + q * kWarpSize + lane, acc[q]);
+  }
+
+  // The same additions as the one-row walk (integers modulo 2^n: any order gives the same
+  // sums), kGatherRowsInFlight drawn clusters at a time: their rows' loads are all issued
+  // before the first add.
+  __device__ void add_rows_grouped(const ClusterDraws& draws, int32_t first_column,
+                                   const bool (&lane_has_column)[kGatherColumnsPerLane],
+                                   Word (&acc)[kGatherColumnsPerLane]) {
+    const uint32_t lane = threadIdx.x % kWarpSize;
+    const int32_t n_columns = plan_.program.n_columns;
+#pragma unroll
+    for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
+      uint32_t pending = __ballot_sync(kFullMask, i < draws.count);
+      while (pending) {  // warp-uniform
+        int source[kGatherRowsInFlight];
+        const int n = take_lowest_lanes(pending, source);
+        Word value[kGatherRowsInFlight][kGatherColumnsPerLane];
+#pragma unroll
+        for (int r = 0; r < kGatherRowsInFlight; ++r) {
+          const uint32_t cluster = __shfl_sync(kFullMask, draws.cluster[i], source[r]);
+          const Word* row = plan_.values + size_t(cluster) * n_columns + first_column + lane;
+#pragma unroll
+          for (int q = 0; q < kGatherColumnsPerLane; ++q)
+            value[r][q] = r < n && lane_has_column[q] ? __ldg(row + q * kWarpSize) : Word(0);
+        }
+#pragma unroll
+        for (int r = 0; r < kGatherRowsInFlight; ++r)
+#pragma unroll
+          for (int q = 0; q < kGatherColumnsPerLane; ++q) acc[q] += value[r][q];
+      }
+    }
   }
 
   const GatherPlanView<Word> plan_;
