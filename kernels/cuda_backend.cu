@@ -54,6 +54,23 @@ using cuda_detail::DeviceBuffer;
 using cuda_detail::plane_layout;
 using cuda_detail::PlaneLayout;
 
+// The kernels of each path, one per combination of its performance switches (bench/NOTES.md):
+// separate instantiations, so that the default's registers and code stay as they were.
+using TileKernel = void (*)(cuda_detail::TilePlanView, uint64_t, uint64_t, uint64_t, double*);
+template <typename Word>
+using GatherKernel = void (*)(cuda_detail::GatherPlanView<Word>, uint64_t, uint64_t, uint64_t, double*);
+
+TileKernel tile_kernel(int options) {
+  static const TileKernel kernels[cuda_detail::kTileOptionCount] = {
+      cuda_detail::multiplicity_tile_kernel<0>, cuda_detail::multiplicity_tile_kernel<1>,
+      cuda_detail::multiplicity_tile_kernel<2>, cuda_detail::multiplicity_tile_kernel<3>};
+  return kernels[options];
+}
+template <typename Word>
+GatherKernel<Word> gather_kernel_for(bool rows_in_flight) {
+  return rows_in_flight ? cuda_detail::gather_kernel<Word, true> : cuda_detail::gather_kernel<Word, false>;
+}
+
 /// A performance switch (bench/NOTES.md): `name` set to 1 turns it on; anything but 0 or 1 is an
 /// error, so a mistyped session setting cannot silently time the default twice.
 bool switch_on(const char* name) {
@@ -268,6 +285,8 @@ struct UploadedPlan {
   int threads = 0;             // per block
   int blocks_per_sm = 0;       // resident blocks per multiprocessor at that shared memory
   uint32_t replicates_per_block = 1;
+  int tile_options = 0;        // tile path: its kernel (kTilePrefetch | kTileSharedProgram)
+  bool gather_rows = false;    // gather path: the rows-in-flight kernel
 
   DeviceBuffer<uint32_t> cluster_offset, block_offset;
   DeviceBuffer<int64_t> rank_offset;
@@ -344,12 +363,15 @@ class CudaBackend final : public Backend {
       JS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
     // Permission to use the device's whole opt-in shared memory; each launch asks for its own.
     const int optin = static_cast<int>(props_.sharedMemPerBlockOptin);
-    JS_CUDA_CHECK(cudaFuncSetAttribute(cuda_detail::multiplicity_tile_kernel,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    JS_CUDA_CHECK(cudaFuncSetAttribute(cuda_detail::gather_kernel<unsigned int>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    JS_CUDA_CHECK(cudaFuncSetAttribute(cuda_detail::gather_kernel<unsigned long long>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    for (int options = 0; options < cuda_detail::kTileOptionCount; ++options)
+      JS_CUDA_CHECK(cudaFuncSetAttribute(tile_kernel(options),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    for (bool rows : {false, true}) {
+      JS_CUDA_CHECK(cudaFuncSetAttribute(gather_kernel_for<unsigned int>(rows),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+      JS_CUDA_CHECK(cudaFuncSetAttribute(gather_kernel_for<unsigned long long>(rows),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    }
   }
 
   ~CudaBackend() override { release(); }
@@ -565,10 +587,11 @@ class CudaBackend final : public Backend {
                     std::to_string(props_.sharedMemPerBlockOptin);
       }
       int blocks_per_sm = 0;
+      const int options = (tile_prefetch_ ? cuda_detail::kTilePrefetch : 0) |
+                          (program_bytes ? cuda_detail::kTileSharedProgram : 0);
       if (refusal.empty()) {
         JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks_per_sm, cuda_detail::multiplicity_tile_kernel, cuda_detail::kTileThreads,
-            shared_bytes));
+            &blocks_per_sm, tile_kernel(options), cuda_detail::kTileThreads, shared_bytes));
         if (blocks_per_sm == 0) refusal = "the tile kernel cannot be resident on this device";
       }
       if (refusal.empty()) {
@@ -585,10 +608,10 @@ class CudaBackend final : public Backend {
                    reinterpret_cast<const uint2*>(up.fragments.data()),  // cudaMalloc: aligned
                    up.column_first_plane.data(),
                    up.column_min.data(),
-                   tile_prefetch_,
                    static_cast<uint32_t>(program_bytes),
                    static_cast<int32_t>(plan.ops.size())};
         up.path = CudaKernelPath::kMultiplicityTile;
+        up.tile_options = options;
         up.shared_bytes = shared_bytes;
         up.threads = cuda_detail::kTileThreads;
         up.blocks_per_sm = blocks_per_sm;
@@ -618,12 +641,12 @@ class CudaBackend final : public Backend {
     if (up.narrow_words) {
       up.values32.upload(gather_words<unsigned int>(plan));
       JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &up.blocks_per_sm, cuda_detail::gather_kernel<unsigned int>,
+          &up.blocks_per_sm, gather_kernel_for<unsigned int>(gather_rows_),
           cuda_detail::kGatherThreads, up.shared_bytes));
     } else {
       up.values64.upload(gather_words<unsigned long long>(plan));
       JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &up.blocks_per_sm, cuda_detail::gather_kernel<unsigned long long>,
+          &up.blocks_per_sm, gather_kernel_for<unsigned long long>(gather_rows_),
           cuda_detail::kGatherThreads, up.shared_bytes));
     }
     if (up.blocks_per_sm == 0) return "the gather kernel cannot be resident on this device";
@@ -646,11 +669,12 @@ class CudaBackend final : public Backend {
     const cuda_detail::ProgramView& program = up.program;
     up.gather32 = {up.strata,          program,           up.rank,
                    up.values32.data(), up.rank_cluster_slot.data(), up.rank_slots,
-                   up.rank_slot_counts.data(), gather_rows_};
+                   up.rank_slot_counts.data()};
     up.gather64 = {up.strata,          program,           up.rank,
                    up.values64.data(), up.rank_cluster_slot.data(), up.rank_slots,
-                   up.rank_slot_counts.data(), gather_rows_};
+                   up.rank_slot_counts.data()};
     up.path = CudaKernelPath::kGather;
+    up.gather_rows = gather_rows_;
     up.threads = cuda_detail::kGatherThreads;
     up.replicates_per_block = 1;
     return "";
@@ -665,15 +689,14 @@ class CudaBackend final : public Backend {
     const uint64_t units = (count + up.replicates_per_block - 1) / up.replicates_per_block;
     const auto grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min(units, resident_blocks)));
     if (up.path == CudaKernelPath::kMultiplicityTile) {
-      cuda_detail::multiplicity_tile_kernel<<<grid, up.threads, up.shared_bytes,
-                                              compute_stream_>>>(up.tile, seed, first, count,
-                                                                 out);
+      tile_kernel(up.tile_options)<<<grid, up.threads, up.shared_bytes, compute_stream_>>>(
+          up.tile, seed, first, count, out);
     } else if (up.narrow_words) {
-      cuda_detail::gather_kernel<unsigned int>
+      gather_kernel_for<unsigned int>(up.gather_rows)
           <<<grid, up.threads, up.shared_bytes, compute_stream_>>>(up.gather32, seed, first,
                                                                    count, out);
     } else {
-      cuda_detail::gather_kernel<unsigned long long>
+      gather_kernel_for<unsigned long long>(up.gather_rows)
           <<<grid, up.threads, up.shared_bytes, compute_stream_>>>(up.gather64, seed, first,
                                                                    count, out);
     }

@@ -39,7 +39,6 @@ struct GatherPlanView {
   const int32_t* cluster_slot;  // rank terms only: per cluster its counter, or -1
   uint32_t n_slots;             // counters per block (clusters some rank term mentions)
   uint32_t* slot_counts;        // gridDim.x x n_slots multiplicity counters
-  bool rows_in_flight;          // JUDGESTAT_GATHER_ROWS: kGatherRowsInFlight rows loaded together
 };
 
 /// Dynamic shared memory of one block: extras, then the column sums.
@@ -48,7 +47,9 @@ __host__ __device__ inline size_t gather_shared_bytes(int32_t n_columns, int32_t
   return size_t(n_extras) * sizeof(double) + size_t(n_columns) * sizeof(Word);
 }
 
-template <typename Word>
+/// RowsInFlight (JUDGESTAT_GATHER_ROWS, bench/NOTES.md): kGatherRowsInFlight rows loaded
+/// together; a separate kernel, so that the default keeps its registers.
+template <typename Word, bool RowsInFlight>
 class GatherAgent {
   static_assert(std::is_same<Word, unsigned int>::value ||
                     std::is_same<Word, unsigned long long>::value,
@@ -128,21 +129,21 @@ class GatherAgent {
           }
         }
       }
-      if (plan_.rows_in_flight) {
+      if constexpr (RowsInFlight) {
         add_rows_grouped(draws, first_column, lane_has_column, acc);
-        continue;
-      }
+      } else {
 #pragma unroll
-      for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
-        uint32_t pending = __ballot_sync(kFullMask, i < draws.count);
-        while (pending) {  // warp-uniform: every lane sees the same ballot
-          const int source = __ffs(pending) - 1;
-          pending &= pending - 1;
-          const uint32_t cluster = __shfl_sync(kFullMask, draws.cluster[i], source);
-          const Word* row = plan_.values + size_t(cluster) * n_columns + first_column + lane;
+        for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
+          uint32_t pending = __ballot_sync(kFullMask, i < draws.count);
+          while (pending) {  // warp-uniform: every lane sees the same ballot
+            const int source = __ffs(pending) - 1;
+            pending &= pending - 1;
+            const uint32_t cluster = __shfl_sync(kFullMask, draws.cluster[i], source);
+            const Word* row = plan_.values + size_t(cluster) * n_columns + first_column + lane;
 #pragma unroll
-          for (int q = 0; q < kGatherColumnsPerLane; ++q)
-            if (lane_has_column[q]) acc[q] += __ldg(row + q * kWarpSize);
+            for (int q = 0; q < kGatherColumnsPerLane; ++q)
+              if (lane_has_column[q]) acc[q] += __ldg(row + q * kWarpSize);
+          }
         }
       }
     }
@@ -190,12 +191,12 @@ class GatherAgent {
 };
 
 /// Grid-stride loop over the chunk's replicates, one block each.
-template <typename Word>
+template <typename Word, bool RowsInFlight>
 __global__ void __launch_bounds__(kGatherThreads)
     gather_kernel(GatherPlanView<Word> plan, uint64_t seed, uint64_t first, uint64_t count,
                   double* out) {
   extern __shared__ __align__(16) unsigned char shared[];
-  GatherAgent<Word> agent(plan, PhiloxKey(seed), shared);
+  GatherAgent<Word, RowsInFlight> agent(plan, PhiloxKey(seed), shared);
   const int32_t n_statistics = plan.program.n_statistics;
   for (uint64_t i = blockIdx.x; i < count; i += gridDim.x)
     agent.run_replicate(static_cast<uint32_t>(first + i), out + i * n_statistics);

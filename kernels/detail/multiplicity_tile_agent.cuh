@@ -46,11 +46,15 @@ struct TilePlanView {
   const uint2* b_fragments;    // [n_tile][k_step][lane]: b_fragments() of byte_planes.hpp
   const int32_t* column_first_plane;  // n_columns + 1: column k owns plane columns [f[k], f[k+1])
   const int64_t* column_min;          // n_columns
-  // Performance switches (bench/NOTES.md; off = the behaviour measured first):
-  bool prefetch_b;          // JUDGESTAT_TILE_PREFETCH: B fragments loaded kTilePrefetchDepth ahead
-  uint32_t program_bytes;   // JUDGESTAT_TILE_SHARED_PROGRAM: the tables' shared copy, 0 = none
+  uint32_t program_bytes;   // kTileSharedProgram: bytes of the tables' shared copy, else 0
   int32_t n_ops;            // ops in program.ops (for that copy)
 };
+
+/// Performance switches (bench/NOTES.md), compiled into separate kernels so that the default
+/// (0) keeps the registers and code it had: B fragments loaded kTilePrefetchDepth steps ahead
+/// (JUDGESTAT_TILE_PREFETCH), the statistics' tables in shared memory
+/// (JUDGESTAT_TILE_SHARED_PROGRAM).
+constexpr int kTilePrefetch = 1, kTileSharedProgram = 2, kTileOptionCount = 4;
 
 /// Dynamic shared memory of one block, in the order the agent carves it (each part a multiple
 /// of 16 bytes, so the histogram stays 16-byte aligned for vector zeroing and 8-byte A loads).
@@ -94,6 +98,7 @@ __device__ __forceinline__ void mma_u8_m16n8k32(int32_t (&d)[4], const uint32_t 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
 }
 
+template <int Options>
 class MultiplicityTileAgent {
  public:
   __device__ MultiplicityTileAgent(const TilePlanView& plan, PhiloxKey key,
@@ -113,11 +118,12 @@ class MultiplicityTileAgent {
   /// Once per block, before the first tile: the statistics' tables into shared memory (when
   /// that switch is on).
   __device__ void load_program() {
-    if (plan_.program_bytes == 0) return;
-    const ProgramView& p = plan_.program;
-    copy_program_share(p.ops, plan_.n_ops, p.op_offset, p.n_statistics, p.column_unscale,
-                       p.n_columns, program_section_, threadIdx.x, blockDim.x);
-    __syncthreads();
+    if constexpr ((Options & kTileSharedProgram) != 0) {
+      const ProgramView& p = plan_.program;
+      copy_program_share(p.ops, plan_.n_ops, p.op_offset, p.n_statistics, p.column_unscale,
+                         p.n_columns, program_section_, threadIdx.x, blockDim.x);
+      __syncthreads();
+    }
   }
 
   /// Replicates first + tile_begin .. + rows - 1 (rows <= 16) into out[(tile_begin + i) * S + s].
@@ -126,7 +132,7 @@ class MultiplicityTileAgent {
     __syncthreads();
     count_draws(first + tile_begin, rows);
     __syncthreads();
-    if (plan_.prefetch_b)
+    if constexpr ((Options & kTilePrefetch) != 0)
       multiply_planes<kTilePrefetchDepth>();
     else
       multiply_planes<1>();
@@ -270,7 +276,7 @@ class MultiplicityTileAgent {
     const int32_t n_statistics = plan_.program.n_statistics;
     const int32_t n_columns = plan_.program.n_columns;
     const int32_t n_extras = plan_.program.n_extras();
-    if (plan_.program_bytes) {  // the shared copy (load_program)
+    if constexpr ((Options & kTileSharedProgram) != 0) {  // the shared copy (load_program)
       const SharedProgramLayout layout =
           SharedProgramLayout::of(plan_.n_ops, n_statistics, n_columns);
       const Op* ops = reinterpret_cast<const Op*>(program_section_ + layout.ops);
@@ -281,12 +287,12 @@ class MultiplicityTileAgent {
         tile_out[i] = evaluate_from_tables(ops, op_offset, unscale, static_cast<int32_t>(s),
                                            column_sums_ + row * n_columns, extras_ + row * n_extras);
       }
-      return;
-    }
-    for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_statistics); i += blockDim.x) {
-      const uint32_t row = i / n_statistics, s = i % n_statistics;
-      tile_out[i] = evaluate_statistic(plan_.program, static_cast<int32_t>(s),
-                                       column_sums_ + row * n_columns, extras_ + row * n_extras);
+    } else {
+      for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_statistics); i += blockDim.x) {
+        const uint32_t row = i / n_statistics, s = i % n_statistics;
+        tile_out[i] = evaluate_statistic(plan_.program, static_cast<int32_t>(s),
+                                         column_sums_ + row * n_columns, extras_ + row * n_extras);
+      }
     }
   }
 
@@ -296,16 +302,17 @@ class MultiplicityTileAgent {
   double* extras_;         // [16][n_normals + n_rank_terms]
   int32_t* plane_sums_;    // [16][n_tiles * 8]
   uint32_t* histogram_;    // [16][row_stride / 2] words of two uint16 counters
-  unsigned char* program_section_;  // the tables' shared copy, when plan_.program_bytes
+  unsigned char* program_section_;  // the tables' shared copy (kTileSharedProgram)
   size_t histogram_bytes_;
 };
 
 /// Grid-stride loop over the chunk's tiles of 16 replicates.
+template <int Options>
 __global__ void __launch_bounds__(kTileThreads, 1)
     multiplicity_tile_kernel(TilePlanView plan, uint64_t seed, uint64_t first, uint64_t count,
                              double* out) {
   extern __shared__ __align__(16) unsigned char shared[];
-  MultiplicityTileAgent agent(plan, PhiloxKey(seed), shared);
+  MultiplicityTileAgent<Options> agent(plan, PhiloxKey(seed), shared);
   agent.load_program();
   const uint64_t n_tiles = (count + kTileReplicates - 1) / kTileReplicates;
   for (uint64_t tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
