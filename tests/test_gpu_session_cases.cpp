@@ -6,6 +6,8 @@
 // Every test skips, saying why, where no usable CUDA device exists.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -311,6 +313,35 @@ TEST(CudaSession, TwoBackendsOnOneDeviceMatchCpu) {
     EXPECT_EQ(std::memcmp(&got.intervals[s].hi, &want.intervals[s].hi, sizeof(double)), 0) << s;
     EXPECT_EQ(std::memcmp(&got.intervals[s].se, &want.intervals[s].se, sizeof(double)), 0) << s;
   }
+}
+
+// bench w2's kernel-only rate (CUDA events around each budget launch) is absent where no
+// kernel runs: null in the JSON, no column in the text.
+TEST(BenchW2, NoKernelOnlyRateOnTheCpu) {
+  const std::string args = "bench w2 --items 300 -k 16 --draws 3000 --backend cpu --warmup 0 --repeats 1";
+  testing_support::CliRun r = testing_support::run_cli(args + " --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["kernel_draws_per_s"].is_null()) << r.out;
+  EXPECT_TRUE(j["measurements"][0]["kernel_draws_per_s"].is_null()) << r.out;
+  EXPECT_GT(j["draws_per_s"].get<double>(), 0);
+  r = testing_support::run_cli(args);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out.find("kernel only"), std::string::npos) << r.out;
+}
+
+// On a GPU the kernel's time is part of the end-to-end time, so its rate is the higher one.
+TEST(CudaSession, BenchW2ReportsTheKernelOnlyRate) {
+  REQUIRE_CUDA();
+  const std::string args = "bench w2 --items 400 -k 16 --draws 200000 --backend cuda --warmup 0 --repeats 1";
+  testing_support::CliRun r = testing_support::run_cli(args + " --format json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["kernel_draws_per_s"].is_number()) << r.out;
+  EXPECT_GT(j["kernel_draws_per_s"].get<double>(), j["draws_per_s"].get<double>()) << r.out;
+  r = testing_support::run_cli(args);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("kernel only"), std::string::npos) << r.out;
 }
 
 }  // namespace judgestat
