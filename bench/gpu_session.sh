@@ -91,21 +91,37 @@ if command -v nvidia-smi >/dev/null; then
 fi
 
 # ---- build ----------------------------------------------------------------------------------
+gpu_present() { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }
+# build_here DIR: cmake and ninja into DIR, failures (cmake's log tail, compiler errors) noted.
+build_here() {
+  log "build in $1"
+  # -lineinfo: sanitizer reports name source lines; no run-time cost.
+  if ! step 240 cmake -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DCMAKE_CUDA_FLAGS=-lineinfo -DJUDGESTAT_MPI=OFF >"$logs/cmake.log" 2>&1; then
+    { echo "--- cmake failed"; tail -40 "$logs/cmake.log"
+      tail -40 "$1/CMakeFiles/CMakeError.log" "$1/CMakeFiles/CMakeConfigureLog.yaml" 2>/dev/null; } >>"$failures"
+    tail -20 "$logs/cmake.log"
+  elif ! step 240 ninja -C "$1" >"$logs/build.log" 2>&1; then
+    { echo "--- build failed"; grep -E -B2 -A6 'error' "$logs/build.log" | head -60; tail -15 "$logs/build.log"; } >>"$failures"
+  fi
+  "$1/judgestat" --version >"$logs/version.txt" 2>&1
+  log "built: $(tr '\n' ' ' <"$logs/version.txt")"
+}
 if "$build/judgestat" --version >"$logs/version.txt" 2>&1 &&
    "$build/judgestat_tests" --gtest_list_tests >/dev/null 2>&1; then
   log "carried binaries: $(tr '\n' ' ' <"$logs/version.txt")"
-else
-  log "build in $build (carried binaries absent or not runnable here)"
-  # -lineinfo: sanitizer reports name source lines; no run-time cost.
-  if ! step 240 cmake -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DCMAKE_CUDA_FLAGS=-lineinfo -DJUDGESTAT_MPI=OFF >"$logs/cmake.log" 2>&1; then
-    { echo "--- cmake failed"; tail -40 "$logs/cmake.log"
-      tail -40 "$build/CMakeFiles/CMakeError.log" "$build/CMakeFiles/CMakeConfigureLog.yaml" 2>/dev/null; } >>"$failures"
-  elif ! step 240 ninja -C "$build" >"$logs/build.log" 2>&1; then
-    { echo "--- build failed"; grep -E -B2 -A6 'error' "$logs/build.log" | head -60; tail -15 "$logs/build.log"; } >>"$failures"
+  # Binaries made on another image may start yet see no device (an older driver than their
+  # runtime, say): then build with this machine's toolkit rather than skip every CUDA step.
+  if gpu_present && ! grep -q 'cuda backend: available' "$logs/version.txt"; then
+    log "the carried binaries see no CUDA device on this GPU machine: building here"
+    build_here "$build-here"
+    if [ -x "$build-here/judgestat" ]; then build=$build-here; else
+      "$build/judgestat" --version >"$logs/version.txt" 2>&1  # the carried ones, for the CPU steps
+    fi
   fi
-  "$build/judgestat" --version >"$logs/version.txt" 2>&1
-  log "built: $(tr '\n' ' ' <"$logs/version.txt")"
+else
+  log "carried binaries absent or not runnable here"
+  build_here "$build"
 fi
 keep session.log version.txt cmake.log build.log
 case $build in /*) built=$build ;; *) built=$root/$build ;; esac
@@ -114,10 +130,11 @@ tests=$built/judgestat_tests
 export JUDGESTAT_TEST_ROOT=$root JUDGESTAT_TEST_BINARY=$bin
 
 gpu=1
-if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+if ! gpu_present; then
   gpu=0; log "no GPU: nvidia-smi absent or failing; CUDA steps skipped (dry run)"
 elif ! grep -q 'cuda backend: available' "$logs/version.txt"; then
   gpu=0; log "no GPU for judgestat: $(grep 'cuda backend' "$logs/version.txt"); CUDA steps skipped"
+  echo "--- judgestat sees no CUDA device: $(grep 'cuda backend' "$logs/version.txt")" >>"$failures"
 fi
 
 # ---- CUDA tests -----------------------------------------------------------------------------
