@@ -100,6 +100,7 @@ Plan ranked_plan() {
   return plan;
 }
 
+#ifdef JUDGESTAT_HAVE_CUDA  // used only by the switch test, which needs the CUDA paths
 // A W1-sized plan: 5,000 clusters in two strata (158 k steps of the tile product, so the
 // prefetch groups are full), a count and two real columns (several byte planes), a rank term.
 Plan five_thousand_cluster_plan() {
@@ -131,6 +132,7 @@ Plan five_thousand_cluster_plan() {
   }
   return plan;
 }
+#endif
 
 }  // namespace
 
