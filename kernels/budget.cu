@@ -245,10 +245,18 @@ class CudaBudgetEngine final : public BudgetEngine {
     fee_fallback_.upload(problem.fee_fallback_fx);
     total_accepted_2d_.upload(problem.total_accepted_2d);
     total_cascade_fee_.upload(problem.total_cascade_fee);
+    JS_CUDA_CHECK(cudaEventCreate(&kernel_start_));
+    JS_CUDA_CHECK(cudaEventCreate(&kernel_end_));
   }
 
   // The device arrays are freed after this body runs: on this engine's device, with several.
-  ~CudaBudgetEngine() override { cudaSetDevice(device_); }
+  ~CudaBudgetEngine() override {
+    cudaSetDevice(device_);
+    if (kernel_start_) cudaEventDestroy(kernel_start_);
+    if (kernel_end_) cudaEventDestroy(kernel_end_);
+  }
+
+  double kernel_seconds() const override { return kernel_seconds_; }
 
   std::string name() const override { return "cuda"; }
   std::string device() const override { return properties_.name; }
@@ -309,12 +317,19 @@ class CudaBudgetEngine final : public BudgetEngine {
     args.out_heldout_2d = heldout_2d_.data();
     args.out_fee_ratio = fee_ratio_.data();
     args.out_chosen = chosen_.data();
+    // Events around the launch alone: bench w2's end-to-end rate is mostly host work (copies,
+    // the summarizer), and the kernel variants must be compared on the kernel's own time.
+    JS_CUDA_CHECK(cudaEventRecord(kernel_start_, 0));
     kernel_<<<blocks, warps * 32, block_bytes>>>(args);
     JS_CUDA_CHECK(cudaGetLastError());
+    JS_CUDA_CHECK(cudaEventRecord(kernel_end_, 0));
     JS_CUDA_CHECK(cudaMemcpy(out.heldout_2d.data(), heldout_2d_.data(), count * sizeof(int64_t),
                              cudaMemcpyDeviceToHost));
     JS_CUDA_CHECK(cudaMemcpy(out.fee_ratio.data(), fee_ratio_.data(), count * sizeof(double), cudaMemcpyDeviceToHost));
     JS_CUDA_CHECK(cudaMemcpy(out.chosen.data(), chosen_.data(), out.chosen.size(), cudaMemcpyDeviceToHost));
+    float kernel_ms = 0;  // the copies above were ordered after kernel_end_ on the same stream
+    JS_CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, kernel_start_, kernel_end_));
+    kernel_seconds_ += 1e-3 * kernel_ms;
   }
 
  private:
@@ -338,6 +353,8 @@ class CudaBudgetEngine final : public BudgetEngine {
   cuda_detail::DeviceBuffer<int64_t> heldout_2d_;
   cuda_detail::DeviceBuffer<double> fee_ratio_;
   cuda_detail::DeviceBuffer<uint8_t> chosen_;
+  cudaEvent_t kernel_start_ = nullptr, kernel_end_ = nullptr;
+  double kernel_seconds_ = 0;  // accumulated over run() calls
 };
 
 }  // namespace

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -52,6 +53,32 @@ using cuda_detail::b_fragments;
 using cuda_detail::DeviceBuffer;
 using cuda_detail::plane_layout;
 using cuda_detail::PlaneLayout;
+
+// The kernels of each path, one per combination of its performance switches (bench/NOTES.md):
+// separate instantiations, so that the default's registers and code stay as they were.
+using TileKernel = void (*)(cuda_detail::TilePlanView, uint64_t, uint64_t, uint64_t, double*);
+template <typename Word>
+using GatherKernel = void (*)(cuda_detail::GatherPlanView<Word>, uint64_t, uint64_t, uint64_t, double*);
+
+TileKernel tile_kernel(int options) {
+  static const TileKernel kernels[cuda_detail::kTileOptionCount] = {
+      cuda_detail::multiplicity_tile_kernel<0>, cuda_detail::multiplicity_tile_kernel<1>,
+      cuda_detail::multiplicity_tile_kernel<2>, cuda_detail::multiplicity_tile_kernel<3>};
+  return kernels[options];
+}
+template <typename Word>
+GatherKernel<Word> gather_kernel_for(bool rows_in_flight) {
+  return rows_in_flight ? cuda_detail::gather_kernel<Word, true> : cuda_detail::gather_kernel<Word, false>;
+}
+
+/// A performance switch (bench/NOTES.md): `name` set to 1 turns it on; anything but 0 or 1 is an
+/// error, so a mistyped session setting cannot silently time the default twice.
+bool switch_on(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value || !*value || std::string(value) == "0") return false;
+  if (std::string(value) == "1") return true;
+  throw std::runtime_error(std::string(name) + ": expected 0 or 1, got '" + value + "'");
+}
 
 // ---------------------------------------------------------------------------------------------
 // Plan checks: a malformed plan must fail here with a message, not as an illegal address in a
@@ -258,6 +285,8 @@ struct UploadedPlan {
   int threads = 0;             // per block
   int blocks_per_sm = 0;       // resident blocks per multiprocessor at that shared memory
   uint32_t replicates_per_block = 1;
+  int tile_options = 0;        // tile path: its kernel (kTilePrefetch | kTileSharedProgram)
+  bool gather_rows = false;    // gather path: the rows-in-flight kernel
 
   DeviceBuffer<uint32_t> cluster_offset, block_offset;
   DeviceBuffer<int64_t> rank_offset;
@@ -302,7 +331,12 @@ std::string tile_counter_refusal(const CompiledPlan& plan) {
 class CudaBackend final : public Backend {
  public:
   CudaBackend(int device, uint64_t max_chunk, CudaKernelPath path)
-      : device_(device), max_chunk_(max_chunk), forced_path_(path) {
+      : device_(device), max_chunk_(max_chunk), forced_path_(path),
+        tile_prefetch_(switch_on("JUDGESTAT_TILE_PREFETCH")),
+        tile_shared_program_(switch_on("JUDGESTAT_TILE_SHARED_PROGRAM")),
+        gather_rows_(switch_on("JUDGESTAT_GATHER_ROWS")),
+        summary_scratch_(switch_on("JUDGESTAT_SUMMARY_REUSE") ? cuda_detail::make_summary_scratch()
+                                                               : nullptr) {
     int n_devices = 0;
     JS_CUDA_CHECK(cudaGetDeviceCount(&n_devices));
     if (device < 0 || device >= n_devices)
@@ -329,12 +363,15 @@ class CudaBackend final : public Backend {
       JS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
     // Permission to use the device's whole opt-in shared memory; each launch asks for its own.
     const int optin = static_cast<int>(props_.sharedMemPerBlockOptin);
-    JS_CUDA_CHECK(cudaFuncSetAttribute(cuda_detail::multiplicity_tile_kernel,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    JS_CUDA_CHECK(cudaFuncSetAttribute(cuda_detail::gather_kernel<unsigned int>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
-    JS_CUDA_CHECK(cudaFuncSetAttribute(cuda_detail::gather_kernel<unsigned long long>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    for (int options = 0; options < cuda_detail::kTileOptionCount; ++options)
+      JS_CUDA_CHECK(cudaFuncSetAttribute(tile_kernel(options),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    for (bool rows : {false, true}) {
+      JS_CUDA_CHECK(cudaFuncSetAttribute(gather_kernel_for<unsigned int>(rows),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+      JS_CUDA_CHECK(cudaFuncSetAttribute(gather_kernel_for<unsigned long long>(rows),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    }
   }
 
   ~CudaBackend() override { release(); }
@@ -451,7 +488,7 @@ class CudaBackend final : public Backend {
       return nullptr;
     std::unique_ptr<cuda_detail::DeviceKeptReplicates> kept;
     try {
-      kept = cuda_detail::DeviceKeptReplicates::create(device_, count, plan.n_statistics);
+      kept = cuda_detail::DeviceKeptReplicates::create(device_, count, plan.n_statistics, summary_scratch_);
     } catch (const std::runtime_error&) {
       return nullptr;  // memory taken meanwhile (by another process): the host path
     }
@@ -530,11 +567,19 @@ class CudaBackend final : public Backend {
       std::string refusal = tile_counter_refusal(plan);
       PlaneLayout layout;
       size_t shared_bytes = 0;
+      size_t program_bytes = 0;
       if (refusal.empty()) {
         layout = plane_layout(plan);
         shared_bytes = cuda_detail::TileSharedLayout::of(plan.n_columns, up.program.n_extras(),
                                                          layout.n_tiles, layout.row_stride)
                            .total;
+        // The tables' shared copy only where it fits beside the histograms.
+        const size_t program = cuda_detail::SharedProgramLayout::of(
+            static_cast<int32_t>(plan.ops.size()), plan.n_statistics, plan.n_columns).total;
+        if (tile_shared_program_ && shared_bytes + program <= size_t(props_.sharedMemPerBlockOptin)) {
+          program_bytes = program;
+          shared_bytes += program;
+        }
         if (shared_bytes > size_t(props_.sharedMemPerBlockOptin))
           refusal = "16 multiplicity histograms of " + std::to_string(plan.n_clusters) +
                     " clusters need " + std::to_string(shared_bytes) +
@@ -542,10 +587,11 @@ class CudaBackend final : public Backend {
                     std::to_string(props_.sharedMemPerBlockOptin);
       }
       int blocks_per_sm = 0;
+      const int options = (tile_prefetch_ ? cuda_detail::kTilePrefetch : 0) |
+                          (program_bytes ? cuda_detail::kTileSharedProgram : 0);
       if (refusal.empty()) {
         JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks_per_sm, cuda_detail::multiplicity_tile_kernel, cuda_detail::kTileThreads,
-            shared_bytes));
+            &blocks_per_sm, tile_kernel(options), cuda_detail::kTileThreads, shared_bytes));
         if (blocks_per_sm == 0) refusal = "the tile kernel cannot be resident on this device";
       }
       if (refusal.empty()) {
@@ -561,8 +607,11 @@ class CudaBackend final : public Backend {
                    layout.n_tiles,
                    reinterpret_cast<const uint2*>(up.fragments.data()),  // cudaMalloc: aligned
                    up.column_first_plane.data(),
-                   up.column_min.data()};
+                   up.column_min.data(),
+                   static_cast<uint32_t>(program_bytes),
+                   static_cast<int32_t>(plan.ops.size())};
         up.path = CudaKernelPath::kMultiplicityTile;
+        up.tile_options = options;
         up.shared_bytes = shared_bytes;
         up.threads = cuda_detail::kTileThreads;
         up.blocks_per_sm = blocks_per_sm;
@@ -592,12 +641,12 @@ class CudaBackend final : public Backend {
     if (up.narrow_words) {
       up.values32.upload(gather_words<unsigned int>(plan));
       JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &up.blocks_per_sm, cuda_detail::gather_kernel<unsigned int>,
+          &up.blocks_per_sm, gather_kernel_for<unsigned int>(gather_rows_),
           cuda_detail::kGatherThreads, up.shared_bytes));
     } else {
       up.values64.upload(gather_words<unsigned long long>(plan));
       JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &up.blocks_per_sm, cuda_detail::gather_kernel<unsigned long long>,
+          &up.blocks_per_sm, gather_kernel_for<unsigned long long>(gather_rows_),
           cuda_detail::kGatherThreads, up.shared_bytes));
     }
     if (up.blocks_per_sm == 0) return "the gather kernel cannot be resident on this device";
@@ -625,6 +674,7 @@ class CudaBackend final : public Backend {
                    up.values64.data(), up.rank_cluster_slot.data(), up.rank_slots,
                    up.rank_slot_counts.data()};
     up.path = CudaKernelPath::kGather;
+    up.gather_rows = gather_rows_;
     up.threads = cuda_detail::kGatherThreads;
     up.replicates_per_block = 1;
     return "";
@@ -639,15 +689,14 @@ class CudaBackend final : public Backend {
     const uint64_t units = (count + up.replicates_per_block - 1) / up.replicates_per_block;
     const auto grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min(units, resident_blocks)));
     if (up.path == CudaKernelPath::kMultiplicityTile) {
-      cuda_detail::multiplicity_tile_kernel<<<grid, up.threads, up.shared_bytes,
-                                              compute_stream_>>>(up.tile, seed, first, count,
-                                                                 out);
+      tile_kernel(up.tile_options)<<<grid, up.threads, up.shared_bytes, compute_stream_>>>(
+          up.tile, seed, first, count, out);
     } else if (up.narrow_words) {
-      cuda_detail::gather_kernel<unsigned int>
+      gather_kernel_for<unsigned int>(up.gather_rows)
           <<<grid, up.threads, up.shared_bytes, compute_stream_>>>(up.gather32, seed, first,
                                                                    count, out);
     } else {
-      cuda_detail::gather_kernel<unsigned long long>
+      gather_kernel_for<unsigned long long>(up.gather_rows)
           <<<grid, up.threads, up.shared_bytes, compute_stream_>>>(up.gather64, seed, first,
                                                                    count, out);
     }
@@ -657,6 +706,8 @@ class CudaBackend final : public Backend {
   int device_;
   uint64_t max_chunk_;
   CudaKernelPath forced_path_;
+  bool tile_prefetch_, tile_shared_program_, gather_rows_;  // the switches, read when made
+  std::shared_ptr<cuda_detail::SummaryScratch> summary_scratch_;  // JUDGESTAT_SUMMARY_REUSE
   cudaDeviceProp props_{};
   cudaStream_t compute_stream_ = nullptr, copy_stream_ = nullptr;
   cudaEvent_t slice_done_[2] = {nullptr, nullptr};

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -125,9 +126,23 @@ __global__ void pick_order_statistics_kernel(const uint64_t* sorted, uint64_t B,
   out[2 * i + 1] = from_order_key(next);
 }
 
+}  // namespace
+
+/// The working buffers of one facts() or order_statistics() call; kept by the backend across
+/// stores when JUDGESTAT_SUMMARY_REUSE=1 (make_summary_scratch), else made and freed per call.
+struct SummaryScratch {
+  DeviceBuffer<double> block_real, real, mean_and_reference, picked;
+  DeviceBuffer<Count> block_a, block_b, a, b;
+  DeviceBuffer<uint64_t> ranks, keys, spare_keys;
+  DeviceBuffer<unsigned char> sort_temp;
+};
+
+namespace {
+
 class DeviceKept final : public DeviceKeptReplicates {
  public:
-  DeviceKept(int device, uint64_t B, int32_t S) : device_(device), B_(B), S_(S) {
+  DeviceKept(int device, uint64_t B, int32_t S, std::shared_ptr<SummaryScratch> scratch)
+      : device_(device), B_(B), S_(S), kept_scratch_(std::move(scratch)) {
     JS_CUDA_CHECK(cudaSetDevice(device_));
     values_.allocate(B * uint64_t(S));
     JS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -180,8 +195,15 @@ class DeviceKept final : public DeviceKeptReplicates {
 
   std::vector<ReplicateFacts> compute_facts(const std::vector<double>& reference) {
     const uint64_t n_blocks = (B_ + kSummaryBlock - 1) / kSummaryBlock, cells = n_blocks * S_;
-    DeviceBuffer<double> block_real(cells), real(S_), mean_and_reference(2 * size_t(S_));
-    DeviceBuffer<Count> block_a(cells), block_b(cells), a(S_), b(S_);
+    SummaryScratch scratch_here;  // this call's, unless the backend keeps them
+    SummaryScratch& w = kept_scratch_ ? *kept_scratch_ : scratch_here;
+    DeviceBuffer<double>& block_real = sized(w.block_real, cells);
+    DeviceBuffer<double>& real = sized(w.real, S_);
+    DeviceBuffer<double>& mean_and_reference = sized(w.mean_and_reference, 2 * size_t(S_));
+    DeviceBuffer<Count>& block_a = sized(w.block_a, cells);
+    DeviceBuffer<Count>& block_b = sized(w.block_b, cells);
+    DeviceBuffer<Count>& a = sized(w.a, S_);
+    DeviceBuffer<Count>& b = sized(w.b, S_);
     std::vector<double> totals(S_), squares(S_);
     std::vector<Count> defined(S_), below(S_), at_or_below(S_);
 
@@ -205,7 +227,7 @@ class DeviceKept final : public DeviceKeptReplicates {
     }
     // Pageable source: the call returns once the values are staged, so the vector may go.
     JS_CUDA_CHECK(cudaMemcpyAsync(mean_and_reference.data(), mean_then_reference.data(),
-                                  mean_and_reference.bytes(), cudaMemcpyHostToDevice, stream_));
+                                  mean_then_reference.size() * sizeof(double), cudaMemcpyHostToDevice, stream_));
     block_squares_kernel<<<grid_for(cells), kThreads, 0, stream_>>>(
         values_.data(), B_, S_, n_blocks, mean_and_reference.data(), mean_and_reference.data() + S_,
         block_real.data(), block_a.data(), block_b.data());
@@ -236,14 +258,18 @@ class DeviceKept final : public DeviceKeptReplicates {
     std::vector<uint64_t> ranks(queries.size());
     for (size_t i = 0; i < order.size(); ++i) ranks[i] = queries[order[i]].rank;
 
-    DeviceBuffer<uint64_t> device_ranks(ranks.size()), keys(B_), spare_keys(B_);
-    DeviceBuffer<double> picked(2 * ranks.size());
-    JS_CUDA_CHECK(cudaMemcpyAsync(device_ranks.data(), ranks.data(), device_ranks.bytes(),
+    SummaryScratch scratch_here;
+    SummaryScratch& w = kept_scratch_ ? *kept_scratch_ : scratch_here;
+    DeviceBuffer<uint64_t>& device_ranks = sized(w.ranks, ranks.size());
+    DeviceBuffer<uint64_t>& keys = sized(w.keys, B_);
+    DeviceBuffer<uint64_t>& spare_keys = sized(w.spare_keys, B_);
+    DeviceBuffer<double>& picked = sized(w.picked, 2 * ranks.size());
+    JS_CUDA_CHECK(cudaMemcpyAsync(device_ranks.data(), ranks.data(), ranks.size() * sizeof(uint64_t),
                                   cudaMemcpyHostToDevice, stream_));
     cub::DoubleBuffer<uint64_t> sort_keys(keys.data(), spare_keys.data());
     size_t temp_bytes = 0;
     JS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, sort_keys, B_, 0, 64, stream_));
-    DeviceBuffer<unsigned char> temp(temp_bytes);
+    DeviceBuffer<unsigned char>& temp = sized(w.sort_temp, temp_bytes);
 
     for (size_t first = 0; first < order.size();) {
       const int32_t s = queries[order[first]].statistic;
@@ -259,8 +285,9 @@ class DeviceKept final : public DeviceKeptReplicates {
       JS_CUDA_CHECK(cudaGetLastError());
       first = last;
     }
-    std::vector<double> grouped(picked.size());
-    copy_back(grouped, picked);
+    std::vector<double> grouped(2 * ranks.size());
+    JS_CUDA_CHECK(cudaMemcpyAsync(grouped.data(), picked.data(), grouped.size() * sizeof(double),
+                                  cudaMemcpyDeviceToHost, stream_));
     JS_CUDA_CHECK(cudaStreamSynchronize(stream_));
 
     std::vector<std::pair<double, double>> out(queries.size());
@@ -272,14 +299,28 @@ class DeviceKept final : public DeviceKeptReplicates {
     return out;
   }
 
+  // Copies host.size() elements (a kept buffer may be larger than this call needs).
   template <typename T>
   void copy_back(std::vector<T>& host, const DeviceBuffer<T>& device) {
-    JS_CUDA_CHECK(cudaMemcpyAsync(host.data(), device.data(), device.bytes(), cudaMemcpyDeviceToHost, stream_));
+    JS_CUDA_CHECK(cudaMemcpyAsync(host.data(), device.data(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+  }
+
+  // At least `count` elements: grown (after the stream's earlier work that may use it) when
+  // smaller. A kept buffer was last used by a call that synchronised its own stream before
+  // returning, so another store's stream may take it.
+  template <typename T>
+  DeviceBuffer<T>& sized(DeviceBuffer<T>& buffer, size_t count) {
+    if (buffer.size() < count) {
+      JS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      buffer.allocate(count);
+    }
+    return buffer;
   }
 
   int device_;
   uint64_t B_;
   int32_t S_;
+  std::shared_ptr<SummaryScratch> kept_scratch_;  // the backend's, or null: per call
   DeviceBuffer<double> values_;
   cudaStream_t stream_ = nullptr;
 };
@@ -293,8 +334,11 @@ uint64_t DeviceKeptReplicates::bytes_needed(uint64_t B, int32_t S) {
   return B * uint64_t(S) * 8 + 3 * B * 8 + n_blocks * uint64_t(S) * 24 + (64ull << 20);
 }
 
-std::unique_ptr<DeviceKeptReplicates> DeviceKeptReplicates::create(int device, uint64_t B, int32_t S) {
-  return std::make_unique<DeviceKept>(device, B, S);
+std::unique_ptr<DeviceKeptReplicates> DeviceKeptReplicates::create(int device, uint64_t B, int32_t S,
+                                                                   std::shared_ptr<SummaryScratch> scratch) {
+  return std::make_unique<DeviceKept>(device, B, S, std::move(scratch));
 }
+
+std::shared_ptr<SummaryScratch> make_summary_scratch() { return std::make_shared<SummaryScratch>(); }
 
 }  // namespace judgestat::cuda_detail

@@ -156,20 +156,22 @@ double median_of(std::vector<double> values) {
 
 // One repetition's rate, and (W1) its rate with the summaries' time included.
 struct RepetitionRates {
-  double rate = 0, with_summary = 0;
+  double rate = 0, with_summary = 0, kernel = 0;
 };
 
 // Warm-up runs, then timed repetitions; `run_once` returns one repetition's RepetitionRates.
 template <typename RunOnce>
 void time_repetitions(BenchMeasurement& m, int warmup, int repeats, const RunOnce& run_once) {
   for (int w = 0; w < warmup; ++w) run_once();
-  std::vector<double> with_summary;
+  std::vector<double> with_summary, kernel;
   for (int r = 0; r < repeats; ++r) {
     const RepetitionRates rates = run_once();
     m.rates.push_back(rates.rate);
     with_summary.push_back(rates.with_summary);
+    kernel.push_back(rates.kernel);
   }
   m.median_with_summary = median_of(with_summary);
+  m.median_kernel = median_of(kernel);
   m.median = median_of(m.rates);
   m.low = *std::min_element(m.rates.begin(), m.rates.end());
   m.high = *std::max_element(m.rates.begin(), m.rates.end());
@@ -228,8 +230,11 @@ BenchMeasurement measure_w2(const BenchSizes& sizes, const std::string& grid_lis
   m.backend = engine->name();
   m.device = engine->device();
   time_repetitions(m, warmup, repeats, [&] {
+    const double kernel_before = engine->kernel_seconds();
     const BudgetSummary summary = simulate_budget(*engine, problem, run, m.sizes.draws);
-    return RepetitionRates{static_cast<double>(m.sizes.draws) / summary.resample_s, 0};
+    const double kernel_s = engine->kernel_seconds() - kernel_before;
+    const double draws = static_cast<double>(m.sizes.draws);
+    return RepetitionRates{draws / summary.resample_s, 0, kernel_s > 0 ? draws / kernel_s : 0};
   });
   return m;
 }

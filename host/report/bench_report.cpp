@@ -35,8 +35,14 @@ Json measurement_json(const BenchReport& report, const BenchMeasurement& m) {
   row["range"] = Json::array({m.low, m.high});
   row["repetitions"] = m.rates;
   if (w1) row["with_summary_" + unit] = m.median_with_summary;
+  if (!w1) row["kernel_" + unit] = m.median_kernel > 0 ? Json(m.median_kernel) : Json(nullptr);
   if (report.probe > 0 && w1) row["probe_fraction"] = m.median / report.probe;
   return row;
+}
+
+// W2 on CUDA: the kernel's own rate beside the end-to-end one.
+bool kernel_timed(const BenchReport& report) {
+  return report.workload == "w2" && report.measured.front().median_kernel > 0;
 }
 
 std::string sci(double v) {
@@ -58,6 +64,7 @@ std::vector<std::string> measurement_row(const BenchReport& report, const BenchM
   row.push_back(sci(m.low) + " – " + sci(m.high));
   if (w1) row.push_back(sci(m.median_with_summary));
   if (report.probe > 0 && w1) row.push_back(fixed(100 * m.median / report.probe, 1) + " %");
+  if (kernel_timed(report)) row.push_back(sci(m.median_kernel));
   return row;
 }
 
@@ -85,6 +92,8 @@ Json to_json(const BenchReport& report, const ReportHead& head) {
       out["clusters"] = front.clusters;
       out["statistics"] = front.statistics;
     }
+    if (report.workload == "w2")
+      out["kernel_" + unit] = front.median_kernel > 0 ? Json(front.median_kernel) : Json(nullptr);
     if (!report.results.empty()) {
       Json results;
       for (const BenchResult& r : report.results)
@@ -103,12 +112,15 @@ std::string tables(const BenchReport& report, const std::string& format) {
                                                "cluster draws/s (median)", "range", "with summaries"}
                     : std::vector<std::string>{"items", "k", "grid", "draws", "draws/s (median)", "range"};
   if (report.probe > 0 && w1) table.header.push_back("of probe");
+  if (kernel_timed(report)) table.header.push_back("kernel only");
   for (const BenchMeasurement& m : report.measured) table.rows.push_back(measurement_row(report, m));
   table.notes.push_back(report.workload + " on " + front.backend + " (" + front.device + "), " +
                         std::to_string(report.warmup) + " warm-up and " + std::to_string(report.repeats) +
                         " timed repetitions per size" +
                         (report.input.empty() ? ", synthetic input" : ", input " + report.input));
   if (w1) table.notes.push_back("cluster draws/s over resampling; 'with summaries' adds the intervals (quantiles, SE)");
+  if (kernel_timed(report))
+    table.notes.push_back("draws/s end to end (copies, summaries on the host); 'kernel only' over the kernel's CUDA-event time");
   return table.render(format);
 }
 

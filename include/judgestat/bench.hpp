@@ -43,6 +43,8 @@ struct BenchMeasurement {
   // W1: the same draws over resampling plus summaries (intervals), the time a user waits for
   // the CIs; the peers time their quantiles too.
   double median_with_summary = 0;
+  // W2 on CUDA: draws over the budget kernel's own time (CUDA events); 0 = not measured.
+  double median_kernel = 0;
 };
 
 /// W1 with options.results: one statistic's interval, named "judge/statistic".

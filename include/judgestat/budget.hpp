@@ -128,6 +128,10 @@ class BudgetEngine {
   virtual uint32_t max_chunk(const BudgetRun& run) const = 0;
   /// Outcomes of draws [first_draw, first_draw + count) into out (resized).
   virtual void run(const BudgetRun& run, uint32_t first_draw, uint32_t count, DrawOutcomes& out) = 0;
+  /// Seconds spent in the device kernel over this engine's run() calls so far (CUDA events
+  /// around each launch), so a benchmark can tell kernel from host time; 0 where not measured
+  /// (the CPU engine, split engines).
+  virtual double kernel_seconds() const { return 0.0; }
 };
 
 /// threads = 0: every hardware thread. Outcomes do not depend on the thread count.

@@ -9,12 +9,22 @@
 
 namespace judgestat::cuda_detail {
 
+struct SummaryScratch;  // device_summary.cu
+
+/// Working buffers for device summaries that outlive one store (JUDGESTAT_SUMMARY_REUSE=1:
+/// no cudaMalloc / cudaFree, which synchronises the device, per summary call).
+std::shared_ptr<SummaryScratch> make_summary_scratch();
+
 class DeviceKeptReplicates : public KeptReplicates {
  public:
   /// Device memory a store of B replicates × S statistics takes, working space included.
   static uint64_t bytes_needed(uint64_t B, int32_t S);
   /// A store for B × S values on `device` (the caller fills values() before summarising).
-  static std::unique_ptr<DeviceKeptReplicates> create(int device, uint64_t B, int32_t S);
+  /// With `scratch` (make_summary_scratch), its working buffers are those, kept and reused
+  /// across stores; without, each summary call allocates and frees its own. One host thread
+  /// at a time may use a scratch.
+  static std::unique_ptr<DeviceKeptReplicates> create(int device, uint64_t B, int32_t S,
+                                                      std::shared_ptr<SummaryScratch> scratch = nullptr);
   /// Replicate-major device values: statistic s of replicate r at r·S + s.
   virtual double* values() = 0;
   /// Fills values() from B × S host values (tests give a store chosen values this way).

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "gather_rows.hpp"
 #include "replicate_common.cuh"
 
 namespace judgestat::cuda_detail {
@@ -46,7 +47,9 @@ __host__ __device__ inline size_t gather_shared_bytes(int32_t n_columns, int32_t
   return size_t(n_extras) * sizeof(double) + size_t(n_columns) * sizeof(Word);
 }
 
-template <typename Word>
+/// RowsInFlight (JUDGESTAT_GATHER_ROWS, bench/NOTES.md): kGatherRowsInFlight rows loaded
+/// together; a separate kernel, so that the default keeps its registers.
+template <typename Word, bool RowsInFlight>
 class GatherAgent {
   static_assert(std::is_same<Word, unsigned int>::value ||
                     std::is_same<Word, unsigned long long>::value,
@@ -126,23 +129,58 @@ class GatherAgent {
           }
         }
       }
+      if constexpr (RowsInFlight) {
+        add_rows_grouped(draws, first_column, lane_has_column, acc);
+      } else {
 #pragma unroll
-      for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
-        uint32_t pending = __ballot_sync(kFullMask, i < draws.count);
-        while (pending) {  // warp-uniform: every lane sees the same ballot
-          const int source = __ffs(pending) - 1;
-          pending &= pending - 1;
-          const uint32_t cluster = __shfl_sync(kFullMask, draws.cluster[i], source);
-          const Word* row = plan_.values + size_t(cluster) * n_columns + first_column + lane;
+        for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
+          uint32_t pending = __ballot_sync(kFullMask, i < draws.count);
+          while (pending) {  // warp-uniform: every lane sees the same ballot
+            const int source = __ffs(pending) - 1;
+            pending &= pending - 1;
+            const uint32_t cluster = __shfl_sync(kFullMask, draws.cluster[i], source);
+            const Word* row = plan_.values + size_t(cluster) * n_columns + first_column + lane;
 #pragma unroll
-          for (int q = 0; q < kGatherColumnsPerLane; ++q)
-            if (lane_has_column[q]) acc[q] += __ldg(row + q * kWarpSize);
+            for (int q = 0; q < kGatherColumnsPerLane; ++q)
+              if (lane_has_column[q]) acc[q] += __ldg(row + q * kWarpSize);
+          }
         }
       }
     }
 #pragma unroll
     for (int q = 0; q < kGatherColumnsPerLane; ++q)
       if (lane_has_column[q]) atomicAdd(sums_ + first_column + q * kWarpSize + lane, acc[q]);
+  }
+
+  // The same additions as the one-row walk (integers modulo 2^n: any order gives the same
+  // sums), kGatherRowsInFlight drawn clusters at a time: their rows' loads are all issued
+  // before the first add.
+  __device__ void add_rows_grouped(const ClusterDraws& draws, int32_t first_column,
+                                   const bool (&lane_has_column)[kGatherColumnsPerLane],
+                                   Word (&acc)[kGatherColumnsPerLane]) {
+    const uint32_t lane = threadIdx.x % kWarpSize;
+    const int32_t n_columns = plan_.program.n_columns;
+#pragma unroll
+    for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
+      uint32_t pending = __ballot_sync(kFullMask, i < draws.count);
+      while (pending) {  // warp-uniform
+        int source[kGatherRowsInFlight];
+        const int n = take_lowest_lanes(pending, source);
+        Word value[kGatherRowsInFlight][kGatherColumnsPerLane];
+#pragma unroll
+        for (int r = 0; r < kGatherRowsInFlight; ++r) {
+          const uint32_t cluster = __shfl_sync(kFullMask, draws.cluster[i], source[r]);
+          const Word* row = plan_.values + size_t(cluster) * n_columns + first_column + lane;
+#pragma unroll
+          for (int q = 0; q < kGatherColumnsPerLane; ++q)
+            value[r][q] = r < n && lane_has_column[q] ? __ldg(row + q * kWarpSize) : Word(0);
+        }
+#pragma unroll
+        for (int r = 0; r < kGatherRowsInFlight; ++r)
+#pragma unroll
+          for (int q = 0; q < kGatherColumnsPerLane; ++q) acc[q] += value[r][q];
+      }
+    }
   }
 
   const GatherPlanView<Word> plan_;
@@ -153,12 +191,12 @@ class GatherAgent {
 };
 
 /// Grid-stride loop over the chunk's replicates, one block each.
-template <typename Word>
+template <typename Word, bool RowsInFlight>
 __global__ void __launch_bounds__(kGatherThreads)
     gather_kernel(GatherPlanView<Word> plan, uint64_t seed, uint64_t first, uint64_t count,
                   double* out) {
   extern __shared__ __align__(16) unsigned char shared[];
-  GatherAgent<Word> agent(plan, PhiloxKey(seed), shared);
+  GatherAgent<Word, RowsInFlight> agent(plan, PhiloxKey(seed), shared);
   const int32_t n_statistics = plan.program.n_statistics;
   for (uint64_t i = blockIdx.x; i < count; i += gridDim.x)
     agent.run_replicate(static_cast<uint32_t>(first + i), out + i * n_statistics);

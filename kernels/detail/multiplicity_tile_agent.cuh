@@ -27,6 +27,7 @@
 
 #include "byte_planes.hpp"
 #include "replicate_common.cuh"
+#include "tile_schedule.hpp"
 
 namespace judgestat::cuda_detail {
 
@@ -45,15 +46,26 @@ struct TilePlanView {
   const uint2* b_fragments;    // [n_tile][k_step][lane]: b_fragments() of byte_planes.hpp
   const int32_t* column_first_plane;  // n_columns + 1: column k owns plane columns [f[k], f[k+1])
   const int64_t* column_min;          // n_columns
+  uint32_t program_bytes;   // kTileSharedProgram: bytes of the tables' shared copy, else 0
+  int32_t n_ops;            // ops in program.ops (for that copy)
 };
+
+/// Performance switches (bench/NOTES.md), compiled into separate kernels so that the default
+/// (0) keeps the registers and code it had: B fragments loaded kTilePrefetchDepth steps ahead
+/// (JUDGESTAT_TILE_PREFETCH), the statistics' tables in shared memory
+/// (JUDGESTAT_TILE_SHARED_PROGRAM).
+constexpr int kTilePrefetch = 1, kTileSharedProgram = 2, kTileOptionCount = 4;
 
 /// Dynamic shared memory of one block, in the order the agent carves it (each part a multiple
 /// of 16 bytes, so the histogram stays 16-byte aligned for vector zeroing and 8-byte A loads).
+/// The statistics' tables (program_bytes, a multiple of 16; 0 = not copied) sit before the
+/// histogram, which is cleared as one block up to the end.
 struct TileSharedLayout {
-  size_t column_sums, extras, plane_sums, histogram, total;  // byte offsets, then the size
+  size_t column_sums, extras, plane_sums, program, histogram, total;  // byte offsets, then the size
 
   __host__ __device__ static TileSharedLayout of(int32_t n_columns, int32_t n_extras,
-                                                 uint32_t n_tiles, uint32_t row_stride) {
+                                                 uint32_t n_tiles, uint32_t row_stride,
+                                                 size_t program_bytes = 0) {
     TileSharedLayout layout{};
     size_t offset = 0;
     layout.column_sums = offset;
@@ -62,6 +74,8 @@ struct TileSharedLayout {
     offset += size_t(kTileReplicates) * n_extras * sizeof(double);
     layout.plane_sums = offset;
     offset += size_t(kTileReplicates) * n_tiles * kPlaneColumnsPerNTile * sizeof(int32_t);
+    layout.program = offset;
+    offset += program_bytes;
     layout.histogram = offset;
     offset += size_t(kTileReplicates) * row_stride * sizeof(uint16_t);
     layout.total = offset;
@@ -84,26 +98,32 @@ __device__ __forceinline__ void mma_u8_m16n8k32(int32_t (&d)[4], const uint32_t 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
 }
 
-/// Low bytes / high bytes of four consecutive uint16 counters, packed in k order.
-__device__ __forceinline__ uint32_t low_bytes(uint2 counters) {
-  return __byte_perm(counters.x, counters.y, 0x6420);
-}
-__device__ __forceinline__ uint32_t high_bytes(uint2 counters) {
-  return __byte_perm(counters.x, counters.y, 0x7531);
-}
-
+template <int Options>
 class MultiplicityTileAgent {
  public:
   __device__ MultiplicityTileAgent(const TilePlanView& plan, PhiloxKey key,
                                    unsigned char* shared)
       : plan_(plan), key_(key) {
-    const TileSharedLayout layout = TileSharedLayout::of(
-        plan.program.n_columns, plan.program.n_extras(), plan.n_tiles, plan.row_stride);
+    const TileSharedLayout layout =
+        TileSharedLayout::of(plan.program.n_columns, plan.program.n_extras(), plan.n_tiles,
+                             plan.row_stride, plan.program_bytes);
+    program_section_ = shared + layout.program;
     column_sums_ = reinterpret_cast<int64_t*>(shared + layout.column_sums);
     extras_ = reinterpret_cast<double*>(shared + layout.extras);
     plane_sums_ = reinterpret_cast<int32_t*>(shared + layout.plane_sums);
     histogram_ = reinterpret_cast<uint32_t*>(shared + layout.histogram);
     histogram_bytes_ = layout.total - layout.histogram;
+  }
+
+  /// Once per block, before the first tile: the statistics' tables into shared memory (when
+  /// that switch is on).
+  __device__ void load_program() {
+    if constexpr ((Options & kTileSharedProgram) != 0) {
+      const ProgramView& p = plan_.program;
+      copy_program_share(p.ops, plan_.n_ops, p.op_offset, p.n_statistics, p.column_unscale,
+                         p.n_columns, program_section_, threadIdx.x, blockDim.x);
+      __syncthreads();
+    }
   }
 
   /// Replicates first + tile_begin .. + rows - 1 (rows <= 16) into out[(tile_begin + i) * S + s].
@@ -112,7 +132,10 @@ class MultiplicityTileAgent {
     __syncthreads();
     count_draws(first + tile_begin, rows);
     __syncthreads();
-    multiply_planes();
+    if constexpr ((Options & kTilePrefetch) != 0)
+      multiply_planes<kTilePrefetchDepth>();
+    else
+      multiply_planes<1>();
     rank_terms(rows);  // reads the same counters; no barrier needed in between
     __syncthreads();
     fold_column_sums();
@@ -160,6 +183,9 @@ class MultiplicityTileAgent {
 
   // Work unit = (plane-column tile, slice of k steps). With few tiles the k steps are split
   // across warps so every warp has work; partial sums meet in shared memory (integer adds).
+  // Depth: B fragments loaded per group of k steps before the group's products
+  // (for_each_k_step, tile_schedule.hpp); 1 = load, multiply, next.
+  template <int Depth>
   __device__ void multiply_planes() {
     const uint32_t lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
     const uint32_t n_warps = blockDim.x / kWarpSize;
@@ -168,34 +194,39 @@ class MultiplicityTileAgent {
     if (n_tiles == 0) return;
     const uint32_t slices = max(1u, n_warps / n_tiles);
     const uint16_t* counters = reinterpret_cast<const uint16_t*>(histogram_);
-    const uint16_t* top = counters + g * plan_.row_stride + t * 4;       // row g
-    const uint16_t* bottom = top + 8 * plan_.row_stride;                  // row g + 8
     const uint32_t plane_width = n_tiles * kPlaneColumnsPerNTile;
 
     for (uint32_t unit = warp; unit < n_tiles * slices; unit += n_warps) {
       const uint32_t tile = unit % n_tiles, slice = unit / n_tiles;
-      const uint2* b_tile = plan_.b_fragments + size_t(tile) * k_steps * kWarpSize + lane;
+      const uint2* b_tile = plan_.b_fragments + b_fragment_index(tile, 0, k_steps, lane);
       int32_t acc[4] = {0, 0, 0, 0};
-      for (uint32_t ks = slice; ks < k_steps; ks += slices) {
-        const uint32_t k0 = ks * kClustersPerKStep;
-        const uint2 q0 = *reinterpret_cast<const uint2*>(top + k0);
-        const uint2 q1 = *reinterpret_cast<const uint2*>(bottom + k0);
-        const uint2 q2 = *reinterpret_cast<const uint2*>(top + k0 + 16);
-        const uint2 q3 = *reinterpret_cast<const uint2*>(bottom + k0 + 16);
-        const uint2 b = __ldg(b_tile + size_t(ks) * kWarpSize);
-        const uint32_t a_low[4] = {low_bytes(q0), low_bytes(q1), low_bytes(q2), low_bytes(q3)};
-        mma_u8_m16n8k32(acc, a_low, b);
-        const uint32_t a_high[4] = {high_bytes(q0), high_bytes(q1), high_bytes(q2),
-                                    high_bytes(q3)};
-        // A cluster drawn 256+ times in a replicate (possible only when C_h >= 256, and then
-        // rare): its high byte's product counts 256 times.
-        if (__any_sync(kFullMask, (a_high[0] | a_high[1] | a_high[2] | a_high[3]) != 0u)) {
-          int32_t carry[4] = {0, 0, 0, 0};
-          mma_u8_m16n8k32(carry, a_high, b);
+      uint2 b[Depth];
+      for_each_k_step<Depth>(
+          slice, slices, k_steps,
+          [&](int u, uint32_t ks) { b[u] = __ldg(b_tile + size_t(ks) * kWarpSize); },
+          [&](int u, uint32_t ks) {
+            const uint32_t k0 = ks * kClustersPerKStep;
+            uint2 q[4];
 #pragma unroll
-          for (int i = 0; i < 4; ++i) acc[i] += carry[i] * 256;
-        }
-      }
+            for (int i = 0; i < 4; ++i)
+              q[i] = *reinterpret_cast<const uint2*>(
+                  counters + a_counter_index(plan_.row_stride, lane, k0, i));
+            const uint32_t a_low[4] = {
+                counter_low_bytes(q[0].x, q[0].y), counter_low_bytes(q[1].x, q[1].y),
+                counter_low_bytes(q[2].x, q[2].y), counter_low_bytes(q[3].x, q[3].y)};
+            mma_u8_m16n8k32(acc, a_low, b[u]);
+            const uint32_t a_high[4] = {
+                counter_high_bytes(q[0].x, q[0].y), counter_high_bytes(q[1].x, q[1].y),
+                counter_high_bytes(q[2].x, q[2].y), counter_high_bytes(q[3].x, q[3].y)};
+            // A cluster drawn 256+ times in a replicate (possible only when C_h >= 256, and
+            // then rare): its high byte's product counts 256 times.
+            if (__any_sync(kFullMask, (a_high[0] | a_high[1] | a_high[2] | a_high[3]) != 0u)) {
+              int32_t carry[4] = {0, 0, 0, 0};
+              mma_u8_m16n8k32(carry, a_high, b[u]);
+#pragma unroll
+              for (int i = 0; i < 4; ++i) acc[i] += carry[i] * 256;
+            }
+          });
       int32_t* top_sums = plane_sums_ + g * plane_width + tile * kPlaneColumnsPerNTile + 2 * t;
       int32_t* bottom_sums = top_sums + 8 * plane_width;
       atomicAdd(top_sums, acc[0]);
@@ -245,10 +276,23 @@ class MultiplicityTileAgent {
     const int32_t n_statistics = plan_.program.n_statistics;
     const int32_t n_columns = plan_.program.n_columns;
     const int32_t n_extras = plan_.program.n_extras();
-    for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_statistics); i += blockDim.x) {
-      const uint32_t row = i / n_statistics, s = i % n_statistics;
-      tile_out[i] = evaluate_statistic(plan_.program, static_cast<int32_t>(s),
-                                       column_sums_ + row * n_columns, extras_ + row * n_extras);
+    if constexpr ((Options & kTileSharedProgram) != 0) {  // the shared copy (load_program)
+      const SharedProgramLayout layout =
+          SharedProgramLayout::of(plan_.n_ops, n_statistics, n_columns);
+      const Op* ops = reinterpret_cast<const Op*>(program_section_ + layout.ops);
+      const int32_t* op_offset = reinterpret_cast<const int32_t*>(program_section_ + layout.op_offset);
+      const double* unscale = reinterpret_cast<const double*>(program_section_ + layout.unscale);
+      for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_statistics); i += blockDim.x) {
+        const uint32_t row = i / n_statistics, s = i % n_statistics;
+        tile_out[i] = evaluate_from_tables(ops, op_offset, unscale, static_cast<int32_t>(s),
+                                           column_sums_ + row * n_columns, extras_ + row * n_extras);
+      }
+    } else {
+      for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_statistics); i += blockDim.x) {
+        const uint32_t row = i / n_statistics, s = i % n_statistics;
+        tile_out[i] = evaluate_statistic(plan_.program, static_cast<int32_t>(s),
+                                         column_sums_ + row * n_columns, extras_ + row * n_extras);
+      }
     }
   }
 
@@ -258,15 +302,18 @@ class MultiplicityTileAgent {
   double* extras_;         // [16][n_normals + n_rank_terms]
   int32_t* plane_sums_;    // [16][n_tiles * 8]
   uint32_t* histogram_;    // [16][row_stride / 2] words of two uint16 counters
+  unsigned char* program_section_;  // the tables' shared copy (kTileSharedProgram)
   size_t histogram_bytes_;
 };
 
 /// Grid-stride loop over the chunk's tiles of 16 replicates.
+template <int Options>
 __global__ void __launch_bounds__(kTileThreads, 1)
     multiplicity_tile_kernel(TilePlanView plan, uint64_t seed, uint64_t first, uint64_t count,
                              double* out) {
   extern __shared__ __align__(16) unsigned char shared[];
-  MultiplicityTileAgent agent(plan, PhiloxKey(seed), shared);
+  MultiplicityTileAgent<Options> agent(plan, PhiloxKey(seed), shared);
+  agent.load_program();
   const uint64_t n_tiles = (count + kTileReplicates - 1) / kTileReplicates;
   for (uint64_t tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
     const uint64_t begin = tile * kTileReplicates;
