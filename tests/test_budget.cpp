@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/text_lists.hpp"
 #include "test_support.hpp"
 #include "analyses/cascade_pool.hpp"
 #include "judgestat/backend.hpp"

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/text_lists.hpp"
 #include "analyses/cascade.hpp"
 #include "analyses/cascade_pool.hpp"
 #include "judgestat/backend.hpp"

@@ -299,7 +299,10 @@ TEST(CudaSession, TwoBackendsOnOneDeviceMatchCpu) {
   const CompiledPlan plan = compile(source);
   const int32_t S = plan.n_statistics;
   auto cpu = make_cpu_backend(2);
-  auto split = make_backend("cuda:0,0");
+  ExecTarget two_on_one;
+  two_on_one.kind = ExecTarget::Kind::kCuda;
+  two_on_one.devices = {0, 0};
+  auto split = make_backend(two_on_one);
   EXPECT_EQ(split->name(), "cuda");
   EXPECT_EQ(split->device().rfind("2 × ", 0), 0u) << split->device();
   for (const auto& [first, count] : std::vector<std::pair<uint64_t, uint64_t>>{{0, 1001}, {77, 1}}) {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/text_lists.hpp"
 #include "test_support.hpp"
 #include "test_plans.hpp"
 #include "analyses/cascade_pool.hpp"
@@ -177,11 +178,19 @@ TEST(Devices, ListsParseAndBadOnesAreUsageErrors) {
   for (const char* bad : {"", "a", "-1", "1,,2", "0,", "1.5", "9999999"})
     EXPECT_THROW(parse_device_list(bad), UsageError) << bad;
   if (!cuda_available()) {
-    EXPECT_ANY_THROW(make_backend("cuda:0,1"));
+    ExecTarget two;
+    two.kind = ExecTarget::Kind::kCuda;
+    two.devices = {0, 1};
+    EXPECT_THROW(make_backend(two), std::invalid_argument);
     EXPECT_EQ(default_cuda_device(), 0);
   }
-  EXPECT_THROW(make_backend("cuda:x"), UsageError);
-  EXPECT_THROW(make_backend("gpu"), UsageError);
+  const std::string file = judgestat::testing_support::kRoot + "/data/judgebench/gpt4o_split.csv";
+  const auto listed = run_cli("metrics " + file + " --backend cuda:x --quiet");
+  EXPECT_EQ(listed.first, 2) << listed.second;
+  EXPECT_NE(listed.second.find("--devices: 'x' is not a device number"), std::string::npos) << listed.second;
+  const auto unknown = run_cli("metrics " + file + " --backend gpu --quiet");
+  EXPECT_EQ(unknown.first, 2) << unknown.second;
+  EXPECT_NE(unknown.second.find("--backend: expected auto, cpu, cuda or cuda:DEVICES"), std::string::npos) << unknown.second;
 }
 
 TEST(Devices, CliRejectsDevicesWithTheCpuBackend) {

@@ -137,15 +137,15 @@ CascadePool w2_synthetic(int64_t items, uint64_t seed) {
 
 // W2's threshold grid: `count` thresholds evenly spaced over [0.5, 1] (the confidences a
 // two-label judge reports), SPEC's default grid for 0, or the user's explicit list.
-ThresholdGrid bench_grid(int64_t count, const std::string& list) {
-  if (count == 0) return list.empty() ? default_grid() : parse_grid(list);
-  std::string text;
+ThresholdGrid bench_grid(int64_t count, const std::vector<std::string>& values) {
+  if (count == 0) return values.empty() ? default_grid() : threshold_grid(values);
+  std::vector<std::string> spaced;
   for (int64_t i = 0; i < count; ++i) {
     char value[32];
     std::snprintf(value, sizeof value, "%.6g", count == 1 ? 1.0 : 0.5 + 0.5 * double(i) / double(count - 1));
-    text += (i ? "," : "") + std::string(value);
+    spaced.push_back(value);
   }
-  return parse_grid(text);
+  return threshold_grid(spaced);
 }
 
 double median_of(std::vector<double> values) {
@@ -210,10 +210,10 @@ BenchMeasurement measure_w1(const BenchSizes& sizes, const ItemMatrix* input, co
   return m;
 }
 
-BenchMeasurement measure_w2(const BenchSizes& sizes, const std::string& grid_list, const ItemMatrix* input,
+BenchMeasurement measure_w2(const BenchSizes& sizes, const std::vector<std::string>& grid_values, const ItemMatrix* input,
                             const ExecTarget& target, int warmup, int repeats) {
   const CascadePool pool = input ? build_cascade_pool(*input, "judge0", "judge7") : w2_synthetic(sizes.items, 1);
-  const ThresholdGrid grid = bench_grid(sizes.grid, grid_list);
+  const ThresholdGrid grid = bench_grid(sizes.grid, grid_values);
   const BudgetProblem problem = make_budget_problem(pool, grid, false);
   BudgetRun run;
   run.k = static_cast<uint32_t>(sizes.k);
@@ -317,7 +317,7 @@ BenchReport run_bench(const BenchOptions& options, const ExecTarget& target) {
         options.workload == "w1"
             ? measure_w1(sizes, input.get(), target, options.warmup, options.repeats,
                          keep_results ? &report.results : nullptr)
-            : measure_w2(sizes, options.grid_list, input.get(), target, options.warmup, options.repeats));
+            : measure_w2(sizes, options.grid_values, input.get(), target, options.warmup, options.repeats));
   return report;
 }
 

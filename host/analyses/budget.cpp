@@ -18,21 +18,6 @@
 namespace judgestat {
 namespace {
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const size_t first = part.find_first_not_of(" \t");
-    const size_t last = part.find_last_not_of(" \t");
-    parts.push_back(first == std::string::npos ? std::string() : part.substr(first, last - first + 1));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return parts;
-}
-
 double type7(std::vector<double>& values, double p) {
   // values: unsorted, no NaN, not empty. Partial selection keeps this O(n).
   const double h = (static_cast<double>(values.size()) - 1.0) * p;
@@ -67,37 +52,24 @@ void broadcast_summary(BudgetSummary& summary) {
 
 }  // namespace
 
-ThresholdGrid default_grid() { return parse_grid("0.5,0.6,0.7,0.8,0.85,0.9,0.95,0.99,1"); }
+ThresholdGrid default_grid() { return threshold_grid({"0.5", "0.6", "0.7", "0.8", "0.85", "0.9", "0.95", "0.99", "1"}); }
 
-ThresholdGrid parse_grid(const std::string& text) {
+ThresholdGrid threshold_grid(const std::vector<std::string>& values) {
   ThresholdGrid grid;
-  for (const std::string& part : split_commas(text)) {
+  for (const std::string& part : values) {
     char* end = nullptr;
     const double value = part.empty() ? NAN : std::strtod(part.c_str(), &end);
     if (part.empty() || *end != '\0' || !std::isfinite(value))
-      throw UsageError("--grid: '" + part + "' is not a number (expected values in [0, 1], e.g. 0.5,0.8,0.9)");
+      throw std::invalid_argument("grid: '" + part + "' is not a number (expected values in [0, 1], e.g. 0.5,0.8,0.9)");
     if (value < 0.0 || value > 1.0)
-      throw UsageError("--grid: " + part + " is outside [0, 1]: thresholds are confidences");
+      throw std::invalid_argument("grid: " + part + " is outside [0, 1]: thresholds are confidences");
     if (!grid.values.empty() && value <= grid.values.back())
-      throw UsageError("--grid: values must strictly ascend (" + grid.labels.back() + " then " + part + ")");
+      throw std::invalid_argument("grid: values must strictly ascend (" + grid.labels.back() + " then " + part + ")");
     grid.values.push_back(value);
     grid.labels.push_back(part);
   }
-  if (grid.size() > kMaxGrid)
-    throw UsageError("--grid: at most " + std::to_string(kMaxGrid) + " thresholds");
+  if (grid.size() > kMaxGrid) throw std::invalid_argument("grid: at most " + std::to_string(kMaxGrid) + " thresholds");
   return grid;
-}
-
-std::vector<uint32_t> parse_k_list(const std::string& text) {
-  std::vector<uint32_t> ks;
-  for (const std::string& part : split_commas(text)) {
-    const bool digits = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
-    const unsigned long long value = digits && part.size() <= 10 ? std::stoull(part) : 0;
-    if (value == 0 || value > UINT32_MAX)
-      throw UsageError("--k: '" + part + "' is not a positive whole number of labelled items (e.g. --k 48,96)");
-    ks.push_back(static_cast<uint32_t>(value));
-  }
-  return ks;
 }
 
 BudgetProblem make_budget_problem(const CascadePool& pool, const ThresholdGrid& grid, bool per_stratum) {

@@ -8,6 +8,7 @@
 
 #include <cxxopts.hpp>
 
+#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "judgestat/bench.hpp"
@@ -47,14 +48,12 @@ void add_bench_options(cxxopts::Options& options) {
 
 // --grid: a count sets base.grid; anything else is a list, parsed (and checked) up front.
 void parse_bench_grid(const std::string& text, BenchOptions& options) {
-  options.grid_list = text;
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
     options.base.grid = text.size() <= 4 ? std::stoll(text) : kMaxGrid + 1;
     if (options.base.grid < 1 || options.base.grid > kMaxGrid)
       throw UsageError("--grid: a count must be 1 to " + std::to_string(kMaxGrid));
-    options.grid_list.clear();
   } else if (!text.empty()) {
-    (void)parse_grid(text);  // bad lists fail before anything runs
+    options.grid_values = parse_grid(text).labels;  // bad lists fail before anything runs
   }
 }
 
@@ -94,20 +93,6 @@ BenchOptions parse_bench_flags(const cxxopts::ParseResult& parsed) {
   return options;
 }
 
-// --backend auto, cpu, cuda or cuda:DEVICES and --threads as the execution target.
-ExecTarget parse_bench_target(const cxxopts::ParseResult& parsed) {
-  ExecTarget target;
-  const std::string backend = parsed["backend"].as<std::string>();
-  const bool listed = backend.rfind("cuda:", 0) == 0;
-  with_flag_names(exec_target_flags(), [&] {
-    target.kind = listed ? ExecTarget::Kind::kCuda : parse_exec_kind(backend);
-    if (listed) target.devices = parse_device_list(backend.substr(5), "--devices");
-    target.threads = parsed["threads"].as<int>();
-    check_exec_target(target);
-  });
-  return target;
-}
-
 // The analysis's fields and their flags. The target's `kind` only fails a run when CUDA is
 // asked for and missing, which the command has always reported as "--backend cuda: why".
 const FlagNames& bench_flags() {
@@ -126,7 +111,7 @@ int command_bench(int argc, char** argv) {
   cxxopts::ParseResult parsed;
   if (!parse_or_help(cli, argc, argv, parsed)) return 0;
   const BenchOptions options = parse_bench_flags(parsed);
-  const ExecTarget target = parse_bench_target(parsed);
+  const ExecTarget target = parse_exec_target(parsed);
   const BenchReport report = with_flag_names(bench_flags(), [&] { return run_bench(options, target); });
   if (parsed["format"].as<std::string>() == "json") {
     std::cout << dump_json(to_json(report, ReportHead{})) << std::endl;

@@ -6,6 +6,7 @@
 
 #include <cxxopts.hpp>
 
+#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "judgestat/cascade.hpp"

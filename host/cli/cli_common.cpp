@@ -1,3 +1,4 @@
+#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
 
 #include <chrono>
@@ -58,18 +59,6 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
     common.seed = parsed["seed"].as<uint64_t>();
     common.ci = parse_ci_method(parsed["ci"].as<std::string>());
     common.level = parsed["level"].as<double>();
-    common.backend = parsed["backend"].as<std::string>();
-    // --devices 0,1 asks make_backend for the split backend "cuda:0,1".
-    const std::string devices = parsed.count("devices") ? parsed["devices"].as<std::string>() : "";
-    if (!devices.empty()) {
-      if (common.backend != "auto" && common.backend != "cuda")
-        throw UsageError("--devices: selects CUDA devices, so it goes with --backend cuda or auto, not '" +
-                         common.backend + "'");
-      parse_device_list(devices);
-      common.backend = "cuda:" + devices;
-    }
-    common.threads = parsed["threads"].as<int>();
-    common.max_chunk = parsed["chunk"].as<uint64_t>();
     common.load.labels = split_list(parsed["labels"].as<std::string>());
     common.format = parsed["format"].as<std::string>();
     common.json_path = parsed["json"].as<std::string>();
@@ -84,7 +73,6 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
     throw UsageError("--format: expected text, md, csv or json, got '" + common.format + "'");
   if (!(common.level > 0 && common.level < 1)) throw UsageError("--level: expected a number in (0, 1)");
   if (common.replicates < 2) throw UsageError("--replicates: need at least 2");
-  if (common.threads < 0) throw UsageError("--threads: expected 0 (all) or a positive count");
   return true;
 }
 
@@ -136,25 +124,6 @@ void save_replicates(const CommonOptions& common, const BootstrapResult& result)
   write_file(common.replicates_path, text);
 }
 
-Json bootstrap_settings(const CommonOptions& common, const Backend& backend,
-                        const std::string& strata) {
-  Json settings;
-  settings["seed"] = common.seed;
-  settings["replicates"] = common.replicates;
-  settings["ci"] = to_string(common.ci);
-  settings["level"] = common.level;
-  settings["backend"] = backend.name();
-  settings["device"] = backend.device();
-  settings["strata"] = strata.empty() ? Json(nullptr) : Json(strata);
-  return settings;
-}
-
-Json bootstrap_timing(double load_s, const BootstrapResult& result) {
-  const double rate = result.resample_s > 0 ? result.replicates_run / result.resample_s : 0.0;
-  return {{"load_s", load_s}, {"resample_s", result.resample_s}, {"replicates_per_s", rate},
-          {"summary_s", result.summary_s}};
-}
-
 void emit(const CommonOptions& common, const Json& json, const std::string& table_text) {
   // Under MPI every rank gets here with the same result and rank 0 writes it, once all ranks
   // have got here: a rank failing on the way fails the run before anything is printed.
@@ -193,10 +162,16 @@ std::map<std::string, double> parse_per_call(const std::vector<std::string>& ent
 ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed) {
   ExecTarget target;
   try {
-    target.kind = parse_exec_kind(parsed["backend"].as<std::string>());
+    // --backend cuda:0,1 is --backend cuda --devices 0,1 in one word.
+    const std::string backend = parsed["backend"].as<std::string>();
+    const bool listed = backend.rfind("cuda:", 0) == 0;
+    if (!listed && backend != "auto" && backend != "cpu" && backend != "cuda")
+      throw UsageError("--backend: expected auto, cpu, cuda or cuda:DEVICES (e.g. cuda:0,1), got '" + backend + "'");
+    target.kind = listed ? ExecTarget::Kind::kCuda : parse_exec_kind(backend);
+    if (listed) target.devices = parse_device_list(backend.substr(5), "--devices");
     const std::string devices = parsed.count("devices") ? parsed["devices"].as<std::string>() : "";
     if (!devices.empty()) target.devices = parse_device_list(devices, "--devices");
-    target.threads = parsed["threads"].as<int>();
+    if (parsed.count("threads")) target.threads = parsed["threads"].as<int>();
     if (parsed.count("chunk")) target.chunk = parsed["chunk"].as<uint64_t>();
     check_exec_target(target);
   } catch (const cxxopts::exceptions::exception& e) {

@@ -19,12 +19,11 @@ namespace judgestat {
 
 struct CommonOptions {
   std::string file;
-  uint64_t replicates = 10000, seed = 1, max_chunk = 0;
+  uint64_t replicates = 10000, seed = 1;
   CiMethod ci = CiMethod::kPercentile;
   double level = 0.95;
-  std::string backend = "auto", format = "text", json_path;
+  std::string format = "text", json_path;
   std::string replicates_path;  // --save-replicates: the replicate distribution as CSV
-  int threads = 0;
   ExecTarget target;  // --backend, --devices, --threads, --chunk (parse_exec_target)
   bool quiet = false;
   LoadOptions load;
@@ -48,13 +47,6 @@ BootstrapOptions bootstrap_options(const CommonOptions& common);
 /// --save-replicates FILE: one CSV row per replicate, one column per statistic (named as in the
 /// JSON), empty where a replicate is undefined. Nothing when the option was not given.
 void save_replicates(const CommonOptions& common, const BootstrapResult& result);
-
-/// SPEC §4's settings object for a bootstrap run.
-Json bootstrap_settings(const CommonOptions& common, const Backend& backend,
-                        const std::string& strata);
-
-/// SPEC §4's timing object.
-Json bootstrap_timing(double load_s, const BootstrapResult& result);
 
 /// Prints the table (or the JSON when --format json) and writes --json FILE; under MPI on
 /// rank 0, once every rank has got here.

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "judgestat/metrics.hpp"

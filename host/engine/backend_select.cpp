@@ -59,22 +59,6 @@ int default_cuda_device() {
   return devices > 0 ? distributed::node_rank() % devices : 0;
 }
 
-std::vector<int> parse_device_list(const std::string& text, const std::string& option) {
-  std::vector<int> devices;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const bool digits = !part.empty() && part.size() <= 6 && part.find_first_not_of("0123456789") == std::string::npos;
-    if (!digits)
-      throw UsageError(option + ": '" + part + "' is not a device number (expected e.g. 0,1,2,3)");
-    devices.push_back(std::stoi(part));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return devices;
-}
-
 std::string split_device_name(const std::vector<std::string>& part_devices) {
   if (part_devices.empty()) return "";
   if (std::all_of(part_devices.begin(), part_devices.end(),
@@ -145,24 +129,6 @@ double* Backend::replicate_buffer(size_t n) {
     buffer_size_ = n;
   }
   return buffer_.get();
-}
-
-std::unique_ptr<Backend> make_backend(const std::string& name, int threads, uint64_t max_chunk) {
-  if (name == "cpu") return make_cpu_backend(threads, max_chunk);
-  if (name == "cuda") return make_cuda_backend(default_cuda_device(), max_chunk);
-  if (name.rfind("cuda:", 0) == 0) {
-    const std::vector<int> devices = parse_device_list(name.substr(5), "--devices");
-    std::string why;
-    if (!cuda_available(&why)) throw UsageError("--devices " + name.substr(5) + ": " + why);
-    std::vector<std::unique_ptr<Backend>> parts;
-    for (int device : devices)
-      parts.push_back(make_cuda_backend(device, max_chunk));
-    return make_split_backend(std::move(parts));
-  }
-  if (name == "auto")
-    return cuda_available() ? make_cuda_backend(default_cuda_device(), max_chunk)
-                            : make_cpu_backend(threads, max_chunk);
-  throw UsageError("--backend: expected auto, cpu, cuda or cuda:DEVICES (e.g. cuda:0,1), got '" + name + "'");
 }
 
 }  // namespace judgestat

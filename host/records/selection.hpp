@@ -40,7 +40,5 @@ Selection select_records(const ItemMatrix& matrix, const SelectionOptions& optio
 /// A plan with the selection's clusters and strata and no units yet.
 Plan plan_for(const Selection& selection);
 
-/// Splits "a,b,c" (empty string → empty list).
-std::vector<std::string> split_list(const std::string& text);
 
 }  // namespace judgestat

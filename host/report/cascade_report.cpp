@@ -66,14 +66,7 @@ std::vector<std::string> rule_stratum_names(const CascadeReport& r) {
 
 Json settings_json(const CascadeReport& r) {
   const CascadeOptions& o = r.options;
-  Json js;
-  js["seed"] = o.bootstrap.seed;
-  js["replicates"] = o.bootstrap.replicates;
-  js["ci"] = to_string(o.bootstrap.ci);
-  js["level"] = o.bootstrap.level;
-  js["backend"] = r.sweep.result.backend;
-  js["device"] = r.sweep.result.device;
-  js["strata"] = nullptr;
+  Json js = bootstrap_settings_json(o.bootstrap, r.sweep.result, "");
   js["first"] = o.first;
   js["fallback"] = o.fallback;
   Json grid_values = Json::array();
@@ -208,10 +201,7 @@ Json temperature_json(const CascadeReport& r) {
 }
 
 Json timing_json(const CascadeReport& r, double load_s) {
-  const BootstrapResult& result = r.sweep.result;
-  const double rate = result.resample_s > 0 ? result.replicates_run / result.resample_s : 0.0;
-  Json timing = {{"load_s", load_s}, {"resample_s", result.resample_s}, {"replicates_per_s", rate},
-                 {"summary_s", result.summary_s}};
+  Json timing = bootstrap_timing_json(load_s, r.sweep.result);
   if (r.rules) timing["heldout_resample_s"] = r.rules->heldout.resample_s;
   return timing;
 }

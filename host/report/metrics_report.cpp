@@ -19,23 +19,14 @@ std::string statistic_title(const StatLabel& label) {
 }
 
 Json settings_json(const MetricsReport& report) {
-  Json settings;
-  settings["seed"] = report.seed;
-  settings["replicates"] = report.replicates;
-  settings["ci"] = to_string(report.ci);
-  settings["level"] = report.level;
-  settings["backend"] = report.statistics.backend;
-  settings["device"] = report.statistics.device;
-  settings["strata"] = report.strata.empty() ? Json(nullptr) : Json(report.strata);
+  Json settings = bootstrap_settings_json(report.seed, report.replicates, report.ci, report.level,
+                                          report.statistics, report.strata);
   settings["invalid_match"] = report.invalid_match;
   return settings;
 }
 
 Json timing_json(const MetricsReport& report, double load_s) {
-  const BootstrapResult& result = report.statistics;
-  const double rate = result.resample_s > 0 ? result.replicates_run / result.resample_s : 0.0;
-  return {{"load_s", load_s + report.plan_s}, {"resample_s", result.resample_s},
-          {"replicates_per_s", rate}, {"summary_s", result.summary_s}};
+  return bootstrap_timing_json(load_s + report.plan_s, report.statistics);
 }
 
 Table statistics_table(const MetricsReport& report) {

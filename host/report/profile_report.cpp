@@ -719,13 +719,7 @@ Json to_json(const ProfileReport& report, const ReportHead& head) {
   const BootstrapResult& result = report.result;
   Json json = head.envelope;
   Json& settings = json["settings"];
-  settings["seed"] = options.bootstrap.seed;
-  settings["replicates"] = options.bootstrap.replicates;
-  settings["ci"] = to_string(options.bootstrap.ci);
-  settings["level"] = options.bootstrap.level;
-  settings["backend"] = result.backend;
-  settings["device"] = result.device;
-  settings["strata"] = "benchmark";
+  settings = bootstrap_settings_json(options.bootstrap, result, "benchmark");
   settings["config"] = options.config.source;
   settings["config_description"] = options.config.description;
   settings["invalid_match"] = options.invalid_match;
@@ -738,9 +732,7 @@ Json to_json(const ProfileReport& report, const ReportHead& head) {
   writer.add_l1(json);
   writer.add_corrections_and_leave_out(json);
   json["notes"] = report.plan.notes;
-  const double rate = result.resample_s > 0 ? result.replicates_run / result.resample_s : 0.0;
-  json["timing"] = {{"load_s", head.load_s + report.plan_s}, {"resample_s", result.resample_s},
-                    {"replicates_per_s", rate}, {"summary_s", result.summary_s}};
+  json["timing"] = bootstrap_timing_json(head.load_s + report.plan_s, result);
   return json;
 }
 

@@ -122,6 +122,25 @@ Json json_envelope(const std::string& command, int argc, char** argv, const Item
   return envelope;
 }
 
+Json bootstrap_settings_json(uint64_t seed, uint64_t replicates, CiMethod ci, double level,
+                             const BootstrapResult& result, const std::string& strata) {
+  Json settings;
+  settings["seed"] = seed;
+  settings["replicates"] = replicates;
+  settings["ci"] = to_string(ci);
+  settings["level"] = level;
+  settings["backend"] = result.backend;
+  settings["device"] = result.device;
+  settings["strata"] = strata.empty() ? Json(nullptr) : Json(strata);
+  return settings;
+}
+
+Json bootstrap_timing_json(double load_s, const BootstrapResult& result) {
+  const double rate = result.resample_s > 0 ? result.replicates_run / result.resample_s : 0.0;
+  return {{"load_s", load_s}, {"resample_s", result.resample_s}, {"replicates_per_s", rate},
+          {"summary_s", result.summary_s}};
+}
+
 Json statistics_json(const BootstrapResult& result) {
   Json rows = Json::array();
   for (size_t s = 0; s < result.labels.size(); ++s) {

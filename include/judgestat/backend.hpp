@@ -61,8 +61,6 @@ int cuda_device_count();
 /// node, round-robin over the visible devices; device 0 in a single process.
 int default_cuda_device();
 
-/// "0,1,3" -> {0, 1, 3}: UsageError naming `option` for anything but non-negative integers.
-std::vector<int> parse_device_list(const std::string& text, const std::string& option = "--devices");
 
 /// The device() of a split backend or engine: "2 × NVIDIA H200" when the parts' devices are
 /// alike, else their names joined with " + ".
@@ -81,9 +79,5 @@ std::string split_device_name_of(const Parts& parts) {
 /// std::invalid_argument for an empty list or parts of different names (cpu and cuda).
 std::unique_ptr<Backend> make_split_backend(std::vector<std::unique_ptr<Backend>> parts);
 
-/// "cpu"; "cuda" (default_cuda_device()); "cuda:0,1" (those devices, split between them, as
-/// --devices 0,1 asks); "auto" = cuda when available, else cpu.
-std::unique_ptr<Backend> make_backend(const std::string& name, int threads = 0,
-                                      uint64_t max_chunk = 0);
 
 }  // namespace judgestat

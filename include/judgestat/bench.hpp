@@ -19,14 +19,14 @@ struct BenchSizes {
   uint64_t replicates = 100000;
   int64_t k = 96;
   uint64_t draws = 0;  // 0: 1e6 on CUDA, 1e5 on the CPU
-  int64_t grid = 0;    // W2 thresholds: 0 = SPEC's default grid (or grid_list), else evenly spaced
+  int64_t grid = 0;    // W2 thresholds: 0 = SPEC's default grid (or grid_values), else evenly spaced
 };
 
 struct BenchOptions {
   std::string workload;    // "w1" or "w2"
   std::string input;       // records file; empty = synthesise
   BenchSizes base;
-  std::string grid_list;   // W2's explicit thresholds ("0.6,0.8,0.9") when base.grid is 0
+  std::vector<std::string> grid_values;  // W2's explicit thresholds ({"0.6", "0.8"}) when base.grid is 0
   int warmup = 1, repeats = 3;
   std::string sweep;            // "", replicates, clusters, judges, items, k, draws or grid
   std::vector<int64_t> values;  // the swept size's values; empty = 4 doublings

@@ -31,11 +31,10 @@ struct ThresholdGrid {
 
 /// SPEC §3.3's default grid {0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99, 1}.
 ThresholdGrid default_grid();
-/// "0.5,0.6,…": UsageError for text that is not a number, a value outside [0, 1], values that do
-/// not strictly ascend, or more than kMaxGrid values.
-ThresholdGrid parse_grid(const std::string& text);
-/// "48,96,192": UsageError for anything but positive integers.
-std::vector<uint32_t> parse_k_list(const std::string& text);
+/// The grid of thresholds written as `values` (kept as labels, e.g. "0.85"):
+/// std::invalid_argument ("grid: …") for an entry that is not a number, a value outside [0, 1],
+/// values that do not strictly ascend, or more than kMaxGrid values.
+ThresholdGrid threshold_grid(const std::vector<std::string>& values);
 
 inline constexpr int32_t kMaxGrid = 254;          // chosen indices (grid + `all`) fit in uint8
 inline constexpr int32_t kMaxStrata = 1 << 21;    // stratum field of ItemCode
