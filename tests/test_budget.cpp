@@ -428,7 +428,7 @@ TEST(BudgetDeterminism, CudaMatchesCpuPerDraw) {
   std::string why;
   if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
   const CascadePool pool = load_w2_pool();
-  // Both kernel variants (kernels/budget.cu), on the default grid and a fine one (O(grid) vs
+  // Both kernel variants (kernels/budget/budget.cu), on the default grid and a fine one (O(grid) vs
   // O(grid²) rule step), pooled and per stratum.
   ThresholdGrid fine;
   for (int g = 0; g < 60; ++g) {

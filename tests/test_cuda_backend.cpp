@@ -19,15 +19,15 @@
 #include <string>
 #include <vector>
 
-#include "../kernels/cuda_backend_paths.hpp"
-#include "../kernels/detail/byte_planes.hpp"
+#include "../kernels/bootstrap/cuda_backend_paths.hpp"
+#include "../kernels/bootstrap/detail/byte_planes.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/plan.hpp"
 #include "judgestat/replicate_summary.hpp"
 #include "summary_cases.hpp"
 #ifdef JUDGESTAT_HAVE_CUDA
-#include "../kernels/detail/device_summary.hpp"
+#include "../kernels/summaries/device_summary.hpp"
 #endif
 
 namespace judgestat {

@@ -1,5 +1,5 @@
 // Label-budget simulation (SPEC §3.5): problem set-up, the draws driver and the summaries.
-// The engines that run the draws are in engine/ (CPU, split) and kernels/budget.cu (CUDA).
+// The engines that run the draws are in engine/ (CPU, split) and kernels/budget/budget.cu (CUDA).
 #include "judgestat/budget.hpp"
 
 #include <algorithm>

@@ -65,11 +65,4 @@ std::string confidence_bin_name(int bin);
 /// "order 0", "order 1", … or "averaged" (nullopt): the name of a presentation.
 std::string presentation_name(const std::optional<int>& order);
 
-/// Transitional: the writers of these summaries (JSON and text tables) live in
-/// report/probability_report.hpp; declared here too until every caller includes that header.
-void add_probability_json(const ProbabilityQuality& quality, Json& json);
-Json reliability_json(const ReliabilityTable& table);
-Json risk_coverage_json(const RiskCoverage& curve);
-std::string probability_tables_text(const ProbabilityQuality& quality, const std::string& format);
-
 }  // namespace judgestat

@@ -6,11 +6,11 @@
 
 #include "judgestat/profile.hpp"
 #include "judgestat/records.hpp"
+#include "support/text.hpp"
 
 namespace judgestat {
 
 /// "a, b, c": names joined for messages.
-std::string join_names(const std::vector<std::string>& names, const char* separator = ", ");
 
 /// Builds the profile plan. UsageError names the benchmark and cell for a cell with no items,
 /// an operator that needs variants, orders or rationale flags the data lacks, and for config

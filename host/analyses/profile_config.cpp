@@ -56,12 +56,6 @@ namespace {
 
 }  // namespace
 
-std::string join_names(const std::vector<std::string>& names, const char* separator) {
-  std::string out;
-  for (size_t k = 0; k < names.size(); ++k) out += (k ? separator : "") + names[k];
-  return out;
-}
-
 namespace {
 
 void check_keys(const ConfigJson& object, const std::vector<std::string>& allowed,
@@ -69,7 +63,7 @@ void check_keys(const ConfigJson& object, const std::vector<std::string>& allowe
   if (!object.is_object()) config_error(where, "expected a JSON object");
   for (auto it = object.begin(); it != object.end(); ++it)
     if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
-      config_error(where, "unknown key '" + it.key() + "' (allowed: " + join_names(allowed) + ")");
+      config_error(where, "unknown key '" + it.key() + "' (allowed: " + join(allowed) + ")");
 }
 
 std::string string_field(const ConfigJson& object, const std::string& key, const std::string& where,

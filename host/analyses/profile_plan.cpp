@@ -218,7 +218,7 @@ void ProfilePlanBuilder::check_asked_benchmarks() const {
       std::vector<std::string> names;
       for (const auto& b : config.benchmarks) names.push_back(b.name);
       throw std::invalid_argument("benchmarks: '" + name + "' is not a benchmark of " + config.source +
-                       " (it has: " + join_names(names) + ")");
+                       " (it has: " + join(names) + ")");
     }
   }
 }
@@ -228,7 +228,7 @@ void ProfilePlanBuilder::names_known(const std::vector<std::string>& wanted, con
   for (const std::string& name : wanted)
     if (std::find(have.begin(), have.end(), name) == have.end())
       throw UsageError(where + ": " + column + " '" + name + "' does not occur in the data (it has: " +
-                       join_names(have) + ")");
+                       join(have) + ")");
 }
 
 void ProfilePlanBuilder::add_stat(ProfileStat stat, StatLabel label, std::vector<Op> program) {
@@ -313,7 +313,7 @@ void ProfilePlanBuilder::add_benchmark(const BenchmarkSpec& spec) {
       out.notes.push_back(where + " " + spec.cells[c].name + ": no records in the cell for " +
                           (static_cast<int32_t>(judges_without[c].size()) == J
                                ? std::string("any judge")
-                               : "judge(s) " + join_names(judges_without[c])));
+                               : "judge(s) " + join(judges_without[c])));
   add_bias_correction(b, spec, resolved, where);
   out.benchmarks.push_back(std::move(profiled));
 }
@@ -336,7 +336,7 @@ void ProfilePlanBuilder::resolve_cell(const BenchmarkSpec& spec, const CellSpec&
     const int32_t v = m.variant_index(name);
     if (v < 0) {
       throw UsageError(cell_where + ": needs variant '" + name + "', which the data lacks (its "
-                       "variants: " + join_names(m.variants) + "); mark the cell unavailable or "
+                       "variants: " + join(m.variants) + "); mark the cell unavailable or "
                        "give records with that variant");
     }
     if (accepts(spec.records.variants, name)) {
@@ -361,10 +361,10 @@ void ProfilePlanBuilder::resolve_cell(const BenchmarkSpec& spec, const CellSpec&
     if (ok && !r.variants.empty()) with_units.push_back(i);
   }
   r.items = with_units;
-  std::string subset = "benchmark = " + (cell.subset.benchmarks.empty() ? "any" : join_names(cell.subset.benchmarks, "|")) +
-                       ", condition = " + (cell.subset.conditions.empty() ? "any" : join_names(cell.subset.conditions, "|")) +
-                       ", variant" + (cell.op == CapOperator::kVariantBc ? "s = " + join_names(variant_names, " and ")
-                                                                           : " = " + join_names(variant_names, "|"));
+  std::string subset = "benchmark = " + (cell.subset.benchmarks.empty() ? "any" : join(cell.subset.benchmarks, "|")) +
+                       ", condition = " + (cell.subset.conditions.empty() ? "any" : join(cell.subset.conditions, "|")) +
+                       ", variant" + (cell.op == CapOperator::kVariantBc ? "s = " + join(variant_names, " and ")
+                                                                           : " = " + join(variant_names, "|"));
   if (r.items.empty())
     throw UsageError(cell_where + ": no items match its subset (" + subset +
                      "); fix the config's subset or mark the cell unavailable");
@@ -593,12 +593,12 @@ void ProfilePlanBuilder::add_bias_correction(int32_t b, const BenchmarkSpec& spe
       }
     }
     if (!one_sided.empty())
-      out.notes.push_back(where + ": bias correction left out for " + join_names(one_sided) +
+      out.notes.push_back(where + ": bias correction left out for " + join(one_sided) +
                           ": the gold response is never shown in one of the two positions");
     if (!chance_level.empty())
       out.notes.push_back(where + ": bias correction left out for " + std::to_string(chance_level.size()) +
                           " judge(s) with q0 + q1 <= 1 (no better than chance; not identified): " +
-                          join_names(chance_level));
+                          join(chance_level));
   }
 }
 
@@ -694,7 +694,7 @@ void ProfilePlanBuilder::resolve_families() {
       if (family_member(family, judge)) resolved.members.push_back(judge);
     if (resolved.members.empty()) {
       out.notes.push_back("family '" + family.name + "': no analysed judge matches " +
-                          join_names(family.members));
+                          join(family.members));
       continue;
     }
     out.families.push_back(resolved);

@@ -13,7 +13,7 @@
 #include "distributed/distributed.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/records.hpp"
-#include "engine/parallel.hpp"
+#include "support/parallel.hpp"
 #include "engine/split_range.hpp"
 #include "judgestat/budget.hpp"
 
@@ -30,7 +30,7 @@ std::unique_ptr<Backend> make_cuda_backend(int, uint64_t) {
   throw UsageError("--backend cuda: " + why);
 }
 
-// No CUDA budget engine either (kernels/budget.cu implements it in CUDA builds).
+// No CUDA budget engine either (kernels/budget/budget.cu implements it in CUDA builds).
 std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem&, int) {
   throw std::runtime_error("this judgestat was built without CUDA (use --backend cpu)");
 }

@@ -1,5 +1,5 @@
 // The CPU label-budget engine (SPEC §3.5): every draw's Floyd selection, rule and held-out totals
-// on host threads, exactly as the CUDA engine (kernels/budget.cu) computes them; see budget.hpp.
+// on host threads, exactly as the CUDA engine (kernels/budget/budget.cu) computes them; see budget.hpp.
 #include <algorithm>
 #include <stdexcept>
 #include <string>

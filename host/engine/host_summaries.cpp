@@ -12,7 +12,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "engine/parallel.hpp"
+#include "support/parallel.hpp"
 
 namespace judgestat {
 namespace {

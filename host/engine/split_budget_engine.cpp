@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/parallel.hpp"
+#include "support/parallel.hpp"
 #include "engine/split_range.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/budget.hpp"

@@ -11,7 +11,7 @@
 
 #include "judgestat/plan.hpp"
 #include "judgestat/replicate_summary.hpp"  // order_key
-#include "engine/parallel.hpp"
+#include "support/parallel.hpp"
 
 namespace judgestat {
 

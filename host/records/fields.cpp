@@ -38,15 +38,6 @@ bool parse_double(std::string_view text, double& out) {
   return ec == std::errc() && ptr == end;
 }
 
-std::string join(const std::vector<std::string>& names, const char* separator) {
-  std::string joined;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) joined += separator;
-    joined += names[i];
-  }
-  return joined;
-}
-
 Field field_of(std::string_view name) {
   static const std::unordered_map<std::string_view, Field> kFields = {
       {"judge", Field::kJudge},         {"item", Field::kItem},

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/text.hpp"
 #include "judgestat/records.hpp"
 
 namespace judgestat::loading {
@@ -31,8 +32,6 @@ std::string_view trim(std::string_view text);
 
 /// A whole-field decimal number (from_chars also accepts nan and inf, which validity handles).
 bool parse_double(std::string_view text, double& out);
-
-std::string join(const std::vector<std::string>& names, const char* separator);
 
 enum class Field : uint8_t {
   kJudge, kItem, kGold, kVerdict, kCluster, kBenchmark, kCondition, kOrder, kVariant,

@@ -50,7 +50,7 @@ int32_t ItemMatrix::judge_index(const std::string& name) const {
   auto found = std::find(judges.begin(), judges.end(), name);
   if (found != judges.end()) return static_cast<int32_t>(found - judges.begin());
   throw UsageError("judge '" + name + "' does not occur in " + loading::display_name(path) +
-                   "; the judges there are: " + loading::join(judges, ", ") +
+                   "; the judges there are: " + join(judges, ", ") +
                    " (names are case-sensitive)");
 }
 

@@ -1,5 +1,6 @@
 // Writers of the cascade report: SPEC §4's JSON, tables for people and SVG plots, from the typed
 // CascadeReport that run_cascade returns (SPEC §3.3, §3.4; JEV §7–§9).
+#include "report/probability_report.hpp"
 #include "report/cascade_report.hpp"
 
 #include <algorithm>

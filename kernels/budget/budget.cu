@@ -28,7 +28,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "detail/cuda_check.cuh"
+#include "../detail/cuda_check.cuh"
 #include "judgestat/budget.hpp"
 
 namespace judgestat {

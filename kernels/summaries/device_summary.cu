@@ -23,8 +23,8 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "detail/cuda_check.cuh"
-#include "detail/device_summary.hpp"
+#include "../detail/cuda_check.cuh"
+#include "device_summary.hpp"
 #include "judgestat/replicate_summary.hpp"
 
 namespace judgestat::cuda_detail {

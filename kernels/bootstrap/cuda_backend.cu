@@ -38,8 +38,8 @@
 
 #include "cuda_backend_paths.hpp"
 #include "detail/byte_planes.hpp"
-#include "detail/cuda_check.cuh"
-#include "detail/device_summary.hpp"
+#include "../detail/cuda_check.cuh"
+#include "../summaries/device_summary.hpp"
 #include "detail/gather_agent.cuh"
 #include "detail/multiplicity_tile_agent.cuh"
 #include "detail/replicate_common.cuh"

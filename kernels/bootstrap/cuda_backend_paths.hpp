@@ -1,5 +1,5 @@
 // Kernel-path selection of the CUDA backend, for tests and benchmarks that must exercise a
-// particular path. Declared only; defined in kernels/cuda_backend.cu, so call it only where
+// particular path. Declared only; defined in kernels/bootstrap/cuda_backend.cu, so call it only where
 // JUDGESTAT_HAVE_CUDA is defined.
 #pragma once
 #include <cstdint>
