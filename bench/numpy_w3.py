@@ -2,7 +2,7 @@
 """W3 peer (WORKLOADS.md): the cascade threshold sweep's clustered bootstrap in numpy.
 
 The same statistics `judgestat cascade FILE --first F --fallback S --select 0` computes
-(SPEC §3.3): per threshold of the default grid and `all`, cascade accuracy, Δ against the
+(docs/statistics.md §3.3): per threshold of the default grid and `all`, cascade accuracy, Δ against the
 fallback, escalated share, share of F's errors escalated, fee ratio and the dollar-matched random
 baseline, plus the oracle. Written the way a proficient numpy user would: per-item columns summed
 per cluster once, then per chunk of replicates a multiplicity matrix M (from uniform cluster

@@ -75,7 +75,7 @@ TEST(RunBench, W2SweepMeasuresEachValue) {
   const BenchReport report = run_bench(options, two_cpu_threads());
   ASSERT_EQ(report.measured.size(), 2u);
   EXPECT_EQ(report.measured[1].sizes.k, 16);
-  EXPECT_EQ(report.measured[1].sizes.grid, 9);  // SPEC's default grid
+  EXPECT_EQ(report.measured[1].sizes.grid, 9);  // the contract's (docs/statistics.md) default grid
   EXPECT_EQ(report.measured[1].sizes.draws, 2000u);
   EXPECT_EQ(report.measured[1].rates.size(), 2u);
   const Json json = to_json(report, ReportHead{});

@@ -1,4 +1,4 @@
-// Label-budget simulation (SPEC §3.4, §3.5): Floyd's sampler, the threshold rules, exact
+// Label-budget simulation (docs/statistics.md §3.4, §3.5): Floyd's sampler, the threshold rules, exact
 // enumeration on a small pool, per-stratum rules, determinism across threads and backends,
 // agreement with the numpy peer on W2, the cascade pool and bad input.
 #include <gtest/gtest.h>
@@ -110,7 +110,7 @@ CascadePool load_w2_pool() {
   return pool;
 }
 
-// Brute-force outcome of one selection set, straight from SPEC §3.4/§3.5 on the pool's
+// Brute-force outcome of one selection set, straight from docs/statistics.md §3.4/§3.5 on the pool's
 // (q, c1, c2): per stratum the rule on the labelled items, then Σ 2d over the held-out items.
 struct ReferenceOutcome {
   int64_t heldout_2d = 0;
@@ -181,7 +181,7 @@ TEST(BudgetFloyd, InclusionFrequencyIsUniform) {
 }
 
 TEST(BudgetFloyd, PhiloxKnownAnswerAndFirstStep) {
-  // SPEC §2's Random123 known answers, by the independent implementation.
+  // docs/statistics.md §2's Random123 known answers, by the independent implementation.
   EXPECT_EQ(independent_philox({0, 0, 0, 0}, 0, 0),
             (std::array<uint32_t, 4>{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}));
   EXPECT_EQ(independent_philox({0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, 0xa4093822u, 0x299f31d0u),

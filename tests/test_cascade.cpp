@@ -1,4 +1,4 @@
-// The confidence cascade (SPEC §3.3, §3.4): the rules reproduce rows of JEV Table 33 on
+// The confidence cascade (docs/statistics.md §3.3, §3.4): the rules reproduce rows of JEV Table 33 on
 // constructed selection sets; ties go to the stricter threshold and `all` only when nothing
 // passes; invalid first-stage outputs escalate; the sweep's statistics equal their direct
 // formulas; the seeded split; latency quantiles; clear errors from the CLI; CUDA = CPU.

@@ -1,4 +1,4 @@
-// The CLI end to end: SPEC §4 JSON from `judgestat metrics`, determinism across threads and
+// The CLI end to end: docs/statistics.md §4 JSON from `judgestat metrics`, determinism across threads and
 // chunks, and clear errors for bad requests.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The CUDA backend against the CPU backend (SPEC §2): for the same seed every replicate value is
+// The CUDA backend against the CPU backend (docs/statistics.md §2): for the same seed every replicate value is
 // bit for bit the same, whatever the kernel path, chunk size or first replicate. Statistics
 // with normal draws agree to 1e-12 relative (device log/cos may differ in the last bit). Rank
 // terms (AUROC's 2U) are exact integers and so bit-identical too.

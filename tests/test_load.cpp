@@ -1,4 +1,4 @@
-// Loading judgment records (SPEC §1): formats, bad input, validity, label set, pivot, SHA-256.
+// Loading judgment records (docs/statistics.md §1): formats, bad input, validity, label set, pivot, SHA-256.
 #include <cmath>
 #include <fstream>
 #include <functional>

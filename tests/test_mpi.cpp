@@ -43,7 +43,7 @@ ShellRun run_shell(const std::string& command) {
   return run;
 }
 
-// The JSON text without its "timing" member (the last one, SPEC §4), which holds wall times.
+// The JSON text without its "timing" member (the last one, docs/statistics.md §4), which holds wall times.
 std::string without_timing(const std::string& json) {
   const size_t key = json.find(",\n \"timing\": {");
   if (key == std::string::npos) return json;

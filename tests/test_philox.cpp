@@ -1,4 +1,4 @@
-// Philox known answers (Random123 / SPEC §2), the stream layout, and the SIMD block generators
+// Philox known answers (Random123 / docs/statistics.md §2), the stream layout, and the SIMD block generators
 // (every wide path gives the scalar path's bits).
 #include <gtest/gtest.h>
 

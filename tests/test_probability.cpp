@@ -1,4 +1,4 @@
-// Probability quality (SPEC §3.2): Brier, NLL, ECE and the reliability summaries on small
+// Probability quality (docs/statistics.md §3.2): Brier, NLL, ECE and the reliability summaries on small
 // hand-computed inputs; AUROC with replicate weights against an O(n²) brute force; temperature
 // scaling against its closed form; CUDA = CPU on a probability plan.
 #include <gtest/gtest.h>
@@ -194,7 +194,7 @@ std::string clustered_csv() {
 }  // namespace
 
 // The replicate's AUROC = Σ_{i err, j right} m_i m_j (2[s_i > s_j] + [s_i = s_j]) / (2 P N) with
-// m the multiplicity of the item's cluster, computed here by explicit SPEC §2 draws and an
+// m the multiplicity of the item's cluster, computed here by explicit docs/statistics.md §2 draws and an
 // O(n²) double loop.
 TEST(ProbabilityAuroc, ReplicateWeightsMatchBruteForce) {
   const Built b = build(clustered_csv(), "clustered.csv");

@@ -1,4 +1,4 @@
-// CAP profiles (SPEC §3.6): strict vs pure consistency on hand-built items, the bias-correction
+// CAP profiles (docs/statistics.md §3.6): strict vs pure consistency on hand-built items, the bias-correction
 // formula and saturation flag, the coverage rules, stress and Spearman across benchmarks, config
 // errors that name the cell, LLMBar's C7 rank correlation against scipy, the CLI, and CUDA = CPU.
 #include <gtest/gtest.h>

@@ -14,7 +14,7 @@
 
 using namespace judgestat;
 
-// SPEC §4's JSON writer: numbers as printf's %.17g (non-finite as null), strings as nlohmann
+// docs/statistics.md §4's JSON writer: numbers as printf's %.17g (non-finite as null), strings as nlohmann
 // writes them (escapes, UTF-8, invalid bytes replaced), short scalar arrays on one line.
 TEST(ReportJson, NumbersStringsAndLayout) {
   std::mt19937_64 bits(5);

@@ -1,4 +1,4 @@
-// `judgestat synth cap`: deterministic from the seed, the SPEC §1 layout, exact flag shares, and
+// `judgestat synth cap`: deterministic from the seed, the docs/statistics.md §1 layout, exact flag shares, and
 // its planted CAP values recovered by the profile within their bootstrap CIs.
 #include <gtest/gtest.h>
 

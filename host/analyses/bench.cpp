@@ -136,7 +136,7 @@ CascadePool w2_synthetic(int64_t items, uint64_t seed) {
 }
 
 // W2's threshold grid: `count` thresholds evenly spaced over [0.5, 1] (the confidences a
-// two-label judge reports), SPEC's default grid for 0, or the user's explicit list.
+// two-label judge reports), the default grid (docs/statistics.md §3.3) for 0, or the user's explicit list.
 ThresholdGrid bench_grid(int64_t count, const std::vector<std::string>& values) {
   if (count == 0) return values.empty() ? default_grid() : threshold_grid(values);
   std::vector<std::string> spaced;

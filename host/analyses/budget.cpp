@@ -1,4 +1,4 @@
-// Label-budget simulation (SPEC §3.5): problem set-up, the draws driver and the summaries.
+// Label-budget simulation (docs/statistics.md §3.5): problem set-up, the draws driver and the summaries.
 // The engines that run the draws are in engine/ (CPU, split) and kernels/budget/budget.cu (CUDA).
 #include "judgestat/budget.hpp"
 

@@ -1,4 +1,4 @@
-// The confidence cascade analysis (SPEC §3.3, §3.4; JEV §7–§9) as plan builders and the point
+// The confidence cascade analysis (docs/statistics.md §3.3, §3.4; JEV §7–§9) as plan builders and the point
 // summaries around them: the threshold sweep with the dollar-matched random baseline and the
 // oracle, latency quantiles, the selection / held-out split, the threshold rules' selection-set
 // trials and chosen policies, and temperature scaling of the first stage.
@@ -32,11 +32,11 @@
 
 namespace judgestat {
 
-/// Philox stream of the selection / held-out split (SPEC §2 reserves 0.. for strata, 2^30 for
+/// Philox stream of the selection / held-out split (docs/statistics.md §2 reserves 0.. for strata, 2^30 for
 /// label-budget draws and 2^31 + k for normal draws).
 inline constexpr uint32_t kSplitStream = (1u << 30) + 1;
 
-/// Clusters of a set of pool items, numbered 0..C−1 by first appearance (SPEC §2) among the
+/// Clusters of a set of pool items, numbered 0..C−1 by first appearance (docs/statistics.md §2) among the
 /// records the cascade reads: F's gate orders and S's order 0 on those items.
 struct PoolClusters {
   std::vector<int32_t> item_cluster;       // per pool item: cluster, −1 when not in the set
@@ -104,7 +104,7 @@ LatencySummary fallback_latency(const CascadePool& pool, const std::vector<uint8
 std::vector<SelectionTrial> selection_trials(const CascadePool& pool, const ThresholdGrid& grid,
                                              const std::vector<uint8_t>& in_set, const RuleSettings& settings);
 
-/// SPEC §3.4's choice from the trials: a grid index, or grid.size() for `all`.
+/// docs/statistics.md §3.4's choice from the trials: a grid index, or grid.size() for `all`.
 int32_t choose_from_trials(const std::vector<SelectionTrial>& trials, const RuleSettings& settings);
 
 /// A rule's outcome on the selection part (RuleChoice, judgestat/cascade.hpp).
@@ -115,7 +115,7 @@ RuleChoice choose_rule(const CascadePool& pool, const ThresholdGrid& grid, const
 CascadePolicy rule_policy(const CascadePool& pool, const ThresholdGrid& grid, const RuleChoice& choice);
 
 /// Temperature scaling of F's order-averaged probabilities: fitted on the selection items,
-/// NLL before (the probabilities as given, SPEC's nll) and after on the held-out items.
+/// NLL before (the probabilities as given, docs/statistics.md §3.2's nll) and after on the held-out items.
 /// Items without a valid F output are left out.
 TemperatureResult temperature_scaling(const ItemMatrix& matrix, const CascadePool& pool,
                                       const std::vector<uint8_t>& selection);

@@ -106,7 +106,7 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
 
     double c1 = 0.0, q = 0.0;
     if (valid_orders > 0) {
-      // Order-averaged probabilities (SPEC §3.2); the verdict is their argmax.
+      // Order-averaged probabilities (docs/statistics.md §3.2); the verdict is their argmax.
       int32_t top_count = 0;
       for (int32_t l = 0; l < n_labels; ++l) {
         const double mean = prob_sum[l] / valid_orders;

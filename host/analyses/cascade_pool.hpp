@@ -1,5 +1,5 @@
-// The confidence cascade's per-item inputs (SPEC §3.3), shared by `judgestat budget` (the
-// label-budget simulation, SPEC §3.5) and `judgestat cascade` (threshold sweep and rules).
+// The confidence cascade's per-item inputs (docs/statistics.md §3.3), shared by `judgestat budget` (the
+// label-budget simulation, docs/statistics.md §3.5) and `judgestat cascade` (threshold sweep and rules).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -14,7 +14,7 @@ namespace judgestat {
 /// least one of the orders it runs). All vectors have one entry per pool item, in the item
 /// matrix's item order.
 ///
-/// - c1: F's order-averaged correctness (SPEC §3.2): each label's probability is averaged over
+/// - c1: F's order-averaged correctness (docs/statistics.md §3.2): each label's probability is averaged over
 ///   F's valid orders, the verdict is the argmax, an exact tie with the gold label earns ½;
 ///   0 when no F order is valid.
 /// - q: F's averaged confidence, the largest averaged probability (0 when no order is valid).
@@ -51,7 +51,7 @@ struct CascadePool {
   int32_t n_strata() const { return static_cast<int32_t>(strata_names.size()); }
 };
 
-/// Builds the pool of SPEC §3.3 from the item matrix.
+/// Builds the pool of docs/statistics.md §3.3 from the item matrix.
 /// gate_orders: 1 = F runs order 0 only; 2 (default) = F runs all of the file's orders.
 /// strata: "" (one stratum), "benchmark" or "condition".
 /// fee_per_call / latency_per_call: judge name -> value that replaces every call's fee / latency.

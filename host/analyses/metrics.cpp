@@ -371,7 +371,7 @@ MetricsReport run_metrics(const ItemMatrix& matrix, const MetricsOptions& option
   const Selection selection = select_records(matrix, select);
   MetricsPlan built = build_metrics_plan(matrix, selection, options);
   MetricsReport report;
-  // Probability quality (SPEC §3.2) joins the same plan, after the accuracy family.
+  // Probability quality (docs/statistics.md §3.2) joins the same plan, after the accuracy family.
   report.probability = add_probability_quality(matrix, selection, options.per_group, built.plan);
   report.plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

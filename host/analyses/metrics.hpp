@@ -1,4 +1,4 @@
-// The accuracy family of SPEC §3.1 as a plan builder: per judge acc per order, pa, bc, cons,
+// The accuracy family of docs/statistics.md §3.1 as a plan builder: per judge acc per order, pa, bc, cons,
 // stable_wrong, jb_score, macro_f1, and diff of acc/pa/bc against a reference judge.
 #pragma once
 #include <string>

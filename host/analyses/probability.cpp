@@ -271,7 +271,7 @@ class ProbabilityPlanBuilder {
       out_.notes.push_back("probability quality is left out for " + names + ": no valid records with probabilities");
     }
     out_.notes.push_back("brier, nll, ece, auroc_err: n = valid records with probabilities; rows without [order] "
-                         "use order-averaged probabilities (SPEC §3.2); auroc_err ranks errors by 1 − q, ties ½");
+                         "use order-averaged probabilities (docs/statistics.md §3.2); auroc_err ranks errors by 1 − q, ties ½");
     return std::move(out_);
   }
 

@@ -1,4 +1,4 @@
-// Probability quality (SPEC §3.2, JEV §7): the plan builder behind the `brier`, `nll`, `ece` and
+// Probability quality (docs/statistics.md §3.2, JEV §7): the plan builder behind the `brier`, `nll`, `ece` and
 // `auroc_err` statistics of `judgestat metrics`, and the point summaries that carry no CI: the
 // reliability table, the error rate and share of errors at q >= 0.9, the risk–coverage curve
 // with its AURC, the flip rate by base-order confidence bin, and temperature scaling.
@@ -24,7 +24,7 @@
 
 namespace judgestat {
 
-/// SPEC §3.2's bin of a confidence: min(⌊10q⌋, 9).
+/// docs/statistics.md §3.2's bin of a confidence: min(⌊10q⌋, 9).
 int confidence_bin(double q);
 
 /// One probability vector scored against its gold label.
@@ -42,7 +42,7 @@ ReliabilityTable reliability_table(const std::vector<double>& q, const std::vect
 /// The risk–coverage curve of outputs (RiskCoverage).
 RiskCoverage risk_coverage(const std::vector<double>& q, const std::vector<double>& correct);
 
-/// Temperature scaling (SPEC §3.2): probabilities ∝ p^(1/T). `probs` holds rows of n_labels.
+/// Temperature scaling (docs/statistics.md §3.2): probabilities ∝ p^(1/T). `probs` holds rows of n_labels.
 /// Mean NLL of the rows at temperature t (t = 1: the probabilities as given).
 double mean_nll_at_temperature(const std::vector<double>& probs, int32_t n_labels,
                                const std::vector<int32_t>& gold, double t);

@@ -1,4 +1,4 @@
-// CAP profiles, the steps inside run_profile() (SPEC §3.6): the plan builder and the summary on
+// CAP profiles, the steps inside run_profile() (docs/statistics.md §3.6): the plan builder and the summary on
 // the point estimates. The config, plan and report types are public: judgestat/profile.hpp.
 #pragma once
 #include <string>

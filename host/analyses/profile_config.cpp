@@ -1,4 +1,4 @@
-// CAP profile config and several input files as one item matrix (SPEC §3.6).
+// CAP profile config and several input files as one item matrix (docs/statistics.md §3.6).
 #include "analyses/profile.hpp"
 
 #include <algorithm>
@@ -105,7 +105,7 @@ CapOperator parse_operator(const std::string& text, const std::string& where) {
   config_error(where, "operator '" + text + "': expected pa, acc, bc, variant_bc or rationale");
 }
 
-// SPEC §3.6's default operator and subset per condition.
+// docs/statistics.md §3.6's default operator and subset per condition.
 CellSpec default_cell(const std::string& name) {
   static const std::map<std::string, std::string> kFailureType{
       {"C1", "factual"}, {"C2", "logical"}, {"C3", "overclaim"}, {"C4", "omission"}};

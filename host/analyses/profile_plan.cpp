@@ -1,4 +1,4 @@
-// The profile plan (SPEC §3.6): ProfilePlanBuilder turns the config and the item matrix into one
+// The profile plan (docs/statistics.md §3.6): ProfilePlanBuilder turns the config and the item matrix into one
 // bootstrap plan whose statistics share the same replicates.
 #include <algorithm>
 #include <cmath>
@@ -166,7 +166,7 @@ class ProfilePlanBuilder {
 ProfilePlanBuilder::ProfilePlanBuilder(const ItemMatrix& matrix, const ProfileConfig& config,
                                        const ProfileOptions& options)
     : m(matrix), config(config), options(options) {
-  // Clusters are resampled within each data `benchmark` (SPEC §2 stratified bootstrap), so
+  // Clusters are resampled within each data `benchmark` (docs/statistics.md §2 stratified bootstrap), so
   // every config benchmark — a union of data benchmarks and conditions — keeps its make-up.
   SelectionOptions select;
   select.judges = options.judges;

@@ -1,4 +1,4 @@
-// run_profile (SPEC §3.6): the profile plan, its bootstrap on the execution target and the
+// run_profile (docs/statistics.md §3.6): the profile plan, its bootstrap on the execution target and the
 // summary on the point estimates.
 #include <chrono>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-// What a profile derives from the plan's point estimates (SPEC §3.6): Spearman rank correlations
+// What a profile derives from the plan's point estimates (docs/statistics.md §3.6): Spearman rank correlations
 // between conditions and between benchmarks, and the judge pairs inside each L1 mean.
 #include <algorithm>
 #include <cmath>

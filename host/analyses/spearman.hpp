@@ -1,4 +1,4 @@
-// Spearman rank correlation with the two p-values SPEC §3.6 asks for: scipy's t approximation
+// Spearman rank correlation with the two p-values docs/statistics.md §3.6 asks for: scipy's t approximation
 // (scipy.stats.spearmanr) and the exact permutation test over all n! pairings
 // (scipy.stats.permutation_test(..., permutation_type='pairings', n_resamples=inf)).
 // Used on point estimates: a rank correlation is not a ratio of sums, so it has no place in a

@@ -29,7 +29,7 @@ void add_bench_options(cxxopts::Options& options) {
       ("k", "labelling budget (W2)", cxxopts::value<int64_t>()->default_value("96"))
       ("draws", "draws (W2; default 1e6 on CUDA, 1e5 on the CPU)", cxxopts::value<uint64_t>()->default_value("0"))
       ("grid", "W2 thresholds: a count N (N evenly spaced in [0.5, 1]) or a list such as 0.6,0.8,0.9 "
-               "(default: SPEC's 9-value grid)", cxxopts::value<std::string>()->default_value(""))
+               "(default: the 9-value grid of docs/statistics.md §3.3)", cxxopts::value<std::string>()->default_value(""))
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("threads", "CPU threads (0 = all)", cxxopts::value<int>()->default_value("0"))
       ("warmup", "untimed runs first", cxxopts::value<int>()->default_value("1"))

@@ -1,4 +1,4 @@
-// `judgestat budget FILE`: label-budget simulation of threshold rules (SPEC §3.5): parses the
+// `judgestat budget FILE`: label-budget simulation of threshold rules (docs/statistics.md §3.5): parses the
 // flags into BudgetOptions, runs run_budget (include/judgestat/label_budget.hpp) and prints.
 #include <filesystem>
 #include <iostream>
@@ -33,7 +33,7 @@ void add_budget_options(cxxopts::Options& options) {
       ("tol", "tolerated accuracy loss", cxxopts::value<double>()->default_value("0.02"))
       ("z", "z of the lower-bound rule (--z or -z)", cxxopts::value<double>()->default_value("1.645"))
       ("gate-orders", "first-stage orders: 1 (order 0) or 2 (all orders)", cxxopts::value<int>()->default_value("2"))
-      ("seed", "random seed (SPEC §2 Philox key)", cxxopts::value<uint64_t>()->default_value("1"))
+      ("seed", "random seed (docs/statistics.md §2 Philox key)", cxxopts::value<uint64_t>()->default_value("1"))
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("devices", "CUDA devices to split the draws between, e.g. 0,1 (default: one device per process; "
        "under mpirun, round-robin by rank)", cxxopts::value<std::string>()->default_value(""))
@@ -106,7 +106,7 @@ const FlagNames& budget_flags() {
 
 int command_budget(int argc, char** argv) {
   cxxopts::Options cli("judgestat budget",
-                       "Label-budget simulation of threshold rules (SPEC §3.5): choose the cascade threshold on k "
+                       "Label-budget simulation of threshold rules (docs/statistics.md §3.5): choose the cascade threshold on k "
                        "labelled items, score it on the rest");
   add_budget_options(cli);
   std::vector<std::string> arguments = with_short_k_and_z(argc, argv);

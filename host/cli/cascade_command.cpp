@@ -1,4 +1,4 @@
-// `judgestat cascade FILE --first F --fallback S`: the confidence cascade (SPEC §3.3, §3.4;
+// `judgestat cascade FILE --first F --fallback S`: the confidence cascade (docs/statistics.md §3.3, §3.4;
 // JEV §7–§9). Parses the flags into CascadeOptions, runs run_cascade and prints its report.
 #include <stdexcept>
 #include <string>
@@ -74,7 +74,7 @@ CascadeOptions parse_cascade_options(const cxxopts::ParseResult& parsed, const C
 
 int command_cascade(int argc, char** argv) {
   cxxopts::Options options("judgestat cascade",
-                           "Confidence cascade (SPEC §3.3, §3.4): threshold sweep with clustered CIs, random "
+                           "Confidence cascade (docs/statistics.md §3.3, §3.4): threshold sweep with clustered CIs, random "
                            "baseline and oracle; threshold rules chosen on a selection part and scored on the rest");
   add_common_options(options);
   add_cascade_options(options);

@@ -1,4 +1,4 @@
-// Options every resampling command shares (SPEC §2, §4), parsed once.
+// Options every resampling command shares (docs/statistics.md §2, §4), parsed once.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -30,7 +30,7 @@ const FlagNames& metric_flags() {
 
 int command_metrics(int argc, char** argv) {
   cxxopts::Options options("judgestat metrics",
-                           "Accuracy family per judge (SPEC §3.1) with clustered bootstrap CIs");
+                           "Accuracy family per judge (docs/statistics.md §3.1) with clustered bootstrap CIs");
   add_common_options(options);
   options.add_options()
       ("judges", "judges to analyse, comma-separated (default: all)", cxxopts::value<std::string>()->default_value(""))

@@ -1,4 +1,4 @@
-// `judgestat profile FILE… --config C`: CAP profiles (SPEC §3.6) in the paper's layouts; the
+// `judgestat profile FILE… --config C`: CAP profiles (docs/statistics.md §3.6) in the paper's layouts; the
 // analysis is run_profile() (judgestat/profile.hpp), its tables and JSON the report's writers.
 #include <filesystem>
 #include <system_error>
@@ -13,7 +13,7 @@ namespace judgestat {
 
 int command_profile(int argc, char** argv) {
   cxxopts::Options options("judgestat profile",
-                           "CAP profiles C1–C8 (SPEC §3.6) with coverage, rank stability and stress");
+                           "CAP profiles C1–C8 (docs/statistics.md §3.6) with coverage, rank stability and stress");
   add_common_options(options);
   options.add_options()
       ("files", "further record files (one per benchmark, or one file with a benchmark column)",

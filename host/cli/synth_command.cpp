@@ -89,7 +89,7 @@ int command_synth(int argc, char** argv) {
                            "judgerEva-style synthetic judgment records with known CAP values "
                            "(std::mt19937_64 seeded with --seed)");
   options.add_options()
-      ("out", "write the records (SPEC §1 CSV) to FILE; - = stdout", cxxopts::value<std::string>())
+      ("out", "write the records (docs/statistics.md §1 CSV) to FILE; - = stdout", cxxopts::value<std::string>())
       ("truth", "also write the planted values (JSON) to FILE", cxxopts::value<std::string>()->default_value(""))
       ("seed", "random seed (std::mt19937_64)", cxxopts::value<uint64_t>()->default_value("1"))
       ("items-per-type", "plain items per failure type", cxxopts::value<int>()->default_value("150"))

@@ -1,7 +1,7 @@
 // Runs over MPI ranks (issue 7): one process per GPU, started by mpirun or a cluster scheduler.
 // Rank r of P takes the contiguous share [total·r/P, total·(r+1)/P) of a command's replicates
 // or draws; rank 0 gathers the shares in rank order, which is replicate order, and summarises
-// them exactly as one process would (SPEC §2 indexes the random stream by replicate, so the
+// them exactly as one process would (docs/statistics.md §2 indexes the random stream by replicate, so the
 // output does not depend on P). Messages stay under kMaxMessageBytes, whatever the total.
 //
 // Without MPI in the build (JUDGESTAT_HAVE_MPI undefined), or when the process was not started

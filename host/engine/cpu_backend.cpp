@@ -1,5 +1,5 @@
 // CPU backend: replicates split into contiguous per-thread ranges; each replicate is computed by
-// one thread from SPEC §2's stream, so results do not depend on threads or chunking.
+// one thread from docs/statistics.md §2's stream, so results do not depend on threads or chunking.
 #include <algorithm>
 #include <cmath>
 #include <thread>
@@ -156,7 +156,7 @@ class CpuBackend final : public Backend {
 
   void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
                       double* out) override {
-    // Multiplicity form (SPEC §2: stat = Σ_c m_c A_c): count how often each cluster is drawn,
+    // Multiplicity form (docs/statistics.md §2: stat = Σ_c m_c A_c): count how often each cluster is drawn,
     // then int16 dot products of the counts with the cluster sums' planes (column_dots).
     if (multiplicities_fit_int16(plan)) {
       const SimdPath path = simd_path();

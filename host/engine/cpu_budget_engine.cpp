@@ -1,4 +1,4 @@
-// The CPU label-budget engine (SPEC §3.5): every draw's Floyd selection, rule and held-out totals
+// The CPU label-budget engine (docs/statistics.md §3.5): every draw's Floyd selection, rule and held-out totals
 // on host threads, exactly as the CUDA engine (kernels/budget/budget.cu) computes them; see budget.hpp.
 #include <algorithm>
 #include <stdexcept>

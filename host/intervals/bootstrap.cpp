@@ -1,4 +1,4 @@
-// Bootstrap driver (memory-bounded chunks on a backend) and SPEC §2's intervals.
+// Bootstrap driver (memory-bounded chunks on a backend) and docs/statistics.md §2's intervals.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -274,7 +274,7 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
                               Backend& backend, const BootstrapOptions& options) {
   if (options.replicates < 2) throw UsageError("--replicates: need at least 2");
   if (options.replicates > (1ull << 32))
-    throw UsageError("--replicates: at most 2^32 (replicate numbers are 32-bit in SPEC §2)");
+    throw UsageError("--replicates: at most 2^32 (replicate numbers are 32-bit in docs/statistics.md §2)");
   if (!(options.level > 0 && options.level < 1)) throw UsageError("--level: expected 0 < level < 1");
   const int32_t S = plan.n_statistics;
   const uint64_t B = options.replicates;

@@ -1,4 +1,4 @@
-// The fields of a judgment record (SPEC §1), shared by the CSV and JSONL readers: their names,
+// The fields of a judgment record (docs/statistics.md §1), shared by the CSV and JSONL readers: their names,
 // the view of one record's values, the parsers of the values and the error messages that name
 // the file, line and column.
 #pragma once
@@ -52,7 +52,7 @@ struct FieldSource {
 };
 
 /// One record's values with its text fields as views: into the file bytes while a CSV row is
-/// read, or into a Record. The members and defaults mirror Record's (SPEC §1).
+/// read, or into a Record. The members and defaults mirror Record's (docs/statistics.md §1).
 struct RecordView {
   std::string_view judge, item, gold, verdict, cluster;
   std::string_view benchmark = kDefaultBenchmark, condition, variant = kDefaultVariant;
@@ -108,7 +108,7 @@ void set_field(AnyRecord& record, Field field, std::string_view text, const Fiel
       break;
     }
     case Field::kVerdict:
-      // SPEC §1: an empty or "null" verdict is given but invalid.
+      // docs/statistics.md §1: an empty or "null" verdict is given but invalid.
       record.verdict_given = !(text.empty() || text == "null");
       store(record.verdict, record.verdict_given ? text : std::string_view());
       break;

@@ -1,4 +1,4 @@
-// Reading judgment records (SPEC §1) from CSV or JSONL and pivoting them into an ItemMatrix.
+// Reading judgment records (docs/statistics.md §1) from CSV or JSONL and pivoting them into an ItemMatrix.
 //
 // Every record passes through a RecordView (its text fields as views; records/fields.hpp) into
 // NumberedRecords (records/numbering.hpp), which numbers each name on arrival; the pivot

@@ -76,7 +76,7 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
   return index;
 }
 
-/// gold and cluster are item-level by SPEC §1; benchmark and condition describe the item too
+/// gold and cluster are item-level by docs/statistics.md §1; benchmark and condition describe the item too
 /// (subset filters select items), so they must agree as well between `record` and `first`, the
 /// item's first record.
 void check_same_item_columns(const NumberedRecords& numbered, const std::string& file,

@@ -1,4 +1,4 @@
-// The pivot of numbered records into an ItemMatrix (SPEC §1): label resolution, the items'
+// The pivot of numbered records into an ItemMatrix (docs/statistics.md §1): label resolution, the items'
 // columns, the cells.
 #pragma once
 #include <string>
@@ -8,7 +8,7 @@
 
 namespace judgestat::loading {
 
-/// Applies SPEC §1's consistency checks and validity rule to numbered records and pivots them.
+/// Applies docs/statistics.md §1's consistency checks and validity rule to numbered records and pivots them.
 ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path,
                  const LoadOptions& options);
 

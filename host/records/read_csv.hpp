@@ -1,4 +1,4 @@
-// CSV records (SPEC §1): the header names the columns, then one record per row.
+// CSV records (docs/statistics.md §1): the header names the columns, then one record per row.
 #pragma once
 #include <cstddef>
 #include <string>

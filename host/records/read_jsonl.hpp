@@ -1,4 +1,4 @@
-// JSONL records (SPEC §1): one JSON object per line.
+// JSONL records (docs/statistics.md §1): one JSON object per line.
 #pragma once
 #include <string>
 #include <string_view>

@@ -1,5 +1,5 @@
 // What a command analyses: judges, items and variants after its record filters, with clusters
-// and strata numbered by first appearance among those records (SPEC §2 "Numbering").
+// and strata numbered by first appearance among those records (docs/statistics.md §2 "Numbering").
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-// SPEC §1 validity of a record's verdict and probabilities.
+// docs/statistics.md §1 validity of a record's verdict and probabilities.
 #include "records/validity.hpp"
 
 #include <algorithm>
@@ -6,7 +6,7 @@
 
 namespace judgestat::loading {
 
-constexpr double kProbabilitySumTolerance = 0.025;  // SPEC §1 validity
+constexpr double kProbabilitySumTolerance = 0.025;  // docs/statistics.md §1 validity
 
 int16_t verdict_code(const NumberedRecord& record, const double* probs,
                      const std::vector<int32_t>& slots, const VerdictMeaning* verdict,

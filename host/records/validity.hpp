@@ -1,4 +1,4 @@
-// SPEC §1 validity: whether a record's output is valid, and what it says.
+// docs/statistics.md §1 validity: whether a record's output is valid, and what it says.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +14,7 @@ struct VerdictMeaning {
   bool tie;       // the text is "tie"
 };
 
-/// SPEC §1 validity. `probs` are the record's probabilities, `slots[k]` the label index of the
+/// docs/statistics.md §1 validity. `probs` are the record's probabilities, `slots[k]` the label index of the
 /// k-th (-1: outside the label set, which only happens for probabilities that were not given);
 /// `verdict` is null when no verdict was given.
 int16_t verdict_code(const NumberedRecord& record, const double* probs,

@@ -1,4 +1,4 @@
-// The label-budget analysis's writers (include/judgestat/label_budget.hpp): SPEC §4's JSON, the
+// The label-budget analysis's writers (include/judgestat/label_budget.hpp): docs/statistics.md §4's JSON, the
 // budget table and the SVG plots of the held-out Δ and the loss share.
 #include <algorithm>
 #include <cmath>

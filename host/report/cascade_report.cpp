@@ -1,5 +1,5 @@
-// Writers of the cascade report: SPEC §4's JSON, tables for people and SVG plots, from the typed
-// CascadeReport that run_cascade returns (SPEC §3.3, §3.4; JEV §7–§9).
+// Writers of the cascade report: docs/statistics.md §4's JSON, tables for people and SVG plots, from the typed
+// CascadeReport that run_cascade returns (docs/statistics.md §3.3, §3.4; JEV §7–§9).
 #include "report/probability_report.hpp"
 #include "report/cascade_report.hpp"
 
@@ -368,7 +368,7 @@ Json to_json(const CascadeReport& r, const ReportHead& head) {
 }
 
 std::string tables(const CascadeReport& r, const std::string& format) {
-  std::string text = (format == "text" ? "Threshold sweep (SPEC §3.3):\n" : format == "md" ? "**Threshold sweep (SPEC §3.3)**\n\n" : "") +
+  std::string text = (format == "text" ? "Threshold sweep (docs/statistics.md §3.3):\n" : format == "md" ? "**Threshold sweep (docs/statistics.md §3.3)**\n\n" : "") +
                      sweep_table(r).render(format);
   if (r.rules) {
     text += heading(format, "Selection part (" + std::to_string(r.rules->selection_items) + " items, " +

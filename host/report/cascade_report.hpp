@@ -1,4 +1,4 @@
-// Writers of the cascade report (judgestat/cascade.hpp): SPEC §4's JSON, the tables for people
+// Writers of the cascade report (judgestat/cascade.hpp): docs/statistics.md §4's JSON, the tables for people
 // (threshold sweep, selection-part trials, held-out rules, temperature, the gate's reliability)
 // and the SVG plots (accuracy against fee, the gate's reliability diagram).
 #pragma once

@@ -1,4 +1,4 @@
-// Writers of the profile report (SPEC §3.6, §4): the JSON, the paper's tables (profile table per
+// Writers of the profile report (docs/statistics.md §3.6, §4): the JSON, the paper's tables (profile table per
 // benchmark, coverage matrix, strict vs pure consistency, supported-correct, Spearman rank
 // stability, stress degradation, L1 family distances, bias correction, leave-out sensitivity)
 // and the radar chart per benchmark.
@@ -129,7 +129,7 @@ class ProfileWriter {
   const std::string format;
 };
 
-// Every statistic with a CI but stress, L1 and leave-out, with its coverage [SPEC §4].
+// Every statistic with a CI but stress, L1 and leave-out, with its coverage [docs/statistics.md §4].
 void ProfileWriter::add_statistics(Json& json) const {
   {
     BootstrapResult rows;

@@ -1,4 +1,4 @@
-// Reporting: SPEC §4 JSON (17 significant digits), tables for people, progress on stderr.
+// Reporting: docs/statistics.md §4 JSON (17 significant digits), tables for people, progress on stderr.
 #include "report/report.hpp"
 
 #include <charconv>

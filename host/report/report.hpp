@@ -1,4 +1,4 @@
-// Reporting layer: SPEC §4's JSON envelope (numbers with 17 significant digits) and tables for
+// Reporting layer: docs/statistics.md §4's JSON envelope (numbers with 17 significant digits) and tables for
 // people (text, md, csv).
 #pragma once
 #include <cstdint>
@@ -25,7 +25,7 @@ std::string dump_json(const Json& value, int indent = -1);
 /// The envelope's head: tool, version, command, argv, input (path, sha256, records, invalid).
 Json json_envelope(const std::string& command, int argc, char** argv, const ItemMatrix& input);
 
-/// SPEC §4's settings of a bootstrap run, in order: seed, replicates, ci, level, backend,
+/// docs/statistics.md §4's settings of a bootstrap run, in order: seed, replicates, ci, level, backend,
 /// device, strata (null when empty). Each analysis appends its own settings after these.
 Json bootstrap_settings_json(uint64_t seed, uint64_t replicates, CiMethod ci, double level,
                              const BootstrapResult& result, const std::string& strata);
@@ -34,10 +34,10 @@ inline Json bootstrap_settings_json(const BootstrapOptions& options, const Boots
   return bootstrap_settings_json(options.seed, options.replicates, options.ci, options.level, result, strata);
 }
 
-/// SPEC §4's timing object of a bootstrap run (load_s, resample_s, replicates_per_s, summary_s).
+/// docs/statistics.md §4's timing object of a bootstrap run (load_s, resample_s, replicates_per_s, summary_s).
 Json bootstrap_timing_json(double load_s, const BootstrapResult& result);
 
-/// SPEC §4 statistics rows from a bootstrap result.
+/// docs/statistics.md §4 statistics rows from a bootstrap result.
 Json statistics_json(const BootstrapResult& result);
 
 /// A table for people: header, rows of cells; `format` is text, md, csv or json (json: not

@@ -1,4 +1,4 @@
-// Importers: JudgeBench and LLMBar outputs in their own formats → judgment records (SPEC §1), as
+// Importers: JudgeBench and LLMBar outputs in their own formats → judgment records (docs/statistics.md §1), as
 // ../shared/data/README.md describes the conversion of the bundled files.
 #pragma once
 #include <string>

@@ -67,7 +67,7 @@ std::vector<SynthJudge> parse_synth_judges(const std::string& json_text, const s
 /// a judge's skill, misled and biases (probabilities, skill + misled <= 1) or a repeated name.
 void check_synth_options(const SynthOptions& options);
 
-/// Writes the SPEC §1 CSV: judge, item, cluster, benchmark, condition, order, variant, gold,
+/// Writes the docs/statistics.md §1 CSV: judge, item, cluster, benchmark, condition, order, variant, gold,
 /// verdict, rationale_ok, flag, domain (domain is informational; loaders ignore it).
 /// Returns the number of records.
 int64_t write_synth_cap(std::ostream& out, const SynthOptions& options);

@@ -1,4 +1,4 @@
-// Backends execute compiled plans: replicate r of every statistic, by SPEC §2's stream.
+// Backends execute compiled plans: replicate r of every statistic, by docs/statistics.md §2's stream.
 // `cpu` (host/, threads) and `cuda` (kernels/) give bit-identical values for the same seed.
 #pragma once
 #include <cstdint>
@@ -75,7 +75,7 @@ std::string split_device_name_of(const Parts& parts) {
 
 /// One backend over several (one per device): each call splits its replicate range into
 /// contiguous parts, one per backend, run at once on host threads. Replicate values depend on
-/// the replicate number only (SPEC §2), so they equal any single backend's.
+/// the replicate number only (docs/statistics.md §2), so they equal any single backend's.
 /// std::invalid_argument for an empty list or parts of different names (cpu and cuda).
 std::unique_ptr<Backend> make_split_backend(std::vector<std::unique_ptr<Backend>> parts);
 

@@ -19,7 +19,7 @@ struct BenchSizes {
   uint64_t replicates = 100000;
   int64_t k = 96;
   uint64_t draws = 0;  // 0: 1e6 on CUDA, 1e5 on the CPU
-  int64_t grid = 0;    // W2 thresholds: 0 = SPEC's default grid (or grid_values), else evenly spaced
+  int64_t grid = 0;    // W2 thresholds: 0 = the default grid (docs/statistics.md §3.3) (or grid_values), else evenly spaced
 };
 
 struct BenchOptions {

@@ -1,4 +1,4 @@
-// Clustered bootstrap of a plan on a backend, and the intervals of SPEC §2: the result a user
+// Clustered bootstrap of a plan on a backend, and the intervals of docs/statistics.md §2: the result a user
 // expects (estimate, CI, SE, undefined count; the replicate distribution on request).
 #pragma once
 #include <cstdint>
@@ -56,14 +56,14 @@ using JackknifeValues = std::vector<std::vector<double>>;
 /// Every statistic's jackknife values, in statistic order.
 std::vector<JackknifeValues> jackknife(const CompiledPlan& compiled);
 
-/// SPEC §2 intervals of every statistic from its B replicate values, wherever they are kept
+/// docs/statistics.md §2 intervals of every statistic from its B replicate values, wherever they are kept
 /// (host memory, a device): estimates[s] is statistic s's point estimate; `jack` (one entry per
 /// statistic) is needed for BCa only.
 std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B,
                                      const std::vector<double>& estimates, CiMethod method,
                                      double level, const std::vector<JackknifeValues>* jack = nullptr);
 
-/// SPEC §2 interval from the replicate values of one statistic (NaN = undefined).
+/// docs/statistics.md §2 interval from the replicate values of one statistic (NaN = undefined).
 /// `jack` is needed for BCa only.
 Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
                    const JackknifeValues* jack = nullptr);

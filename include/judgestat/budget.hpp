@@ -1,4 +1,4 @@
-// Label-budget simulation of threshold rules (SPEC §3.5): how often a threshold chosen on k
+// Label-budget simulation of threshold rules (docs/statistics.md §3.5): how often a threshold chosen on k
 // labelled items loses more than `tol` accuracy against the fallback on the other N − k items.
 //
 // Every draw is independent of every other: draw d's selection set comes from Philox counters
@@ -29,7 +29,7 @@ struct ThresholdGrid {
   std::string label(int32_t index) const { return index < size() ? labels[index] : "all"; }
 };
 
-/// SPEC §3.3's default grid {0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99, 1}.
+/// docs/statistics.md §3.3's default grid {0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.99, 1}.
 ThresholdGrid default_grid();
 /// The grid of thresholds written as `values` (kept as labels, e.g. "0.85"):
 /// std::invalid_argument ("grid: …") for an entry that is not a number, a value outside [0, 1],
@@ -83,7 +83,7 @@ struct BudgetRun {
   uint64_t seed = 1;
 };
 
-/// Floyd's step i of draw `draw` (SPEC §3.5): the candidate j = (u · (t + 1)) >> 32 with
+/// Floyd's step i of draw `draw` (docs/statistics.md §3.5): the candidate j = (u · (t + 1)) >> 32 with
 /// t = n − k + i and u = word i mod 4 of Philox(counter = (i div 4, draw, kBudgetStream, 0)).
 /// The step takes j unless an earlier step took it, then t.
 JS_HD uint32_t floyd_candidate(const Words4& block, uint32_t step, uint32_t n_items, uint32_t k) {
@@ -145,7 +145,7 @@ std::unique_ptr<BudgetEngine> make_split_budget_engine(const BudgetProblem& prob
 // The engine of an execution target (CPU, one device or split over several):
 // make_budget_engine in judgestat/exec_target.hpp.
 
-/// SPEC §3.5's outputs for one (k, rule).
+/// docs/statistics.md §3.5's outputs for one (k, rule).
 struct BudgetSummary {
   uint32_t k = 0;
   ThresholdRule rule = ThresholdRule::kLower;

@@ -1,4 +1,4 @@
-// The confidence cascade as a library analysis (SPEC §3.3, §3.4; JEV §7–§9): F answers first and
+// The confidence cascade as a library analysis (docs/statistics.md §3.3, §3.4; JEV §7–§9): F answers first and
 // keeps the items it is confident on, the fallback S answers the rest. run_cascade sweeps the
 // threshold grid (clustered CIs, the dollar-matched random baseline, the oracle), splits the
 // clusters into a seeded selection part and a held-out part, chooses the point and lower-bound
@@ -118,7 +118,7 @@ struct CascadeRules {
 
 struct CascadeReport {
   CascadeOptions options;  // as asked (progress dropped)
-  // The pool (SPEC §3.3).
+  // The pool (docs/statistics.md §3.3).
   int32_t items = 0, clusters = 0, first_orders = 1;
   int64_t gate_ok = 0;
   std::vector<std::string> strata_names;
@@ -141,7 +141,7 @@ void check_cascade_options(const CascadeOptions& options);
 /// UsageError for unknown judges and unusable inputs.
 CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& options, const ExecTarget& target);
 
-/// SPEC §4's JSON: head.envelope, then settings, pool, statistics, baselines, latency, split,
+/// docs/statistics.md §4's JSON: head.envelope, then settings, pool, statistics, baselines, latency, split,
 /// selection_trials, rules, temperature, reliability, risk_coverage, notes, timing.
 Json to_json(const CascadeReport& report, const ReportHead& head);
 /// Tables for people: text, md or csv.

@@ -1,4 +1,4 @@
-// The label-budget analysis (SPEC §3.5) as a library function: for each labelling budget k and
+// The label-budget analysis (docs/statistics.md §3.5) as a library function: for each labelling budget k and
 // threshold rule, how often a threshold chosen on k labelled items loses more than `tol`
 // accuracy against the fallback on the held-out items, and what it saves. The engines and the
 // per-draw contract are in judgestat/budget.hpp; this is the analysis a client runs.
@@ -68,7 +68,7 @@ void check_budget_options(const BudgetOptions& options);
 /// take), "draws", and the target's ("kind", "devices", "threads").
 BudgetReport run_budget(const ItemMatrix& matrix, const BudgetOptions& options, const ExecTarget& target);
 
-/// SPEC §4's JSON: head.envelope, then settings, pool, budget and timing (load_s includes head.load_s).
+/// docs/statistics.md §4's JSON: head.envelope, then settings, pool, budget and timing (load_s includes head.load_s).
 Json to_json(const BudgetReport& report, const ReportHead& head);
 /// The budget table with its notes: text, md or csv.
 std::string tables(const BudgetReport& report, const std::string& format);

@@ -1,4 +1,4 @@
-// Philox4x32-10 counter-based generator (Salmon et al. 2011) and SPEC §2's stream layout.
+// Philox4x32-10 counter-based generator (Salmon et al. 2011) and docs/statistics.md §2's stream layout.
 // One definition serves host and device, so both backends draw the same numbers.
 #pragma once
 #include <cstdint>
@@ -45,7 +45,7 @@ JS_HD Words4 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, u
   return Words4{{c0, c1, c2, c3}};
 }
 
-/// Stream numbers of SPEC §2.
+/// Stream numbers of docs/statistics.md §2.
 constexpr uint32_t kBudgetStream = 1u << 30;
 JS_HD constexpr uint32_t bootstrap_stream(uint32_t stratum) { return stratum; }
 JS_HD constexpr uint32_t normal_stream(uint32_t k) { return (1u << 31) + k; }

@@ -1,4 +1,4 @@
-// A plan is what every analysis compiles to (SPEC §2 "Statistics of a replicate"): units in
+// A plan is what every analysis compiles to (docs/statistics.md §2 "Statistics of a replicate"): units in
 // clusters (and strata), per-unit value columns, and per statistic a finishing rule over the
 // replicate's column sums. Backends see only the compiled form: per-cluster column sums in
 // fixed point, so every backend adds the same integers and gets bit-identical replicates.
@@ -36,7 +36,7 @@ struct Op {
 
 inline constexpr int kMaxStack = 16;
 
-/// Statistic's identity in reports (SPEC §4 field names).
+/// Statistic's identity in reports (docs/statistics.md §4 field names).
 struct StatLabel {
   std::string name;                     // acc, pa, bc, ...
   std::string judge;
@@ -154,7 +154,7 @@ JS_HD double evaluate(const Op* ops, int32_t n_ops, const Sum* sums, const doubl
   return top == 1 ? stack[0] : NAN;
 }
 
-/// SPEC §2's normal draws: normal k of replicate r is Box–Muller on words 0 and 1 of stream
+/// docs/statistics.md §2's normal draws: normal k of replicate r is Box–Muller on words 0 and 1 of stream
 /// 2^31 + k (counter (0, r, 2^31 + k, 0)). log/cos differ in the last bit between host and
 /// device, so statistics using them agree to 1e-12 relative rather than bit for bit.
 JS_HD double normal_draw(PhiloxKey key, uint32_t replicate, uint32_t k) {

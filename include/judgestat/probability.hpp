@@ -8,7 +8,7 @@
 
 namespace judgestat {
 
-inline constexpr int kConfidenceBins = 10;       // SPEC §3.2: equal width on q
+inline constexpr int kConfidenceBins = 10;       // docs/statistics.md §3.2: equal width on q
 inline constexpr double kHighConfidence = 0.9;   // "error rate at q >= 0.9" (JEV §7.1)
 inline constexpr double kNllFloor = 1e-6;        // nll = −ln(max(p_gold, 1e-6))
 
@@ -27,7 +27,7 @@ struct ReliabilityTable {
   double error_share_high() const;   // errors_high / errors (NaN when there are no errors)
 };
 
-/// Risk–coverage (SPEC §3.2): outputs sorted by q descending; at coverage k/n the selective risk
+/// Risk–coverage (docs/statistics.md §3.2): outputs sorted by q descending; at coverage k/n the selective risk
 /// is the error share among the k most confident. Outputs with equal q are taken together, so
 /// within a tie group risk is the expected value over the group's orderings (errors spread
 /// evenly); AURC = mean of the risk over k = 1..n. The curve keeps one point per distinct q.
@@ -39,7 +39,7 @@ struct RiskCoverage {
   double aurc = 0;                        // NaN when there are no outputs
 };
 
-/// Flip rate by base-order confidence bin (SPEC §3.1 `flip`, JEV Fig. 7a): items with every
+/// Flip rate by base-order confidence bin (docs/statistics.md §3.1 `flip`, JEV Fig. 7a): items with every
 /// order present and a valid base order with probabilities, binned by the base order's q; a
 /// flip is a verdict that differs between orders (an invalid verdict matches nothing).
 struct FlipTable {

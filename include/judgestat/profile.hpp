@@ -1,4 +1,4 @@
-// CAP profiles (SPEC §3.6; CAP paper §3–§4, App. D–K) as a library analysis: the profile
+// CAP profiles (docs/statistics.md §3.6; CAP paper §3–§4, App. D–K) as a library analysis: the profile
 // config, several input files as one item matrix, run_profile() and the typed ProfileReport with
 // its writers (JSON, tables, radar plots). Every statistic with a CI — the C1–C8 cells, their
 // pure-consistency counterparts and stable-but-wrong mass, supported-correct, bias-corrected
@@ -24,7 +24,7 @@ namespace judgestat {
 enum class Coverage { kDirect, kApprox, kAugmented, kUnavailable };
 std::string to_string(Coverage status);
 
-/// How a cell turns verdicts into a per-unit indicator [SPEC §3.6 table].
+/// How a cell turns verdicts into a per-unit indicator [docs/statistics.md §3.6 table].
 enum class CapOperator {
   kPa,         // position-averaged accuracy over the item's orders; unit = item × variant
   kAcc,        // accuracy in order 0
@@ -81,7 +81,7 @@ struct ProfileConfig {
 ProfileConfig parse_profile_config(const std::string& json_text, const std::string& source);
 ProfileConfig load_profile_config(const std::string& path);
 
-/// One input file as SPEC §4's `input` object reports it.
+/// One input file as docs/statistics.md §4's `input` object reports it.
 struct InputFile {
   std::string path, sha256;
   int64_t records = 0, invalid = 0;
@@ -169,7 +169,7 @@ struct ProfilePlan {
   std::map<Key, int32_t> index_;
 };
 
-/// Spearman ρ of paired values with its two p-values [SPEC §3.6].
+/// Spearman ρ of paired values with its two p-values [docs/statistics.md §3.6].
 struct SpearmanResult {
   int n = 0;
   double rho = 0;      // NaN when either side is constant or n < 2
@@ -232,10 +232,10 @@ struct ProfileReport {
 ProfileReport run_profile(const ItemMatrix& matrix, const ProfileOptions& options,
                           const ExecTarget& target);
 
-/// SPEC §4's `input` for the profile's files: the envelope's own for one file (its path set),
+/// docs/statistics.md §4's `input` for the profile's files: the envelope's own for one file (its path set),
 /// an array of {path, sha256, records, invalid} for several.
 void set_profile_inputs(Json& envelope, const std::vector<InputFile>& files);
-/// SPEC §4's JSON: head.envelope, then settings, statistics, coverage, spearman, stress, l1,
+/// docs/statistics.md §4's JSON: head.envelope, then settings, statistics, coverage, spearman, stress, l1,
 /// bias_correction, leave_out, notes, timing.
 Json to_json(const ProfileReport& report, const ReportHead& head);
 /// The paper's tables (text, md or csv).

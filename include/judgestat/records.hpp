@@ -1,4 +1,4 @@
-// Judgment records (SPEC §1) and the item matrix they pivot into.
+// Judgment records (docs/statistics.md §1) and the item matrix they pivot into.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -42,12 +42,12 @@ struct LoadOptions {
 
 /// Verdict codes of a cell besides a label index >= 0.
 inline constexpr int16_t kAbsent = -1;   // no record for this (judge, item, order, variant)
-inline constexpr int16_t kInvalid = -2;  // record present, output invalid (SPEC §1 validity)
+inline constexpr int16_t kInvalid = -2;  // record present, output invalid (docs/statistics.md §1 validity)
 inline constexpr int16_t kTie = -3;      // valid "tie" on a two-label item: wrong, JudgeBench 0
 
 /// Records pivoted into dense judges x items x orders x variants cells.
 /// Items, clusters, benchmarks, conditions, variants and judges are numbered by first appearance
-/// in the file; analyses renumber clusters after their own filters (SPEC §2) from `line`.
+/// in the file; analyses renumber clusters after their own filters (docs/statistics.md §2) from `line`.
 struct ItemMatrix {
   std::string path;                      // as given by the user
   std::string sha256;                    // of the file's bytes
@@ -89,7 +89,7 @@ struct ItemMatrix {
 /// Parses CSV (header row) or JSONL by extension; "-" reads CSV from stdin. Throws InputError.
 std::vector<Record> read_records(const std::string& path, std::string* sha256_out = nullptr);
 
-/// Applies SPEC §1's consistency checks and validity rule and pivots. Throws InputError.
+/// Applies docs/statistics.md §1's consistency checks and validity rule and pivots. Throws InputError.
 ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::string& path,
                              const LoadOptions& options = {});
 

@@ -1,4 +1,4 @@
-// What an interval needs from one statistic's replicate values (SPEC §2), defined so that any
+// What an interval needs from one statistic's replicate values (docs/statistics.md §2), defined so that any
 // backend computes it where the values are and gets the same bits: the count of defined
 // (non-NaN) values, the SE's sums in a fixed blocked order, counts against a reference (BCa's
 // z0), and order statistics (percentile endpoints). The host summarises values a backend wrote

@@ -9,7 +9,7 @@ namespace judgestat {
 
 using Json = nlohmann::ordered_json;
 
-/// Made by the client, which knows how it was asked: SPEC §4's envelope (tool, version,
+/// Made by the client, which knows how it was asked: docs/statistics.md §4's envelope (tool, version,
 /// command, argv, input; json_envelope() in the CLI) and the time it took to load the input,
 /// which joins the report's own `timing`.
 struct ReportHead {

@@ -1,4 +1,4 @@
-// Threshold rules of SPEC §3.4: which cascade threshold a set of labelled items supports.
+// Threshold rules of docs/statistics.md §3.4: which cascade threshold a set of labelled items supports.
 //
 // d_i = cascade_i(τ) − c2_i takes the values {−1, −½, 0, ½, 1}, so the rules are fed exact
 // integer sums of 2d and of (2d)² = 4d²; means and standard deviations are then formed in double
@@ -72,7 +72,7 @@ struct ThresholdChoice {
   JS_HD int32_t chosen(int32_t all_index) const { return index < 0 ? all_index : index; }
 };
 
-/// SPEC §3.4's choice over an ascending grid of n_grid thresholds, from per-threshold sums over
+/// docs/statistics.md §3.4's choice over an ascending grid of n_grid thresholds, from per-threshold sums over
 /// the n labelled items (arrays of n_grid entries; the `all` entry is not passed). Returns the
 /// chosen grid index, or n_grid for `all` (escalate every item).
 JS_HD int32_t choose_threshold(const RuleSettings& settings, int32_t n_grid, const int64_t* sum_2d,

@@ -1,4 +1,4 @@
-// CUDA backend: replicate statistics of a compiled plan (SPEC §2) on one GPU, bit-identical to
+// CUDA backend: replicate statistics of a compiled plan (docs/statistics.md §2) on one GPU, bit-identical to
 // the CPU backend (host/cpu_backend.cpp) for the same seed.
 //
 // Layering, in the spirit of CUB (dispatch -> kernel -> per-block agent):

@@ -1,4 +1,4 @@
-// CUDA engine of the label-budget simulation (SPEC §3.5): one fused kernel per (k, rule) batch
+// CUDA engine of the label-budget simulation (docs/statistics.md §3.5): one fused kernel per (k, rule) batch
 // of draws, one warp per draw. Per draw, nothing larger than the selection set (k indices) and
 // the per-stratum selection counts lives anywhere; only per-draw outcomes leave the device.
 //

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference values for tests/test_bootstrap.cpp (BcaMatchesScipy).
 
-Draws the same clustered bootstrap replicates as judgestat (SPEC §2: Philox4x32-10, key = seed,
+Draws the same clustered bootstrap replicates as judgestat (docs/statistics.md §2: Philox4x32-10, key = seed,
 counter = (d div 4, r, stratum, 0), cluster = (u * C) >> 32), then asks scipy for the BCa interval
 of those replicates with scipy.stats._resampling._bca_interval (the function
 scipy.stats.bootstrap(method='BCa') uses), treating clusters as paired observations.

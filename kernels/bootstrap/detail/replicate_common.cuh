@@ -1,4 +1,4 @@
-// Device pieces both bootstrap agents share: SPEC §2's draws of one replicate, numbered across
+// Device pieces both bootstrap agents share: docs/statistics.md §2's draws of one replicate, numbered across
 // strata, and the statistics' programs.
 #pragma once
 #include <cuda_runtime.h>
