@@ -19,6 +19,7 @@ namespace judgestat {
 namespace {
 
 void add_bench_options(cxxopts::Options& options) {
+  // clang-format off
   options.add_options()
       ("workload", "w1 or w2", cxxopts::value<std::string>())
       ("input", "records file (e.g. the peers' w1.csv / w2.csv); default: synthesise", cxxopts::value<std::string>()->default_value(""))
@@ -42,6 +43,7 @@ void add_bench_options(cxxopts::Options& options) {
       ("results", "W1: include per-statistic estimate and CI in the JSON")
       ("quiet", "accepted for symmetry with the other commands (bench prints no progress)")
       ("h,help", "show this help");
+  // clang-format on
   options.parse_positional({"workload"});
   options.positional_help("w1|w2");
 }

@@ -18,6 +18,7 @@ namespace judgestat {
 namespace {
 
 void add_budget_options(cxxopts::Options& options) {
+  // clang-format off
   options.add_options()
       ("file", "judgment records (.csv, .jsonl, .json; - = CSV on stdin)", cxxopts::value<std::string>())
       ("first", "first-stage judge (needs probabilities)", cxxopts::value<std::string>())
@@ -46,6 +47,7 @@ void add_budget_options(cxxopts::Options& options) {
       ("plots", "write SVG plots into DIR", cxxopts::value<std::string>()->default_value(""))
       ("quiet", "no progress on stderr")
       ("h,help", "show this help");
+  // clang-format on
   options.parse_positional({"file"});
   options.positional_help("FILE");
 }

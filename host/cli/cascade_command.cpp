@@ -16,6 +16,7 @@ namespace judgestat {
 namespace {
 
 void add_cascade_options(cxxopts::Options& options) {
+  // clang-format off
   options.add_options()
       ("first", "first-stage judge (needs probabilities)", cxxopts::value<std::string>())
       ("fallback", "fallback judge (order 0 on every item the first stage covers)", cxxopts::value<std::string>())
@@ -34,6 +35,7 @@ void add_cascade_options(cxxopts::Options& options) {
       ("per-stratum", "each stratum (--strata) chooses its own threshold")
       ("strata", "strata for --per-stratum: benchmark or condition", cxxopts::value<std::string>()->default_value("benchmark"))
       ("plots", "write SVG plots into DIR", cxxopts::value<std::string>()->default_value(""));
+  // clang-format on
 }
 
 // The options' fields and their flags, the execution target's included.

@@ -13,6 +13,7 @@
 namespace judgestat {
 
 void add_common_options(cxxopts::Options& options) {
+  // clang-format off
   options.add_options()
       ("file", "judgment records (.csv, .jsonl, .json; - = CSV on stdin)", cxxopts::value<std::string>())
       ("replicates", "bootstrap replicates", cxxopts::value<uint64_t>()->default_value("10000"))
@@ -32,6 +33,7 @@ void add_common_options(cxxopts::Options& options) {
        cxxopts::value<std::string>()->default_value(""))
       ("quiet", "no progress on stderr")
       ("h,help", "show this help");
+  // clang-format on
   options.parse_positional({"file"});
   options.positional_help("FILE");
 }

@@ -63,10 +63,12 @@ int command_import(int argc, char** argv) {
                "  judgestat import judgebench OUTPUT.jsonl... [--out FILE]\n"
                "  judgestat import llmbar LLMBAR_DIR [--out FILE]\n"
                "LLMBAR_DIR is the dataset folder holding Natural/ and Adversarial/.");
+  // clang-format off
   options.add_options()("o,out", "output CSV file ('-' = stdout)",
                         cxxopts::value<std::string>()->default_value("-"))(
       "h,help", "show this help")("source", "judgebench or llmbar",
                                   cxxopts::value<std::string>());
+  // clang-format on
   // The inputs are read from the unmatched positionals rather than a vector option, which
   // cxxopts would split at commas (JudgeBench file names hold commas).
   options.parse_positional({"source"});

@@ -32,6 +32,7 @@ int command_metrics(int argc, char** argv) {
   cxxopts::Options options("judgestat metrics",
                            "Accuracy family per judge (docs/statistics.md §3.1) with clustered bootstrap CIs");
   add_common_options(options);
+  // clang-format off
   options.add_options()
       ("judges", "judges to analyse, comma-separated (default: all)", cxxopts::value<std::string>()->default_value(""))
       ("reference", "reference judge for diff (default: the first judge)", cxxopts::value<std::string>()->default_value(""))
@@ -40,6 +41,7 @@ int command_metrics(int argc, char** argv) {
       ("condition", "only these conditions, comma-separated", cxxopts::value<std::string>()->default_value(""))
       ("variant", "only these variants, comma-separated", cxxopts::value<std::string>()->default_value(""))
       ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)");
+  // clang-format on
   cxxopts::ParseResult parsed;
   CommonOptions common;
   if (!parse_common(options, argc, argv, parsed, common)) return 0;

@@ -15,6 +15,7 @@ int command_profile(int argc, char** argv) {
   cxxopts::Options options("judgestat profile",
                            "CAP profiles C1–C8 (docs/statistics.md §3.6) with coverage, rank stability and stress");
   add_common_options(options);
+  // clang-format off
   options.add_options()
       ("files", "further record files (one per benchmark, or one file with a benchmark column)",
        cxxopts::value<std::vector<std::string>>())
@@ -27,6 +28,7 @@ int command_profile(int argc, char** argv) {
       ("no-leave-out", "skip the leave-out sensitivity for flag = 1 items")
       ("exact-max-n", "exact permutation p-values for Spearman up to this many judges (at most 10)",
        cxxopts::value<int>()->default_value("9"));
+  // clang-format on
   options.parse_positional({"file", "files"});
   options.positional_help("FILE…");
   cxxopts::ParseResult parsed;

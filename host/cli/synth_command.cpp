@@ -88,6 +88,7 @@ int command_synth(int argc, char** argv) {
   cxxopts::Options options("judgestat synth cap",
                            "judgerEva-style synthetic judgment records with known CAP values "
                            "(std::mt19937_64 seeded with --seed)");
+  // clang-format off
   options.add_options()
       ("out", "write the records (docs/statistics.md §1 CSV) to FILE; - = stdout", cxxopts::value<std::string>())
       ("truth", "also write the planted values (JSON) to FILE", cxxopts::value<std::string>()->default_value(""))
@@ -104,6 +105,7 @@ int command_synth(int argc, char** argv) {
       ("skill-scale", "every skill times this (a harder stress benchmark)", cxxopts::value<double>()->default_value("1"))
       ("quiet", "no summary line on stderr")
       ("h,help", "show this help");
+  // clang-format on
   cxxopts::ParseResult parsed;
   if (!parse_or_help(options, argc - 1, argv + 1, parsed)) return 0;
   if (!parsed.count("out")) throw UsageError("synth cap: --out FILE is required (- = stdout)");
