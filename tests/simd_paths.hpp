@@ -10,8 +10,7 @@ namespace judgestat::testing_support {
 // The paths this CPU can run, scalar first.
 inline std::vector<SimdPath> available_paths() {
   std::vector<SimdPath> paths;
-  for (int p = 0; p <= static_cast<int>(simd_best_supported()); ++p)
-    paths.push_back(static_cast<SimdPath>(p));
+  for (int p = 0; p <= static_cast<int>(simd_best_supported()); ++p) paths.push_back(static_cast<SimdPath>(p));
   return paths;
 }
 

@@ -57,8 +57,7 @@ std::vector<std::vector<double>> brute_force(const SmallInput& in, uint64_t seed
     for (int h = 0; h < 2; ++h) {
       const uint32_t size = static_cast<uint32_t>(in.offsets[h + 1] - in.offsets[h]);
       for (uint32_t d = 0; d < size; ++d) {
-        const Words4 w = philox4x32_10(d / 4, r, h, 0, static_cast<uint32_t>(seed),
-                                       static_cast<uint32_t>(seed >> 32));
+        const Words4 w = philox4x32_10(d / 4, r, h, 0, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
         const uint64_t cluster = in.offsets[h] + ((static_cast<uint64_t>(w.w[d % 4]) * size) >> 32);
         for (size_t u = 0; u < in.unit_cluster.size(); ++u) {
           if (static_cast<uint64_t>(in.unit_cluster[u]) != cluster) continue;
@@ -131,8 +130,10 @@ TEST(Bootstrap, CountOnlyPlanMatchesBruteForceExactly) {
     for (int s = 0; s < 3; ++s)
       for (int r = 0; r < B; ++r) {
         const double got = result.replicates[r * 3 + s], want = expected[s][r];
-        if (std::isnan(want)) EXPECT_TRUE(std::isnan(got));
-        else ASSERT_EQ(got, want) << "stat " << s << " r " << r;
+        if (std::isnan(want))
+          EXPECT_TRUE(std::isnan(got));
+        else
+          ASSERT_EQ(got, want) << "stat " << s << " r " << r;
       }
   }
 }
@@ -275,8 +276,13 @@ TEST(Bootstrap, RankTermMatchesPairwiseBruteForce) {
     }
     const int32_t term = plan.add_rank_term(all_units, scores, positive);
     plan.statistics.push_back({{"auroc"},
-                               {{OpCode::kRank, term}, {OpCode::kConstant, 0, 2.0}, {OpCode::kColumn, kp},
-                                {OpCode::kMul}, {OpCode::kColumn, kn}, {OpCode::kMul}, {OpCode::kDiv}}});
+                               {{OpCode::kRank, term},
+                                {OpCode::kConstant, 0, 2.0},
+                                {OpCode::kColumn, kp},
+                                {OpCode::kMul},
+                                {OpCode::kColumn, kn},
+                                {OpCode::kMul},
+                                {OpCode::kDiv}}});
     const int S = static_cast<int>(plan.statistics.size());
     auto backend = make_cpu_backend(2);
     BootstrapOptions options;
@@ -314,11 +320,10 @@ TEST(Bootstrap, RealColumnsGiveTheGatherSumsOnEveryPath) {
     Plan plan;
     plan.stratum_offset = {0, clusters / 3, clusters};
     plan.unit_cluster.resize(units);
-    const int32_t kr = plan.add_column("real"), kw = plan.add_column("wide"),
-                  kn = plan.add_column("count");
+    const int32_t kr = plan.add_column("real"), kw = plan.add_column("wide"), kn = plan.add_column("count");
     for (int u = 0; u < units; ++u) {
       plan.unit_cluster[u] = u < clusters ? u : (u * 7919) % clusters;
-      plan.columns[kr][u] = std::sin(0.37 * u) * 0.731;                      // both signs
+      plan.columns[kr][u] = std::sin(0.37 * u) * 0.731;                       // both signs
       plan.columns[kw][u] = std::cos(1.3 * u) * std::pow(10.0, (u % 9) - 3);  // 1e-3 … 1e5
       plan.columns[kn][u] = (u % 3) != 0;
     }
@@ -342,9 +347,8 @@ TEST(Bootstrap, RealColumnsGiveTheGatherSumsOnEveryPath) {
       }
       for (int s = 0; s < S; ++s) {
         const double want =
-            evaluate(compiled.ops.data() + compiled.op_offset[s],
-                     compiled.op_offset[s + 1] - compiled.op_offset[s], sums.data(),
-                     compiled.column_unscale.data(), static_cast<const double*>(nullptr));
+            evaluate(compiled.ops.data() + compiled.op_offset[s], compiled.op_offset[s + 1] - compiled.op_offset[s],
+                     sums.data(), compiled.column_unscale.data(), static_cast<const double*>(nullptr));
         ASSERT_EQ(got[r * S + s], want) << clusters << " clusters, replicate " << r << " stat " << s;
       }
     }
@@ -365,10 +369,10 @@ TEST(Bootstrap, IntervalsBySelectionEqualSortedQuantiles) {
   std::vector<std::vector<double>> inputs(5, std::vector<double>(n));
   for (size_t i = 0; i < n; ++i) {
     const uint32_t w = draw_word(PhiloxKey(11), i, 0, 0);
-    inputs[0][i] = (w % 400) / 400.0;                       // ties, like a ratio of counts
+    inputs[0][i] = (w % 400) / 400.0;  // ties, like a ratio of counts
     inputs[1][i] = w % 97 == 0 ? NAN : std::ldexp(double(w), -32) - 0.5;
-    inputs[2][i] = static_cast<double>(i) / n;             // already sorted
-    inputs[3][i] = 0.25;                                   // one value
+    inputs[2][i] = static_cast<double>(i) / n;                    // already sorted
+    inputs[3][i] = 0.25;                                          // one value
     inputs[4][i] = i % (n / 1024) == 0 ? 0.0 : 1.0 + (w % 1000);  // the sample sees only zeros
   }
   for (size_t which = 0; which < inputs.size(); ++which)
@@ -424,8 +428,7 @@ class SortingReference final : public KeptReplicates {
     }
     return out;
   }
-  std::vector<std::pair<double, double>> order_statistics(
-      const std::vector<OrderStatisticQuery>& queries) override {
+  std::vector<std::pair<double, double>> order_statistics(const std::vector<OrderStatisticQuery>& queries) override {
     std::vector<std::pair<double, double>> out;
     for (const OrderStatisticQuery& q : queries) {
       std::vector<double> sorted;
@@ -490,11 +493,11 @@ TEST(ReplicateSummary, HostSummariesEqualASortingReferenceBitForBit) {
   EXPECT_EQ(percentile[5].undefined, int64_t(B));
   EXPECT_TRUE(std::isnan(percentile[5].lo) && std::isnan(percentile[5].se));
   EXPECT_EQ(percentile[4].undefined, int64_t(B - 1));
-  EXPECT_TRUE(std::isnan(percentile[4].se));  // one defined value: no spread
+  EXPECT_TRUE(std::isnan(percentile[4].se));      // one defined value: no spread
   EXPECT_TRUE(same_bits(percentile[2].lo, 0.0));  // −0 and +0 tie: read as +0
   EXPECT_GT(percentile[0].se, 0.85);              // uniform on [−1, 2): SD √(9/12) ≈ 0.866
   EXPECT_LT(percentile[0].se, 0.88);
-  EXPECT_TRUE(std::isnan(percentile[6].se));      // +∞ and −∞ among the values
-  EXPECT_GT(percentile[6].hi, 0.9);               // the endpoints stay finite
+  EXPECT_TRUE(std::isnan(percentile[6].se));  // +∞ and −∞ among the values
+  EXPECT_GT(percentile[6].hi, 0.9);           // the endpoints stay finite
   EXPECT_LT(percentile[6].lo, 0.1);
 }

@@ -19,14 +19,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/text_lists.hpp"
-#include "test_support.hpp"
 #include "analyses/cascade_pool.hpp"
+#include "cli/text_lists.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/budget.hpp"
 #include "judgestat/label_budget.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/rules.hpp"
+#include "test_support.hpp"
 
 namespace judgestat {
 namespace {
@@ -101,7 +101,12 @@ CascadePool load_w2_pool() {
     std::getline(fields, fee2, ',');
     auto found = std::find(strata.begin(), strata.end(), benchmark);
     if (found == strata.end()) found = strata.insert(strata.end(), benchmark);
-    PoolItem it{std::stod(q), std::stod(c1), std::stod(c2), gate == "1", std::stod(fee1), std::stod(fee2),
+    PoolItem it{std::stod(q),
+                std::stod(c1),
+                std::stod(c2),
+                gate == "1",
+                std::stod(fee1),
+                std::stod(fee2),
                 static_cast<int32_t>(found - strata.begin())};
     items.push_back(it);
   }
@@ -120,9 +125,7 @@ struct ReferenceOutcome {
 ReferenceOutcome reference_outcome(const CascadePool& pool, const ThresholdGrid& grid, const RuleSettings& rule,
                                    const std::vector<bool>& labelled, bool per_stratum) {
   const int32_t n_strata = per_stratum ? pool.n_strata() : 1, n_grid = grid.size();
-  auto accepted_at = [&](int32_t i, int32_t g) {
-    return g < n_grid && pool.gate_ok[i] && pool.q[i] >= grid.values[g];
-  };
+  auto accepted_at = [&](int32_t i, int32_t g) { return g < n_grid && pool.gate_ok[i] && pool.q[i] >= grid.values[g]; };
   auto twice_d = [&](int32_t i, int32_t g) {
     return accepted_at(i, g) ? static_cast<int64_t>(std::lround(2 * (pool.c1[i] - pool.c2[i]))) : 0;
   };
@@ -148,8 +151,8 @@ ReferenceOutcome reference_outcome(const CascadePool& pool, const ThresholdGrid&
 
 // Twelve items with mixed confidence and correctness, one with a failed gate.
 std::vector<PoolItem> small_pool_items() {
-  return {{0.97, 1, 1}, {0.92, 1, 0}, {0.90, 0, 1},  {0.86, 0, 1},
-          {0.81, 1, 1}, {0.75, 0, 1}, {0.72, 0.5, 1}, {0.65, 1, 0, true, 0.002, 0.02},
+  return {{0.97, 1, 1}, {0.92, 1, 0}, {0.90, 0, 1},        {0.86, 0, 1},
+          {0.81, 1, 1}, {0.75, 0, 1}, {0.72, 0.5, 1},      {0.65, 1, 0, true, 0.002, 0.02},
           {0.60, 0, 1}, {0.55, 1, 1}, {0.99, 1, 1, false}, {0.52, 0, 0, true, 0.001, 0.005}};
 }
 
@@ -176,8 +179,7 @@ TEST(BudgetFloyd, InclusionFrequencyIsUniform) {
   for (uint32_t draw = 0; draw < draws; ++draw)
     for (uint32_t pick : floyd_sample(3, draw, n, k)) ++included[pick];
   const double p = static_cast<double>(k) / n, se = std::sqrt(p * (1 - p) / draws);
-  for (uint32_t i = 0; i < n; ++i)
-    EXPECT_NEAR(static_cast<double>(included[i]) / draws, p, 4 * se) << "item " << i;
+  for (uint32_t i = 0; i < n; ++i) EXPECT_NEAR(static_cast<double>(included[i]) / draws, p, 4 * se) << "item " << i;
 }
 
 TEST(BudgetFloyd, PhiloxKnownAnswerAndFirstStep) {
@@ -237,8 +239,8 @@ TEST(BudgetRules, PointRuleLooserThanLowerBound) {
   const ThresholdGrid grid = parse_grid("0.6,0.8,0.95");
   // Below 0.8 one loss and one gain cancel: mean 0 passes the point rule, but the spread
   // (sd ≈ 0.47 over 10 items) sinks the lower bound. From 0.8 up every d is 0.
-  std::vector<PoolItem> labelled = {{0.7, 0, 1}, {0.65, 1, 0}, {0.9, 1, 1}, {0.85, 1, 1}, {0.82, 0, 0},
-                                    {0.81, 1, 1}, {0.5, 1, 0}, {0.4, 0, 1}, {0.3, 1, 1}, {0.2, 0, 1}};
+  std::vector<PoolItem> labelled = {{0.7, 0, 1},  {0.65, 1, 0}, {0.9, 1, 1}, {0.85, 1, 1}, {0.82, 0, 0},
+                                    {0.81, 1, 1}, {0.5, 1, 0},  {0.4, 0, 1}, {0.3, 1, 1},  {0.2, 0, 1}};
   EXPECT_EQ(choose(labelled, grid, ThresholdRule::kPoint), 0);
   EXPECT_EQ(choose(labelled, grid, ThresholdRule::kLower), 1);
   // The lower bound by hand: mean 0, sd = sqrt(2/9), bound = −1.645·sd/√10 < −0.02.
@@ -352,7 +354,8 @@ TEST(BudgetSimulation, FeeRatioFromHeldOutItems) {
   engine->run(run, 0, 200, outcomes);
   for (uint32_t draw = 0; draw < 200; ++draw) {
     std::vector<bool> labelled(items.size(), false);
-    for (uint32_t pick : floyd_sample(run.seed, draw, static_cast<uint32_t>(items.size()), run.k)) labelled[pick] = true;
+    for (uint32_t pick : floyd_sample(run.seed, draw, static_cast<uint32_t>(items.size()), run.k))
+      labelled[pick] = true;
     const int32_t c = outcomes.chosen[draw];
     double cascade = 0, fallback = 0;
     for (size_t i = 0; i < items.size(); ++i) {
@@ -436,31 +439,31 @@ TEST(BudgetDeterminism, CudaMatchesCpuPerDraw) {
     fine.labels.push_back(std::to_string(fine.values.back()));
   }
   for (const char* variant : {"1", "2"})
-  for (const ThresholdGrid& grid : {default_grid(), fine})
-  for (bool per_stratum : {false, true}) {
-    const BudgetProblem problem = make_budget_problem(pool, grid, per_stratum);
-    auto cpu = make_cpu_budget_engine(problem, 0);
-    setenv("JUDGESTAT_BUDGET_KERNEL", variant, 1);
-    auto cuda = make_cuda_budget_engine(problem, 0);
-    unsetenv("JUDGESTAT_BUDGET_KERNEL");
-    for (uint32_t k : {2u, 7u, 96u, 130u, 384u, 1849u}) {
-      for (ThresholdRule rule : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
-        BudgetRun run;
-        run.k = k;
-        run.rule.rule = rule;
-        run.seed = 99;
-        const uint32_t draws = k > 1000 ? 2000 : 20000;
-        DrawOutcomes expected, got;
-        cpu->run(run, 12345, draws, expected);
-        cuda->run(run, 12345, draws, got);
-        SCOPED_TRACE(std::string("kernel ") + variant + ", grid " + std::to_string(grid.size()) + ", k " +
-                     std::to_string(k) + " " + rule_name(rule) + (per_stratum ? " per stratum" : ""));
-        EXPECT_EQ(got.heldout_2d, expected.heldout_2d);
-        EXPECT_EQ(got.chosen, expected.chosen);
-        EXPECT_EQ(0, std::memcmp(got.fee_ratio.data(), expected.fee_ratio.data(), draws * sizeof(double)));
+    for (const ThresholdGrid& grid : {default_grid(), fine})
+      for (bool per_stratum : {false, true}) {
+        const BudgetProblem problem = make_budget_problem(pool, grid, per_stratum);
+        auto cpu = make_cpu_budget_engine(problem, 0);
+        setenv("JUDGESTAT_BUDGET_KERNEL", variant, 1);
+        auto cuda = make_cuda_budget_engine(problem, 0);
+        unsetenv("JUDGESTAT_BUDGET_KERNEL");
+        for (uint32_t k : {2u, 7u, 96u, 130u, 384u, 1849u}) {
+          for (ThresholdRule rule : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
+            BudgetRun run;
+            run.k = k;
+            run.rule.rule = rule;
+            run.seed = 99;
+            const uint32_t draws = k > 1000 ? 2000 : 20000;
+            DrawOutcomes expected, got;
+            cpu->run(run, 12345, draws, expected);
+            cuda->run(run, 12345, draws, got);
+            SCOPED_TRACE(std::string("kernel ") + variant + ", grid " + std::to_string(grid.size()) + ", k " +
+                         std::to_string(k) + " " + rule_name(rule) + (per_stratum ? " per stratum" : ""));
+            EXPECT_EQ(got.heldout_2d, expected.heldout_2d);
+            EXPECT_EQ(got.chosen, expected.chosen);
+            EXPECT_EQ(0, std::memcmp(got.fee_ratio.data(), expected.fee_ratio.data(), draws * sizeof(double)));
+          }
+        }
       }
-    }
-  }
   setenv("JUDGESTAT_BUDGET_KERNEL", "3", 1);
   const BudgetProblem problem = make_budget_problem(pool, default_grid(), false);
   EXPECT_THROW(make_cuda_budget_engine(problem, 0), std::runtime_error);
@@ -474,8 +477,7 @@ TEST(BudgetPeer, AgreesWithNumpyOnW2) {
   //   /usr/bin/python3 shared/anchors/gen_workload.py --items 1850 --clusters 1850 --judges 8 --seed 1 --out w2.csv
   //   /usr/bin/python3 shared/anchors/numpy_budget.py w2.csv --draws 20000 --k 96
   // (first judge0, fallback judge7, lower rule, default grid, tol 0.02, z 1.645, numpy seed 11).
-  const double peer_p_loss = 0.0262, peer_mean_loss = -0.004317559863169898,
-               peer_median_fee_ratio = 0.8905815279361455;
+  const double peer_p_loss = 0.0262, peer_mean_loss = -0.004317559863169898, peer_median_fee_ratio = 0.8905815279361455;
   const double peer_draws = 20000;
 
   const CascadePool pool = load_w2_pool();
@@ -522,7 +524,6 @@ TEST(BudgetSummary, HistogramQuantileIsType7) {
 }
 
 // ---- the cascade pool from records ----
-
 
 const char* kPoolCsv =
     "judge,item,benchmark,order,gold,verdict,p.A,p.B,fee_usd,latency_s\n"
@@ -675,9 +676,9 @@ TEST(BudgetCommand, JsonHasSpecNames) {
   const nlohmann::json json = nlohmann::json::parse(in);
   EXPECT_EQ(json["command"], "budget");
   ASSERT_EQ(json["budget"].size(), 4u);  // 2 k × 2 rules
-  const std::vector<std::string> names = {"k",         "rule",        "per_stratum",      "draws",
-                                          "loss_share", "delta_mean", "delta_q",          "fee_ratio_median",
-                                          "fee_ratio_q", "tau_hist",  "escalate_all_share"};
+  const std::vector<std::string> names = {"k",           "rule",       "per_stratum",       "draws",
+                                          "loss_share",  "delta_mean", "delta_q",           "fee_ratio_median",
+                                          "fee_ratio_q", "tau_hist",   "escalate_all_share"};
   for (const auto& row : json["budget"]) {
     std::vector<std::string> keys;
     for (auto it = row.begin(); it != row.end(); ++it) keys.push_back(it.key());

@@ -16,12 +16,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/text_lists.hpp"
 #include "analyses/cascade.hpp"
 #include "analyses/cascade_pool.hpp"
+#include "analyses/metrics.hpp"
+#include "cli/text_lists.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
-#include "analyses/metrics.hpp"
 #include "judgestat/cascade.hpp"
 #include "judgestat/exec_target.hpp"
 #include "report/report.hpp"
@@ -32,7 +32,6 @@ using namespace judgestat;
 namespace {
 
 using namespace judgestat::testing_support;
-
 
 // A band of items at one confidence with given counts of d = c1 − c2 ∈ {0, −1, +1, −½}.
 struct Band {
@@ -62,15 +61,15 @@ void add_band(CascadePool& pool, const Band& band, int32_t stratum) {
 // JEV Table 33's two selection sets of 100 pairs, rebuilt from their rows: per threshold the
 // accepted count and the sums Σd, Σd² that give the published mean Δ and lower bound.
 void add_ppe(CascadePool& pool, int32_t stratum) {
-  for (const Band& band : {Band{0.995, 13, 0, 0, 0}, Band{0.97, 11, 0, 0, 0}, Band{0.92, 12, 2, 0, 0},
-                           Band{0.85, 14, 2, 0, 0}, Band{0.75, 10, 4, 0, 0}, Band{0.65, 11, 5, 1, 0},
-                           Band{0.55, 10, 2, 2, 1}})
+  for (const Band& band :
+       {Band{0.995, 13, 0, 0, 0}, Band{0.97, 11, 0, 0, 0}, Band{0.92, 12, 2, 0, 0}, Band{0.85, 14, 2, 0, 0},
+        Band{0.75, 10, 4, 0, 0}, Band{0.65, 11, 5, 1, 0}, Band{0.55, 10, 2, 2, 1}})
     add_band(pool, band, stratum);
 }
 void add_judgebench_claude(CascadePool& pool, int32_t stratum) {
-  for (const Band& band : {Band{0.995, 8, 0, 0, 0}, Band{0.97, 9, 1, 0, 0}, Band{0.92, 14, 1, 0, 0},
-                           Band{0.85, 14, 3, 0, 0}, Band{0.75, 13, 4, 0, 0}, Band{0.65, 11, 3, 1, 0},
-                           Band{0.55, 12, 6, 0, 0}})
+  for (const Band& band :
+       {Band{0.995, 8, 0, 0, 0}, Band{0.97, 9, 1, 0, 0}, Band{0.92, 14, 1, 0, 0}, Band{0.85, 14, 3, 0, 0},
+        Band{0.75, 13, 4, 0, 0}, Band{0.65, 11, 3, 1, 0}, Band{0.55, 12, 6, 0, 0}})
     add_band(pool, band, stratum);
 }
 
@@ -93,7 +92,8 @@ void expect_rows(const std::vector<SelectionTrial>& trials, const std::vector<Pa
   ASSERT_EQ(trials.size(), rows.size());
   for (size_t g = 0; g < rows.size(); ++g) {
     SCOPED_TRACE("τ = " + kTable33Grid.labels[g]);
-    EXPECT_EQ(100.0 * static_cast<double>(trials[g].accepted) / static_cast<double>(trials[g].n), rows[g].accepted_percent);
+    EXPECT_EQ(100.0 * static_cast<double>(trials[g].accepted) / static_cast<double>(trials[g].n),
+              rows[g].accepted_percent);
     EXPECT_NEAR(100.0 * trials[g].mean_delta, rows[g].mean_pp, 0.005);
     EXPECT_NEAR(100.0 * trials[g].lower_bound, rows[g].lower_pp, 0.005);
     EXPECT_EQ(trials[g].point_passes, rows[g].point);
@@ -208,11 +208,10 @@ TEST(CascadeRules, AllOnlyWhenNothingPasses) {
 // i1: F's order 1 is invalid (its verdict is not the top label) although order 0 is sure and
 // right; the gate escalates it to S, which is wrong. i2: a plain accepted item.
 TEST(CascadeSweep, InvalidFirstStageOutputsEscalate) {
-  const ItemMatrix m = load_item_matrix(write_temp(
-      "invalid.csv",
-      "judge,item,order,gold,verdict,p.A,p.B\n"
-      "F,i1,0,A,A,0.99,0.01\nF,i1,1,A,B,0.99,0.01\nS,i1,0,A,B,,\n"
-      "F,i2,0,A,A,0.9,0.1\nF,i2,1,A,A,0.9,0.1\nS,i2,0,A,A,,\n"));
+  const ItemMatrix m = load_item_matrix(write_temp("invalid.csv",
+                                                   "judge,item,order,gold,verdict,p.A,p.B\n"
+                                                   "F,i1,0,A,A,0.99,0.01\nF,i1,1,A,B,0.99,0.01\nS,i1,0,A,B,,\n"
+                                                   "F,i2,0,A,A,0.9,0.1\nF,i2,1,A,A,0.9,0.1\nS,i2,0,A,A,,\n"));
   const CascadePool pool = build_cascade_pool(m, "F", "S");
   ASSERT_EQ(pool.gate_ok, (std::vector<uint8_t>{0, 1}));
   EXPECT_EQ(pool.c1[0], 1.0);
@@ -373,9 +372,9 @@ const std::string kFirst = "Skywork_Skywork-Reward-Llama-3.1-8B", kFallback = "o
 }  // namespace
 
 TEST(CascadeCli, JudgeBenchJsonCarriesSweepRulesAndBaselines) {
-  const CliRun r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback +
-                       " --replicates 300 --quiet --format json --fee " + kFirst + "=0.00002 --fee " + kFallback +
-                       "=0.012");
+  const CliRun r =
+      run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback +
+              " --replicates 300 --quiet --format json --fee " + kFirst + "=0.00002 --fee " + kFallback + "=0.012");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["command"], "cascade");
@@ -437,8 +436,8 @@ TEST(CascadeLibrary, RunCascadeEqualsTheCli) {
   EXPECT_EQ(report.fee_first.from, "--fee");
 
   const auto mine = nlohmann::json::parse(dump_json(to_json(report, {})));
-  for (const char* key : {"settings", "pool", "statistics", "baselines", "latency", "split", "selection_trials", "rules",
-                          "temperature", "reliability", "risk_coverage", "notes"})
+  for (const char* key : {"settings", "pool", "statistics", "baselines", "latency", "split", "selection_trials",
+                          "rules", "temperature", "reliability", "risk_coverage", "notes"})
     EXPECT_EQ(mine[key], cli[key]) << key;
   EXPECT_NE(tables(report, "text").find("Threshold sweep"), std::string::npos);
 
@@ -453,7 +452,7 @@ TEST(CascadeLibrary, RunCascadeEqualsTheCli) {
 
 TEST(CascadeCli, FeesAndLatencyNotGivenSaySo) {
   const CliRun r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback +
-                       " --replicates 200 --quiet --select 0");
+                           " --replicates 200 --quiet --select 0");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("not given"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--fee JUDGE=USD"), std::string::npos) << r.out;
@@ -490,9 +489,10 @@ TEST(CascadeCuda, CudaEqualsCpu) {
   std::string why;
   if (!cuda_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
   const ItemMatrix m = load_item_matrix(kJudgeBench);
-  const CascadePool pool = build_cascade_pool(m, kFirst, kFallback, 2, "benchmark", {{kFirst, 0.00002}, {kFallback, 0.012}});
-  const CascadePlan plan = build_cascade_plan(pool, number_pool_clusters(m, pool), sweep_policies(pool, default_grid()),
-                                              {true, true});
+  const CascadePool pool =
+      build_cascade_pool(m, kFirst, kFallback, 2, "benchmark", {{kFirst, 0.00002}, {kFallback, 0.012}});
+  const CascadePlan plan =
+      build_cascade_plan(pool, number_pool_clusters(m, pool), sweep_policies(pool, default_grid()), {true, true});
   const CompiledPlan compiled = compile(plan.plan);
   const uint64_t count = 5000;
   std::vector<double> cpu(count * compiled.n_statistics), cuda(count * compiled.n_statistics);

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <vector>
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +21,7 @@ using namespace judgestat::testing_support;
 
 nlohmann::json metrics_json(const std::string& extra) {
   const CliRun r = run_cli("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --format json --quiet " +
-                    "--replicates 400 --judges o1-mini-2024-09-12,internlm_internlm2-7b-reward " + extra);
+                           "--replicates 400 --judges o1-mini-2024-09-12,internlm_internlm2-7b-reward " + extra);
   EXPECT_EQ(r.status, 0) << r.out;
   return nlohmann::json::parse(r.out);
 }
@@ -44,8 +44,8 @@ TEST(Cli, MetricsJsonFollowsSpecSection4) {
   for (const char* key : {"load_s", "resample_s", "replicates_per_s"}) EXPECT_TRUE(j["timing"].contains(key));
   bool saw_diff = false, saw_acc1 = false;
   for (const auto& row : j["statistics"]) {
-    for (const char* key : {"name", "judge", "reference", "benchmark", "condition", "order", "variant",
-                            "threshold", "n", "estimate", "ci", "se", "undefined"})
+    for (const char* key : {"name", "judge", "reference", "benchmark", "condition", "order", "variant", "threshold",
+                            "n", "estimate", "ci", "se", "undefined"})
       ASSERT_TRUE(row.contains(key)) << key;
     if (row["name"] == "diff") {
       saw_diff = true;
@@ -82,7 +82,7 @@ TEST(Cli, ByBenchmarkReportsEachGroupStratified) {
 TEST(Cli, JsonFileAndTableAgree) {
   const std::string path = ::testing::TempDir() + "/judgestat_cli_metrics.json";
   const CliRun r = run_cli("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --quiet --replicates 200 " +
-                    "--judges o1-mini-2024-09-12 --json " + path);
+                           "--judges o1-mini-2024-09-12 --json " + path);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("acc [order 0]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("0.7086"), std::string::npos) << r.out;  // 248 / 350
@@ -117,8 +117,9 @@ TEST(Cli, ReplicatesThatCannotFitInMemoryAreRefusedUpFront) {
 }
 
 TEST(Cli, BenchW1RunsOnSyntheticInput) {
-  const CliRun r = run_cli("bench w1 --items 400 --clusters 100 --judges 3 --replicates 500 --backend cpu "
-                           "--warmup 0 --repeats 2 --format json");
+  const CliRun r = run_cli(
+      "bench w1 --items 400 --clusters 100 --judges 3 --replicates 500 --backend cpu "
+      "--warmup 0 --repeats 2 --format json");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["statistics"], 3 * 3 + 2);
@@ -129,32 +130,37 @@ TEST(Cli, BenchW1RunsOnSyntheticInput) {
 
 TEST(Cli, BenchSweepReportsEachSize) {
   // CI-sized sweeps: the output parses and carries one measurement per swept value.
-  CliRun r = run_cli("bench w1 --sweep clusters --values 50,100,200 --items 400 --judges 2 --replicates 200 "
-                     "--backend cpu --warmup 0 --repeats 1 --probe 1e9 --format json");
+  CliRun r = run_cli(
+      "bench w1 --sweep clusters --values 50,100,200 --items 400 --judges 2 --replicates 200 "
+      "--backend cpu --warmup 0 --repeats 1 --probe 1e9 --format json");
   ASSERT_EQ(r.status, 0) << r.out;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["measurements"].size(), 3u);
   EXPECT_EQ(j["sweep"], "clusters");
   EXPECT_EQ(j["measurements"][2]["clusters"], 200);
   EXPECT_GT(j["measurements"][0]["probe_fraction"].get<double>(), 0);
-  r = run_cli("bench w2 --sweep k --values 8,16 --items 200 --draws 2000 --backend cpu --warmup 0 --repeats 1 --format json");
+  r = run_cli(
+      "bench w2 --sweep k --values 8,16 --items 200 --draws 2000 --backend cpu --warmup 0 --repeats 1 --format json");
   ASSERT_EQ(r.status, 0) << r.out;
   j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["measurements"].size(), 2u);
   EXPECT_EQ(j["measurements"][1]["k"], 16);
   EXPECT_GT(j["measurements"][1]["draws_per_s"].get<double>(), 0);
-  r = run_cli("bench w1 --sweep replicates --values 100,200 --items 300 --clusters 60 --judges 2 --backend cpu "
-              "--warmup 0 --repeats 1");
+  r = run_cli(
+      "bench w1 --sweep replicates --values 100,200 --items 300 --clusters 60 --judges 2 --backend cpu "
+      "--warmup 0 --repeats 1");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("cluster draws/s"), std::string::npos) << r.out;
-  r = run_cli("bench w2 --sweep grid --values 3,40 --items 200 -k 16 --draws 2000 --backend cpu --warmup 0 "
-              "--repeats 1 --format json");
+  r = run_cli(
+      "bench w2 --sweep grid --values 3,40 --items 200 -k 16 --draws 2000 --backend cpu --warmup 0 "
+      "--repeats 1 --format json");
   ASSERT_EQ(r.status, 0) << r.out;
   j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["measurements"].size(), 2u);
   EXPECT_EQ(j["measurements"][0]["grid"], 3);
   EXPECT_EQ(j["measurements"][1]["grid"], 40);
-  r = run_cli("bench w2 --grid 0.7,0.9 --items 200 -k 16 --draws 1000 --backend cpu --warmup 0 --repeats 1 --format json");
+  r = run_cli(
+      "bench w2 --grid 0.7,0.9 --items 200 -k 16 --draws 1000 --backend cpu --warmup 0 --repeats 1 --format json");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(nlohmann::json::parse(r.out)["measurements"][0]["grid"], 2);
   r = run_cli("bench w1 --sweep nonsense");
@@ -165,7 +171,8 @@ TEST(Cli, BenchSweepReportsEachSize) {
 }
 
 TEST(Cli, BudgetPerCallFeesGiveFeeRatios) {
-  const std::string base = "budget " + kRoot + "/data/judgebench/gpt4o_split.csv --first "
+  const std::string base = "budget " + kRoot +
+                           "/data/judgebench/gpt4o_split.csv --first "
                            "Skywork_Skywork-Reward-Llama-3.1-8B --fallback o1-mini-2024-09-12 -k 48 --rule point "
                            "--draws 2000 --backend cpu --format json --quiet";
   CliRun r = run_cli(base);
@@ -184,8 +191,10 @@ TEST(Cli, BudgetPerCallFeesGiveFeeRatios) {
 
 TEST(Cli, SaveReplicatesWritesTheDistribution) {
   const std::string path = ::testing::TempDir() + "/judgestat_cli_replicates.csv";
-  const CliRun r = run_cli("metrics " + kRoot + "/data/judgebench/gpt4o_split.csv --quiet --replicates 300 "
-                           "--judges o1-mini-2024-09-12 --format json --save-replicates " + path);
+  const CliRun r = run_cli("metrics " + kRoot +
+                           "/data/judgebench/gpt4o_split.csv --quiet --replicates 300 "
+                           "--judges o1-mini-2024-09-12 --format json --save-replicates " +
+                           path);
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   std::ifstream file(path);

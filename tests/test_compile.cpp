@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "judgestat/plan.hpp"
-#include "judgestat/records.hpp"
 #include "analyses/metrics.hpp"
 #include "analyses/probability.hpp"
+#include "judgestat/plan.hpp"
+#include "judgestat/records.hpp"
 #include "records/selection.hpp"
 #include "test_plans.hpp"
 #include "test_support.hpp"
@@ -56,11 +56,9 @@ CompiledPlan reference_compile(const Plan& plan) {
   out.fits_int32 = true;
   for (int32_t k = 0; k < out.n_columns; ++k) {
     const std::vector<double>& values = *kept[k];
-    if (!all_finite(values))
-      throw std::logic_error("plan: non-finite value in a column");
+    if (!all_finite(values)) throw std::logic_error("plan: non-finite value in a column");
     std::vector<double> cluster_weight(n_clusters, 0.0);
-    for (size_t u = 0; u < values.size(); ++u)
-      cluster_weight[plan.unit_cluster[u]] += std::fabs(values[u]);
+    for (size_t u = 0; u < values.size(); ++u) cluster_weight[plan.unit_cluster[u]] += std::fabs(values[u]);
     const auto larger = [](double a, double b) { return std::max(a, b); };
     double heaviest_total = 0;
     for (int32_t h = 0; h < plan.n_strata(); ++h) {
@@ -78,8 +76,7 @@ CompiledPlan reference_compile(const Plan& plan) {
         shift = s;
     if (shift < 0) shift = std::min(60, static_cast<int>(std::floor(61.0 - std::log2(bound))));
     if (std::ldexp(bound, shift) >= std::ldexp(1.0, 62))
-      throw std::runtime_error("plan: column '" + kept_name[k] +
-                               "' is too large for exact replicate sums");
+      throw std::runtime_error("plan: column '" + kept_name[k] + "' is too large for exact replicate sums");
     out.fits_int32 = out.fits_int32 && std::ldexp(bound, shift) < 2147483647.0;
     out.column_unscale.push_back(std::ldexp(1.0, -shift));
     int64_t total = 0;
@@ -93,8 +90,7 @@ CompiledPlan reference_compile(const Plan& plan) {
 
   out.n_rank_terms = static_cast<int32_t>(plan.rank_terms.size());
   for (const RankTerm& term : plan.rank_terms) {
-    if (!all_finite(term.scores))
-      throw std::logic_error("plan: non-finite rank score");
+    if (!all_finite(term.scores)) throw std::logic_error("plan: non-finite rank score");
     std::vector<size_t> order(term.units.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
@@ -132,8 +128,7 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
-void expect_same_compiled(const CompiledPlan& actual, const CompiledPlan& expected,
-                          const std::string& what) {
+void expect_same_compiled(const CompiledPlan& actual, const CompiledPlan& expected, const std::string& what) {
   SCOPED_TRACE(what);
   EXPECT_EQ(actual.n_clusters, expected.n_clusters);
   EXPECT_EQ(actual.n_columns, expected.n_columns);
@@ -147,8 +142,7 @@ void expect_same_compiled(const CompiledPlan& actual, const CompiledPlan& expect
   for (size_t i = 0; i < actual.ops.size(); ++i) {
     EXPECT_EQ(actual.ops[i].code, expected.ops[i].code) << "op " << i;
     EXPECT_EQ(actual.ops[i].arg, expected.ops[i].arg) << "op " << i;
-    EXPECT_EQ(std::memcmp(&actual.ops[i].value, &expected.ops[i].value, sizeof(double)), 0)
-        << "op " << i;
+    EXPECT_EQ(std::memcmp(&actual.ops[i].value, &expected.ops[i].value, sizeof(double)), 0) << "op " << i;
   }
   EXPECT_EQ(actual.op_offset, expected.op_offset);
   EXPECT_EQ(actual.n_normals, expected.n_normals);
@@ -174,8 +168,7 @@ Plan metrics_command_plan(const std::string& file, const std::string& strata) {
 }
 
 /// Units spread over strata of the given cluster counts, clusters in a scrambled order.
-Plan plan_with_units(const std::vector<int64_t>& clusters_per_stratum, int64_t n_units,
-                     std::mt19937_64& random) {
+Plan plan_with_units(const std::vector<int64_t>& clusters_per_stratum, int64_t n_units, std::mt19937_64& random) {
   Plan plan = testing_support::plan_with_strata(clusters_per_stratum);
   std::uniform_int_distribution<int32_t> cluster(0, static_cast<int32_t>(plan.n_clusters()) - 1);
   for (int64_t u = 0; u < n_units; ++u) plan.unit_cluster.push_back(cluster(random));
@@ -194,8 +187,7 @@ void add_column(Plan& plan, const std::string& name, const std::function<double(
 
 /// Adds a rank term over every `stride`-th unit with scores from `score(e)` and an AUROC-like
 /// statistic of it.
-void add_rank(Plan& plan, int64_t stride, const std::function<double(size_t)>& score,
-              std::mt19937_64& random) {
+void add_rank(Plan& plan, int64_t stride, const std::function<double(size_t)>& score, std::mt19937_64& random) {
   std::vector<int32_t> units;
   std::vector<double> scores;
   std::vector<uint8_t> positive;
@@ -215,8 +207,7 @@ void add_rank(Plan& plan, int64_t stride, const std::function<double(size_t)>& s
 /// very different sizes (so different shifts), values at and past the exact limit, copies (one
 /// with −0 for +0); rank terms with ties, ±0, one score for all, already in order, reversed,
 /// scores far apart in size, one entry and none.
-Plan awkward_plan(const std::vector<int64_t>& clusters_per_stratum, int64_t n_units,
-                  uint64_t seed) {
+Plan awkward_plan(const std::vector<int64_t>& clusters_per_stratum, int64_t n_units, uint64_t seed) {
   std::mt19937_64 random(seed);
   Plan plan = plan_with_units(clusters_per_stratum, n_units, random);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
@@ -235,24 +226,28 @@ Plan awkward_plan(const std::vector<int64_t>& clusters_per_stratum, int64_t n_un
     add_column(plan, "real", [&, scale](int64_t u) { return scale * (noise[u] - 0.3); });
   add_column(plan, "real/copy", [&](int64_t u) { return 1e-3 * (noise[u] - 0.3); });
   add_column(plan, "past_exact_limit", [&](int64_t u) { return noise[u] < 0.5 ? 2e15 : 3.0; });
-  add_column(plan, "half_past_exact_limit",
-             [&](int64_t u) { return noise[u] < 0.5 ? 6e14 + 0.5 : 1.0; });
+  add_column(plan, "half_past_exact_limit", [&](int64_t u) { return noise[u] < 0.5 ? 6e14 + 0.5 : 1.0; });
   add_column(plan, "at_exact_limit", [](int64_t u) { return u == 0 ? 1e15 : -3.0; });
   // Fixed point with few fraction bits (one huge value): values · 2^shift end in exactly ½.
-  add_column(plan, "rounding_ties",
-             [](int64_t u) { return u == 0 ? 1e17 : (u % 64 - 32) / 64.0; });
+  add_column(plan, "rounding_ties", [](int64_t u) { return u == 0 ? 1e17 : (u % 64 - 32) / 64.0; });
   add_column(plan, "fee", [&](int64_t u) { return 0.001 * std::round(noise[u] * 1000); });
 
-  add_rank(plan, 1, [&](size_t e) { return std::round(noise[e] * 10) / 10; }, random);
   add_rank(
-      plan, 2, [&](size_t e) { return noise[e] < 0.5 ? -0.0 : noise[e] < 0.7 ? 0.0 : -noise[e]; },
-      random);
-  add_rank(plan, 3, [](size_t) { return 0.25; }, random);
-  add_rank(plan, 1, [](size_t e) { return static_cast<double>(e / 3); }, random);
-  add_rank(plan, 2, [](size_t e) { return -static_cast<double>(e); }, random);
+      plan, 1, [&](size_t e) { return std::round(noise[e] * 10) / 10; }, random);
+  add_rank(
+      plan, 2, [&](size_t e) { return noise[e] < 0.5   ? -0.0
+                                      : noise[e] < 0.7 ? 0.0
+                                                       : -noise[e]; }, random);
+  add_rank(
+      plan, 3, [](size_t) { return 0.25; }, random);
+  add_rank(
+      plan, 1, [](size_t e) { return static_cast<double>(e / 3); }, random);
+  add_rank(
+      plan, 2, [](size_t e) { return -static_cast<double>(e); }, random);
   add_rank(
       plan, 1, [](size_t e) { return -1e300 * static_cast<double>(e % 7) + 1e-300 * e; }, random);
-  add_rank(plan, n_units, [](size_t) { return 1.0; }, random);
+  add_rank(
+      plan, n_units, [](size_t) { return 1.0; }, random);
   plan.add_rank_term({}, {}, {});
   return plan;
 }
@@ -298,8 +293,8 @@ TEST(Compile, MetricsPlansOfTheBundledDataMatchTheReference) {
   struct Case {
     std::string file, strata;
   };
-  for (const Case& c : {Case{judgebench, ""}, Case{judgebench, "benchmark"}, Case{llmbar, ""},
-                        Case{llmbar, "condition"}}) {
+  for (const Case& c :
+       {Case{judgebench, ""}, Case{judgebench, "benchmark"}, Case{llmbar, ""}, Case{llmbar, "condition"}}) {
     const Plan plan = metrics_command_plan(c.file, c.strata);
     ASSERT_GT(plan.columns.size(), 10u);
     const CompiledPlan compiled = compile(plan);
@@ -349,8 +344,7 @@ TEST(Compile, ErrorsAreTheReferencesInTheSameOrder) {
     return plan;
   };
   const std::string non_finite = "logic_error: plan: non-finite value in a column";
-  for (const Plan& base :
-       {awkward_plan({5, 1, 9}, 400, 4), awkward_plan({3000, 1, 997}, 30000, 5)}) {
+  for (const Plan& base : {awkward_plan({5, 1, 9}, 400, 4), awkward_plan({3000, 1, 997}, 30000, 5)}) {
     const int32_t last = static_cast<int32_t>(base.columns.size()) - 1;
     expect_same_error(with_value(base, last, NAN), non_finite);
     expect_same_error(with_value(base, 3, -INFINITY), non_finite);
@@ -382,8 +376,7 @@ TEST(Compile, ErrorsAreTheReferencesInTheSameOrder) {
 
   Plan wrong_length = awkward_plan({5, 1, 9}, 400, 6);
   wrong_length.columns[4].pop_back();
-  EXPECT_EQ(error_of(compile, wrong_length),
-            "logic_error: plan: column 'fraction/4' has the wrong length");
+  EXPECT_EQ(error_of(compile, wrong_length), "logic_error: plan: column 'fraction/4' has the wrong length");
   Plan stray_unit = awkward_plan({5, 1, 9}, 400, 6);
   stray_unit.unit_cluster[7] = 15;
   EXPECT_EQ(error_of(compile, stray_unit), "logic_error: plan: unit cluster out of range");

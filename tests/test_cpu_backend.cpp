@@ -23,18 +23,16 @@ namespace {
 // W1's shape (items in clusters; per judge accuracy, pass average, both-correct; their ratios
 // to the item count) over the given strata, optionally with a large real column (several int16
 // planes per cluster sum) and a rank term (AUROC-like).
-Plan w1_like_plan(const std::vector<int64_t>& stratum_sizes, int64_t items, int judges,
-                  bool big_column, bool rank_term) {
+Plan w1_like_plan(const std::vector<int64_t>& stratum_sizes, int64_t items, int judges, bool big_column,
+                  bool rank_term) {
   std::mt19937_64 rng(11);
   Plan plan = testing_support::plan_with_strata(stratum_sizes);
   const int64_t C = plan.stratum_offset.back();
-  for (int64_t i = 0; i < items; ++i)
-    plan.unit_cluster.push_back(static_cast<int32_t>(i < C ? i : int64_t(rng() % C)));
+  for (int64_t i = 0; i < items; ++i) plan.unit_cluster.push_back(static_cast<int32_t>(i < C ? i : int64_t(rng() % C)));
   const int32_t ones = plan.add_column("items");
   std::fill(plan.columns[ones].begin(), plan.columns[ones].end(), 1.0);
   for (int j = 0; j < judges; ++j) {
-    const int32_t acc = plan.add_column("acc"), pa = plan.add_column("pa"),
-                  bc = plan.add_column("bc");
+    const int32_t acc = plan.add_column("acc"), pa = plan.add_column("pa"), bc = plan.add_column("bc");
     for (int64_t i = 0; i < items; ++i) {
       const int a = rng() % 4 != 0, b = rng() % 3 != 0;
       plan.columns[acc][i] = a;

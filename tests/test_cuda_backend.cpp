@@ -33,11 +33,10 @@
 namespace judgestat {
 namespace {
 
-#define REQUIRE_CUDA()                                                   \
-  do {                                                                   \
-    std::string why_unavailable;                                         \
-    if (!cuda_available(&why_unavailable))                               \
-      GTEST_SKIP() << "no usable CUDA device: " << why_unavailable;      \
+#define REQUIRE_CUDA()                                                                                   \
+  do {                                                                                                   \
+    std::string why_unavailable;                                                                         \
+    if (!cuda_available(&why_unavailable)) GTEST_SKIP() << "no usable CUDA device: " << why_unavailable; \
   } while (0)
 
 std::unique_ptr<Backend> cuda_backend(uint64_t max_chunk, CudaKernelPath path) {
@@ -51,19 +50,22 @@ std::unique_ptr<Backend> cuda_backend(uint64_t max_chunk, CudaKernelPath path) {
 
 const char* path_name(CudaKernelPath path) {
   switch (path) {
-    case CudaKernelPath::kAuto: return "auto";
-    case CudaKernelPath::kMultiplicityTile: return "multiplicity-tile";
-    case CudaKernelPath::kGather: return "gather";
+    case CudaKernelPath::kAuto:
+      return "auto";
+    case CudaKernelPath::kMultiplicityTile:
+      return "multiplicity-tile";
+    case CudaKernelPath::kGather:
+      return "gather";
   }
   return "?";
 }
 
 struct PlanShape {
   std::vector<int64_t> stratum_clusters;  // clusters per stratum
-  bool counts_only = false;  // only count and half columns: the plan fits int32
-  int extra_real_columns = 0;  // more real columns: more byte planes in the fast path
-  bool normals = false;        // statistics with normal draws (kNormal)
-  bool rank_terms = true;      // AUROC-style rank terms (kRank)
+  bool counts_only = false;               // only count and half columns: the plan fits int32
+  int extra_real_columns = 0;             // more real columns: more byte planes in the fast path
+  bool normals = false;                   // statistics with normal draws (kNormal)
+  bool rank_terms = true;                 // AUROC-style rank terms (kRank)
   uint64_t data_seed = 1;
 };
 
@@ -114,12 +116,10 @@ Plan make_plan(const PlanShape& shape) {
   auto ratio = [](int32_t a, int32_t b) { return ratio_program(a, b); };
   plan.statistics.push_back(statistic("acc", ratio(correct, n)));
   plan.statistics.push_back(statistic("pa", ratio(half, n)));
-  plan.statistics.push_back(
-      statistic("acc_minus_pa", difference_program(ratio(correct, n), ratio(half, n))));
+  plan.statistics.push_back(statistic("acc_minus_pa", difference_program(ratio(correct, n), ratio(half, n))));
   plan.statistics.push_back(statistic("rare", ratio(rare_num, rare_den)));
-  plan.statistics.push_back(statistic(
-      "rare_or_zero",
-      {{OpCode::kColumn, rare_num}, {OpCode::kColumn, rare_den}, {OpCode::kDivOrZero}}));
+  plan.statistics.push_back(
+      statistic("rare_or_zero", {{OpCode::kColumn, rare_num}, {OpCode::kColumn, rare_den}, {OpCode::kDivOrZero}}));
   std::vector<Op> combo = ratio(correct, n);
   for (const Op& op : ratio(half, n)) combo.push_back(op);
   combo.push_back({OpCode::kMul});
@@ -147,14 +147,13 @@ Plan make_plan(const PlanShape& shape) {
     const int32_t coarse = plan.add_rank_term(every_unit, grid_scores, every_error);
     const int32_t fine = plan.add_rank_term(every_other_unit, distinct_scores, every_other_error);
     // AUROC = 2U / (2 * errors * corrects); NaN when a replicate lacks either.
-    plan.statistics.push_back(statistic(
-        "auroc_err", {{OpCode::kRank, coarse},
-                      {OpCode::kColumn, wrong},
-                      {OpCode::kColumn, correct},
-                      {OpCode::kMul},
-                      {OpCode::kConstant, 0, 2.0},
-                      {OpCode::kMul},
-                      {OpCode::kDiv}}));
+    plan.statistics.push_back(statistic("auroc_err", {{OpCode::kRank, coarse},
+                                                      {OpCode::kColumn, wrong},
+                                                      {OpCode::kColumn, correct},
+                                                      {OpCode::kMul},
+                                                      {OpCode::kConstant, 0, 2.0},
+                                                      {OpCode::kMul},
+                                                      {OpCode::kDiv}}));
     plan.statistics.push_back(statistic("twice_u_every_other", {{OpCode::kRank, fine}}));
   }
 
@@ -191,8 +190,8 @@ Plan make_plan(const PlanShape& shape) {
 }
 
 // Replicates [first, first + count) in calls of at most backend.max_chunk(plan).
-std::vector<double> run_in_chunks(Backend& backend, const CompiledPlan& plan, uint64_t seed,
-                                  uint64_t first, uint64_t count) {
+std::vector<double> run_in_chunks(Backend& backend, const CompiledPlan& plan, uint64_t seed, uint64_t first,
+                                  uint64_t count) {
   std::vector<double> out(count * plan.n_statistics, -12345.0);
   const uint64_t chunk = backend.max_chunk(plan);
   EXPECT_GE(chunk, 1u);
@@ -205,12 +204,10 @@ std::vector<double> run_in_chunks(Backend& backend, const CompiledPlan& plan, ui
 }
 
 // Equal bit for bit (tolerance 0) or within `relative_tolerance`; NaN matches NaN only.
-::testing::AssertionResult same_values(const std::vector<double>& expected,
-                                       const std::vector<double>& actual, int32_t n_statistics,
-                                       double relative_tolerance = 0.0) {
+::testing::AssertionResult same_values(const std::vector<double>& expected, const std::vector<double>& actual,
+                                       int32_t n_statistics, double relative_tolerance = 0.0) {
   if (expected.size() != actual.size())
-    return ::testing::AssertionFailure() << "sizes differ: " << expected.size() << " vs "
-                                         << actual.size();
+    return ::testing::AssertionFailure() << "sizes differ: " << expected.size() << " vs " << actual.size();
   size_t mismatches = 0;
   std::ostringstream first_few;
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -224,8 +221,8 @@ std::vector<double> run_in_chunks(Backend& backend, const CompiledPlan& plan, ui
       same = std::fabs(e - a) <= relative_tolerance * std::max(std::fabs(e), std::fabs(a));
     if (!same && mismatches++ < 5) {
       char line[160];
-      std::snprintf(line, sizeof line, "\n  replicate %zu statistic %zu: cpu %.17g, cuda %.17g",
-                    i / n_statistics, i % n_statistics, e, a);
+      std::snprintf(line, sizeof line, "\n  replicate %zu statistic %zu: cpu %.17g, cuda %.17g", i / n_statistics,
+                    i % n_statistics, e, a);
       first_few << line;
     }
   }
@@ -239,8 +236,8 @@ const uint64_t kFirsts[] = {0, 12345};
 const uint64_t kChunkCaps[] = {1, 7, 1000};
 
 // Every (seed, first, path, chunk cap) against the CPU backend.
-void expect_matches_cpu(const CompiledPlan& plan, const std::vector<CudaKernelPath>& paths,
-                        uint64_t count, double relative_tolerance = 0.0) {
+void expect_matches_cpu(const CompiledPlan& plan, const std::vector<CudaKernelPath>& paths, uint64_t count,
+                        double relative_tolerance = 0.0) {
   auto cpu = make_cpu_backend(2);
   for (uint64_t seed : kSeeds)
     for (uint64_t first : kFirsts) {
@@ -250,14 +247,13 @@ void expect_matches_cpu(const CompiledPlan& plan, const std::vector<CudaKernelPa
           auto gpu = cuda_backend(cap, path);
           const std::vector<double> actual = run_in_chunks(*gpu, plan, seed, first, count);
           EXPECT_TRUE(same_values(expected, actual, plan.n_statistics, relative_tolerance))
-              << "path " << path_name(path) << ", max_chunk " << cap << ", seed " << seed
-              << ", first " << first;
+              << "path " << path_name(path) << ", max_chunk " << cap << ", seed " << seed << ", first " << first;
         }
     }
 }
 
-const std::vector<CudaKernelPath> kAllPaths = {
-    CudaKernelPath::kAuto, CudaKernelPath::kMultiplicityTile, CudaKernelPath::kGather};
+const std::vector<CudaKernelPath> kAllPaths = {CudaKernelPath::kAuto, CudaKernelPath::kMultiplicityTile,
+                                               CudaKernelPath::kGather};
 
 // The fast path's B fragments, read back through mma.m16n8k32's fragment layout (PTX ISA:
 // lane l holds plane column l / 4 and clusters 4 (l % 4) + i, then 16 + 4 (l % 4) + i, in byte
@@ -267,8 +263,7 @@ TEST(CudaBackendTables, BytePlaneFragmentsReproduceClusterSums) {
   PlanShape wide{{700, 1300}};
   wide.extra_real_columns = 10;
   std::vector<CompiledPlan> plans = {compile(make_plan({{3, 4, 5}})), compile(make_plan(wide)),
-                                     compile(make_plan({{1}})),
-                                     compile(make_plan({{100}, /*counts_only=*/true}))};
+                                     compile(make_plan({{1}})), compile(make_plan({{100}, /*counts_only=*/true}))};
   CompiledPlan extreme;  // full 64-bit ranges, negative values, a constant column
   extreme.n_clusters = 70;
   extreme.n_columns = 3;
@@ -317,8 +312,7 @@ TEST(CudaBackendTables, BytePlaneFragmentsReproduceClusterSums) {
       for (int32_t k = 0; k < plan.n_columns; ++k) {
         uint64_t value = static_cast<uint64_t>(layout.column_min[k]);
         for (int32_t n = layout.column_first_plane[k]; n < layout.column_first_plane[k + 1]; ++n)
-          value += uint64_t(byte_at[size_t(c) * width + n])
-                   << (8 * (n - layout.column_first_plane[k]));
+          value += uint64_t(byte_at[size_t(c) * width + n]) << (8 * (n - layout.column_first_plane[k]));
         ASSERT_EQ(static_cast<int64_t>(value), plan.cluster_sums[size_t(c) * plan.n_columns + k])
             << "cluster " << c << " column " << k;
       }
@@ -471,14 +465,15 @@ TEST(CudaBackend, DeviceSummariesEqualTheHostsBitForBit) {
     EXPECT_EQ(device_facts[s].below, f.below) << s;
     EXPECT_EQ(device_facts[s].at_or_below, f.at_or_below) << s;
     if (f.defined == 0) continue;
-    for (uint64_t rank : {uint64_t(0), f.defined / 40, f.defined / 2, f.defined - 1})
-      queries.push_back({s, rank});
+    for (uint64_t rank : {uint64_t(0), f.defined / 40, f.defined / 2, f.defined - 1}) queries.push_back({s, rank});
   }
   ASSERT_FALSE(queries.empty());
   const auto host_pairs = host->order_statistics(queries), device_pairs = device->order_statistics(queries);
   for (size_t i = 0; i < queries.size(); ++i) {
-    EXPECT_TRUE(same_bits(device_pairs[i].first, host_pairs[i].first)) << "stat " << queries[i].statistic << " rank " << queries[i].rank;
-    EXPECT_TRUE(same_bits(device_pairs[i].second, host_pairs[i].second)) << "stat " << queries[i].statistic << " rank " << queries[i].rank;
+    EXPECT_TRUE(same_bits(device_pairs[i].first, host_pairs[i].first))
+        << "stat " << queries[i].statistic << " rank " << queries[i].rank;
+    EXPECT_TRUE(same_bits(device_pairs[i].second, host_pairs[i].second))
+        << "stat " << queries[i].statistic << " rank " << queries[i].rank;
   }
   EXPECT_THROW(device->order_statistics({{0, host_facts[0].defined}}), std::invalid_argument);
 
@@ -496,8 +491,8 @@ TEST(CudaBackend, DeviceSummariesEqualTheHostsBitForBit) {
       const Interval &a = got.intervals[s], &b = want.intervals[s];
       EXPECT_TRUE(same_bits(a.estimate, b.estimate) && same_bits(a.lo, b.lo) && same_bits(a.hi, b.hi) &&
                   same_bits(a.se, b.se) && a.undefined == b.undefined)
-          << to_string(method) << " stat " << s << ": [" << a.lo << ", " << a.hi << "] se " << a.se
-          << " vs [" << b.lo << ", " << b.hi << "] se " << b.se;
+          << to_string(method) << " stat " << s << ": [" << a.lo << ", " << a.hi << "] se " << a.se << " vs [" << b.lo
+          << ", " << b.hi << "] se " << b.se;
     }
   }
 }
@@ -514,10 +509,9 @@ TEST(CudaBackend, DeviceStoreEqualsHostStoreOnAwkwardValues) {
   auto host = host_kept_replicates(cases.values.data(), B, S);
   auto device = cuda_detail::DeviceKeptReplicates::create(0, B, S);
   device->copy_from_host(cases.values.data());
-  std::vector<std::vector<double>> references = {cases.estimates, std::vector<double>(S, NAN),
-                                                 std::vector<double>(S, -0.0),
-                                                 std::vector<double>(cases.values.begin() + 5 * S,
-                                                                     cases.values.begin() + 6 * S)};
+  std::vector<std::vector<double>> references = {
+      cases.estimates, std::vector<double>(S, NAN), std::vector<double>(S, -0.0),
+      std::vector<double>(cases.values.begin() + 5 * S, cases.values.begin() + 6 * S)};
   std::vector<ReplicateFacts> host_facts;
   for (const auto& reference : references) {
     host_facts = host->facts(reference);
@@ -539,8 +533,8 @@ TEST(CudaBackend, DeviceStoreEqualsHostStoreOnAwkwardValues) {
   const auto want = host->order_statistics(queries), got = device->order_statistics(queries);
   for (size_t i = 0; i < queries.size(); ++i)
     EXPECT_TRUE(same_bits(got[i].first, want[i].first) && same_bits(got[i].second, want[i].second))
-        << "stat " << queries[i].statistic << " rank " << queries[i].rank << ": (" << got[i].first
-        << ", " << got[i].second << ") vs (" << want[i].first << ", " << want[i].second << ")";
+        << "stat " << queries[i].statistic << " rank " << queries[i].rank << ": (" << got[i].first << ", "
+        << got[i].second << ") vs (" << want[i].first << ", " << want[i].second << ")";
   EXPECT_THROW(device->order_statistics({{3, host_facts[3].defined}}), std::invalid_argument);
   EXPECT_THROW(device->order_statistics({{0, B}}), std::invalid_argument);
   EXPECT_THROW(device->order_statistics({{S, 0}}), std::invalid_argument);
@@ -549,8 +543,8 @@ TEST(CudaBackend, DeviceStoreEqualsHostStoreOnAwkwardValues) {
     const auto a = intervals_from(*device, B, cases.estimates, method, 0.9, &cases.jack);
     const auto b = intervals_from(*host, B, cases.estimates, method, 0.9, &cases.jack);
     for (int32_t s = 0; s < S; ++s)
-      EXPECT_TRUE(same_bits(a[s].lo, b[s].lo) && same_bits(a[s].hi, b[s].hi) &&
-                  same_bits(a[s].se, b[s].se) && a[s].undefined == b[s].undefined)
+      EXPECT_TRUE(same_bits(a[s].lo, b[s].lo) && same_bits(a[s].hi, b[s].hi) && same_bits(a[s].se, b[s].se) &&
+                  a[s].undefined == b[s].undefined)
           << to_string(method) << " stat " << s;
   }
 #endif

@@ -8,7 +8,8 @@
 //
 // A change that alters an output on purpose updates its digest here in the same commit and
 // says why in the commit message. Changed so far: the three metrics digests (2026-12-01), whose
-// probability note cites docs/statistics.md §3.2 instead of SPEC §3.2 (a file users lack). JUDGESTAT_GOLDEN_PRINT=1 prints the digests a build gives.
+// probability note cites docs/statistics.md §3.2 instead of SPEC §3.2 (a file users lack). JUDGESTAT_GOLDEN_PRINT=1
+// prints the digests a build gives.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,8 +18,8 @@
 
 #include <gtest/gtest.h>
 
-#include "report/report.hpp"
 #include "records/sha256.hpp"
+#include "report/report.hpp"
 #include "test_support.hpp"
 
 namespace judgestat {
@@ -33,40 +34,37 @@ struct GoldenCase {
   const char* digest;  // recorded before the move
 };
 
-#define JS_CASCADE_PAIR \
-  "--first Skywork_Skywork-Reward-Llama-3.1-8B --fallback o1-mini-2024-09-12 "
+#define JS_CASCADE_PAIR "--first Skywork_Skywork-Reward-Llama-3.1-8B --fallback o1-mini-2024-09-12 "
 #define JS_FEES "--fee Skywork_Skywork-Reward-Llama-3.1-8B=0 --fee o1-mini-2024-09-12=0.0076 "
-#define JS_LLMBAR_JUDGES \
+#define JS_LLMBAR_JUDGES                                                                       \
   "--judges ChatGPT-0301/Vanilla,ChatGPT/Vanilla,Falcon/Vanilla,GPT-4/Vanilla,LLaMA2/Vanilla," \
   "PaLM2/Vanilla "
 
 const GoldenCase kCases[] = {
     {"readme_metrics", "metrics data/judgebench/gpt4o_split.csv ",
      "81594711ecdd51c3cde54d9d4d91b652abb4d5dedff839636e6744bddccce619"},
-    {"readme_cascade",
-     "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--plots {tmp}plots ",
+    {"readme_cascade", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--plots {tmp}plots ",
      "cddc703cc2483a0b8cee8cfa6f16597710c7b6b048d69f365223f51767217d44"},
-    {"readme_budget",
-     "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --per-stratum " JS_FEES,
+    {"readme_budget", "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --per-stratum " JS_FEES,
      "879e56b929c68f342d0b0b59afec766e5da2137a1f68aadc57d3c3781422ffa6"},
     {"readme_mpi_metrics_scaled",
      "metrics data/judgebench/gpt4o_split.csv --judges o1-mini-2024-09-12 --replicates 100000 ",
      "c2ea8763d4df8649e965740397adff5c7818b5b1b4e0e786e77479d6919bf1aa"},
     {"readme_srun_budget_scaled",
-     "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR
-     "--k 24,48,96,192 --draws 100000 ",
+     "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 24,48,96,192 --draws 100000 ",
      "fc149eee78bf3e4601810ca837e5cc9d2c009345585227bb75a7b4cca1855c13"},
-    {"readme_profile_judgebench",
-     "profile data/judgebench/gpt4o_split.csv --config configs/judgebench.json ", "4adf626c6b417a76532035b71ba9f386d75ffd5b51ab4e2ddac2cfbc7c2b58b1"},
-    {"readme_profile_llmbar",
-     "profile data/llmbar/natural_neighbor.csv --config configs/llmbar.json " JS_LLMBAR_JUDGES,
+    {"readme_profile_judgebench", "profile data/judgebench/gpt4o_split.csv --config configs/judgebench.json ",
+     "4adf626c6b417a76532035b71ba9f386d75ffd5b51ab4e2ddac2cfbc7c2b58b1"},
+    {"readme_profile_llmbar", "profile data/llmbar/natural_neighbor.csv --config configs/llmbar.json " JS_LLMBAR_JUDGES,
      "d8a9802622d329db0a2d4d9f0a05315299a04af135eb0041b32f73c3f41c702f"},
-    {"profile_judgereva_synth",
-     "profile {tmp}synth.csv --config configs/judgereva.json --replicates 2000 ", "4a91786e6f1fa621eac3c833b40d7d620c4b6c163880026c40a979cc3b08aff3"},
-    {"metrics_by_benchmark", "metrics data/judgebench/gpt4o_split.csv --by benchmark ", "19324a914536d832fec9eb5064fdbac0cab7b12b3154902bdc79c2cc6595ed87"},
-    {"metrics_ci_bca", "metrics data/judgebench/gpt4o_split.csv --ci bca ", "381090fec84f883cde7f1bd26745e0e9c09b396ec215707a58985ae140407589"},
-    {"cascade_per_stratum",
-     "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--per-stratum ", "ddf3f7c1a3bd83c1a59d6833f4e911c7769a55ae85880b3a78c38471bdce7f57"},
+    {"profile_judgereva_synth", "profile {tmp}synth.csv --config configs/judgereva.json --replicates 2000 ",
+     "4a91786e6f1fa621eac3c833b40d7d620c4b6c163880026c40a979cc3b08aff3"},
+    {"metrics_by_benchmark", "metrics data/judgebench/gpt4o_split.csv --by benchmark ",
+     "19324a914536d832fec9eb5064fdbac0cab7b12b3154902bdc79c2cc6595ed87"},
+    {"metrics_ci_bca", "metrics data/judgebench/gpt4o_split.csv --ci bca ",
+     "381090fec84f883cde7f1bd26745e0e9c09b396ec215707a58985ae140407589"},
+    {"cascade_per_stratum", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--per-stratum ",
+     "ddf3f7c1a3bd83c1a59d6833f4e911c7769a55ae85880b3a78c38471bdce7f57"},
     {"budget_rule_both_per_stratum",
      "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --rule both --per-stratum ",
      "93da8186db5818739723a4db0dad9b41dd19461d2df1c889b599f340f42891e4"},
@@ -105,8 +103,7 @@ TEST_P(GoldenOutputs, JsonDigestUnchanged) {
     ASSERT_EQ(synth.status, 0) << synth.out;
   }
   const std::string json_path = tmp + "out.json";
-  const std::string args = replace_all(c.args, "{tmp}", tmp) +
-                           "--backend cpu --threads 2 --quiet --json " + json_path;
+  const std::string args = replace_all(c.args, "{tmp}", tmp) + "--backend cpu --threads 2 --quiet --json " + json_path;
   // run_cli prefixes the binary; the commands name data/ and configs/ relative to the root.
   const auto run = std::system((cd + testing_support::kBinary + " " + args + " > /dev/null").c_str());
   ASSERT_EQ(run, 0) << args;
@@ -117,9 +114,7 @@ TEST_P(GoldenOutputs, JsonDigestUnchanged) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BeforeTheMove, GoldenOutputs, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<GoldenCase>& info) {
-                           return std::string(info.param.name);
-                         });
+                         [](const ::testing::TestParamInfo<GoldenCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace judgestat

@@ -32,11 +32,10 @@
 namespace judgestat {
 namespace {
 
-#define REQUIRE_CUDA()                                              \
-  do {                                                              \
-    std::string why_unavailable;                                    \
-    if (!cuda_available(&why_unavailable))                          \
-      GTEST_SKIP() << "no usable CUDA device: " << why_unavailable; \
+#define REQUIRE_CUDA()                                                                                   \
+  do {                                                                                                   \
+    std::string why_unavailable;                                                                         \
+    if (!cuda_available(&why_unavailable)) GTEST_SKIP() << "no usable CUDA device: " << why_unavailable; \
   } while (0)
 
 bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
@@ -244,8 +243,8 @@ TEST(CudaSession, SmallPlanOnBothPathsMatchesCpu) {
         gpu->run_replicates(plan, 11, first + done, n, got.data() + done * S);
         done += n;
       }
-      EXPECT_TRUE(same_bits(got, expected)) << (path == CudaKernelPath::kGather ? "gather" : "tile")
-                                            << ", chunk " << chunk;
+      EXPECT_TRUE(same_bits(got, expected))
+          << (path == CudaKernelPath::kGather ? "gather" : "tile") << ", chunk " << chunk;
     }
 #endif
 }

@@ -9,23 +9,23 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
 #include "cli/commands.hpp"
+#include "judgestat/records.hpp"
 #include "records/csv.hpp"
 #include "sources/import.hpp"
-#include "judgestat/records.hpp"
+#include "test_support.hpp"
 
 namespace judgestat {
 namespace {
 
 const std::string kSource = judgestat::testing_support::kRoot;
 const std::string kRaw = kSource + "/tests/data/raw";
-const std::string kArenaHard =
-    kRaw + "/judgebench/dataset=judgebench,response_model=gpt-4o-2024-05-13,"
-           "judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl";
-const std::string kRewardModel =
-    kRaw + "/judgebench/dataset=judgebench,response_model=gpt-4o-2024-05-13,"
-           "judge_name=reward_model,judge_model=Skywork_Skywork-Reward-Llama-3.1-8B.jsonl";
+const std::string kArenaHard = kRaw +
+                               "/judgebench/dataset=judgebench,response_model=gpt-4o-2024-05-13,"
+                               "judge_name=arena_hard,judge_model=o1-mini-2024-09-12.jsonl";
+const std::string kRewardModel = kRaw +
+                                 "/judgebench/dataset=judgebench,response_model=gpt-4o-2024-05-13,"
+                                 "judge_name=reward_model,judge_model=Skywork_Skywork-Reward-Llama-3.1-8B.jsonl";
 
 using Row = std::vector<std::string>;
 
@@ -70,8 +70,7 @@ TEST(ImportJudgeBench, TrimmedSamplesReproduceBundledRows) {
   ASSERT_EQ(records.size(), 2u * 2 * 13);  // two files, 13 pairs each, two orders
 
   const std::vector<Row> converted = csv_rows(imported_csv(records));
-  const auto [expected, actual] =
-      matching_rows(kSource + "/data/judgebench/gpt4o_split.csv", converted);
+  const auto [expected, actual] = matching_rows(kSource + "/data/judgebench/gpt4o_split.csv", converted);
   EXPECT_EQ(actual.size(), 52u);
   EXPECT_EQ(actual, expected);
 }
@@ -108,8 +107,8 @@ TEST(ImportJudgeBench, SwappedOrderFlipsBackToCanonicalTerms) {
 }
 
 TEST(ImportJudgeBench, BadPairNamesFileLineAndField) {
-  const nlohmann::json pair = nlohmann::json::parse(
-      R"({"pair_id": "p", "source": "mmlu-pro-law", "label": "A=B", "judgments": []})");
+  const nlohmann::json pair =
+      nlohmann::json::parse(R"({"pair_id": "p", "source": "mmlu-pro-law", "label": "A=B", "judgments": []})");
   try {
     convert_judgebench_pair(pair, "outputs.jsonl:4");
     FAIL() << "expected InputError";
@@ -132,8 +131,7 @@ TEST(ImportLlmBar, TrimmedSamplesReproduceBundledRows) {
   EXPECT_EQ(records.back().item, "Neighbor-47");
 
   const std::vector<Row> converted = csv_rows(imported_csv(records));
-  const auto [expected, actual] =
-      matching_rows(kSource + "/data/llmbar/natural_neighbor.csv", converted);
+  const auto [expected, actual] = matching_rows(kSource + "/data/llmbar/natural_neighbor.csv", converted);
   EXPECT_EQ(actual.size(), records.size());
   EXPECT_EQ(actual, expected);
 }
@@ -160,8 +158,7 @@ TEST(ImportLlmBar, LastRoundAndWinnerMapping) {
 
 TEST(ImportCommand, WritesCsvThatLoads) {
   const std::string out = ::testing::TempDir() + "judgestat_import_judgebench.csv";
-  std::vector<std::string> args = {"judgestat import", "judgebench", kArenaHard, kRewardModel,
-                                   "--out", out};
+  std::vector<std::string> args = {"judgestat import", "judgebench", kArenaHard, kRewardModel, "--out", out};
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   ASSERT_EQ(command_import(static_cast<int>(argv.size()), argv.data()), 0);

@@ -133,7 +133,8 @@ CompiledPlan random_sums_plan(int64_t clusters, int32_t columns, uint64_t seed) 
 // plane sums against sum_c m[r][c] * byte_p(U[c][k]), column sums against sum_c m[r][c] * v[c][k]
 // (mod 2^64), including counters of 256 and more (the high-byte product).
 TEST(KernelEmulation, TileProductWithAndWithoutPrefetchGivesExactSums) {
-  for (const auto& [clusters, columns] : std::vector<std::pair<int64_t, int32_t>>{{5, 3}, {300, 9}, {1000, 2}, {3000, 14}}) {
+  for (const auto& [clusters, columns] :
+       std::vector<std::pair<int64_t, int32_t>>{{5, 3}, {300, 9}, {1000, 2}, {3000, 14}}) {
     const CompiledPlan plan = random_sums_plan(clusters, columns, uint64_t(clusters) * 31 + columns);
     const PlaneLayout layout = plane_layout(plan);
     const std::vector<uint32_t> words = b_fragments(plan, layout);
@@ -145,7 +146,8 @@ TEST(KernelEmulation, TileProductWithAndWithoutPrefetchGivesExactSums) {
       for (int64_t c = 0; c < clusters; ++c) counters[r * layout.row_stride + c] = static_cast<uint16_t>(rng() % 4);
     if (clusters >= 300) {  // a cluster drawn 256+ times, and the largest count a stratum allows
       counters[3 * layout.row_stride + 7] = 300;
-      counters[12 * layout.row_stride + uint32_t(clusters - 1)] = static_cast<uint16_t>(std::min<int64_t>(clusters, 65535));
+      counters[12 * layout.row_stride + uint32_t(clusters - 1)] =
+          static_cast<uint16_t>(std::min<int64_t>(clusters, 65535));
     }
     std::vector<int32_t> reference(size_t(kTileReplicates) * plane_width, 0);
     for (uint32_t r = 0; r < kTileReplicates; ++r)
@@ -154,7 +156,8 @@ TEST(KernelEmulation, TileProductWithAndWithoutPrefetchGivesExactSums) {
         uint32_t sum = 0;  // the device's int32 adds, modulo 2^32
         for (int64_t c = 0; c < clusters; ++c) {
           const uint64_t offset = uint64_t(plan.cluster_sums[c * columns + k]) - uint64_t(layout.column_min[k]);
-          sum += uint32_t(counters[r * layout.row_stride + c]) * uint32_t((offset >> (8 * layout.plane_byte[n])) & 0xFF);
+          sum +=
+              uint32_t(counters[r * layout.row_stride + c]) * uint32_t((offset >> (8 * layout.plane_byte[n])) & 0xFF);
         }
         reference[r * plane_width + n] = static_cast<int32_t>(sum);
       }
@@ -168,7 +171,8 @@ TEST(KernelEmulation, TileProductWithAndWithoutPrefetchGivesExactSums) {
       for (int32_t k = 0; k < columns; ++k) {
         uint64_t sum = uint64_t(clusters) * uint64_t(layout.column_min[k]), want = 0;
         for (int32_t p = layout.column_first_plane[k]; p < layout.column_first_plane[k + 1]; ++p)
-          sum += uint64_t(static_cast<uint32_t>(ahead[r * plane_width + p])) << (8 * (p - layout.column_first_plane[k]));
+          sum += uint64_t(static_cast<uint32_t>(ahead[r * plane_width + p]))
+                 << (8 * (p - layout.column_first_plane[k]));
         for (int64_t c = 0; c < clusters; ++c)
           want += uint64_t(counters[r * layout.row_stride + c]) * uint64_t(plan.cluster_sums[c * columns + k]);
         // The fold's C * min_k assumes a row's counts sum to C, as a replicate's do; these
@@ -190,7 +194,8 @@ TEST(KernelEmulation, PrefetchScheduleVisitsEveryStepOnce) {
         for (uint32_t ks = slice; ks < k_steps; ks += slices) want.push_back(ks);
         int loaded_u[kTilePrefetchDepth] = {};
         for_each_k_step<kTilePrefetchDepth>(
-            slice, slices, k_steps, [&](int u, uint32_t ks) {
+            slice, slices, k_steps,
+            [&](int u, uint32_t ks) {
               loads.push_back(ks);
               loaded_u[u] = int(ks);
             },
@@ -209,8 +214,8 @@ TEST(KernelEmulation, SharedProgramCopyEvaluatesLikeTheOriginal) {
   Plan source = testing_support::two_strata_plan();
   StatisticDef wide;  // a longer program: constants, abs, a division by a possibly zero sum
   wide.label.name = "wide";
-  wide.program = {{OpCode::kColumn, 0}, {OpCode::kConstant, 0, 0.25}, {OpCode::kSub}, {OpCode::kAbs},
-                  {OpCode::kColumn, 1}, {OpCode::kDivOrZero}, {OpCode::kColumn, 0}, {OpCode::kMul}};
+  wide.program = {{OpCode::kColumn, 0}, {OpCode::kConstant, 0, 0.25}, {OpCode::kSub},       {OpCode::kAbs},
+                  {OpCode::kColumn, 1}, {OpCode::kDivOrZero},         {OpCode::kColumn, 0}, {OpCode::kMul}};
   source.statistics.push_back(wide);
   const CompiledPlan plan = compile(source);
   const auto n_ops = static_cast<int32_t>(plan.ops.size());

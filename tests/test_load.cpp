@@ -8,13 +8,13 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.hpp"
-#include "records/csv.hpp"
 #include "judgestat/records.hpp"
+#include "records/csv.hpp"
 #include "records/input.hpp"
 #include "records/numbering.hpp"
 #include "records/sha256.hpp"
 #include "records/validity.hpp"
+#include "test_support.hpp"
 
 namespace judgestat {
 namespace {
@@ -22,8 +22,8 @@ namespace {
 /// Writes `content` to a file in the test temp dir named after the running test.
 std::string write_temp(const std::string& content, const std::string& extension = ".csv") {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path = ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" +
-                           test->name() + extension;
+  const std::string path =
+      ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" + test->name() + extension;
   std::ofstream(path, std::ios::binary) << content;
   return path;
 }
@@ -57,11 +57,9 @@ void expect_bad_input(const std::string& content, int64_t line, const std::strin
   const std::string message = load_error(path, options);
   EXPECT_NE(message.find(path + ":" + std::to_string(line) + ":"), std::string::npos)
       << "file and line " << line << " not named in: " << message;
-  EXPECT_NE(message.find("column " + column), std::string::npos)
-      << "column " << column << " not named in: " << message;
+  EXPECT_NE(message.find("column " + column), std::string::npos) << "column " << column << " not named in: " << message;
   if (!expected_words.empty()) {
-    EXPECT_NE(message.find(expected_words), std::string::npos)
-        << "'" << expected_words << "' not in: " << message;
+    EXPECT_NE(message.find(expected_words), std::string::npos) << "'" << expected_words << "' not in: " << message;
   }
 }
 
@@ -82,8 +80,7 @@ TEST(LoadSha256, KnownVectors) {
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
-            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 TEST(LoadSha256, IncrementalUpdatesMatchOneShot) {
@@ -210,36 +207,36 @@ TEST(LoadJsonl, ProbabilityKeysAndJsonExtension) {
 TEST(LoadBadInput, TextWhereANumberBelongs) {
   expect_bad_input("judge,item,gold,verdict,order\nj,i1,A,A,0\nj,i2,A,A,x\n", 3, "'order'",
                    "expected a non-negative integer, got \"x\"");
-  expect_bad_input("judge,item,gold,verdict,order\nj,i1,A,A,-1\n", 2, "'order'",
-                   "non-negative integer");
+  expect_bad_input("judge,item,gold,verdict,order\nj,i1,A,A,-1\n", 2, "'order'", "non-negative integer");
   expect_bad_input(std::string(kHeader) + "j,i1,A,A,high,0.1\n", 2, "'p.A'", "probability");
   expect_bad_input("judge,item,gold,verdict,fee_usd\nj,i1,A,A,cheap\n", 2, "'fee_usd'", "number");
   expect_bad_input("judge,item,gold,verdict,latency_s\nj,i1,A,A,-2\n", 2, "'latency_s'");
   expect_bad_input("judge,item,gold,verdict,flag\nj,i1,A,A,yes\n", 2, "'flag'", "1 or 0");
   expect_bad_input("judge,item,gold,verdict,rationale_ok\nj,i1,A,A,2\n", 2, "'rationale_ok'");
+  expect_bad_input("{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": \"A\", \"order\": \"x\"}\n", 1,
+                   "'order'", "non-negative integer", ".jsonl");
   expect_bad_input(
-      "{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": \"A\", \"order\": \"x\"}\n",
-      1, "'order'", "non-negative integer", ".jsonl");
-  expect_bad_input("{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": \"A\"}\n"
-                   "{\"judge\": \"j\", \"item\": \"k\", \"gold\": \"A\", \"verdict\": \"A\", "
-                   "\"probs\": {\"A\": \"most\"}}\n",
-                   2, "'probs.A'", "probability", ".jsonl");
-  expect_bad_input("{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": \"A\", "
-                   "\"p.A\": true}\n",
-                   1, "'p.A'", "probability", ".jsonl");
+      "{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": \"A\"}\n"
+      "{\"judge\": \"j\", \"item\": \"k\", \"gold\": \"A\", \"verdict\": \"A\", "
+      "\"probs\": {\"A\": \"most\"}}\n",
+      2, "'probs.A'", "probability", ".jsonl");
+  expect_bad_input(
+      "{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": \"A\", "
+      "\"p.A\": true}\n",
+      1, "'p.A'", "probability", ".jsonl");
 }
 
 TEST(LoadBadInput, MissingRequiredColumn) {
   expect_bad_input("judge,item,verdict\nj,i1,A\n", 1, "'gold'", "missing");
-  expect_bad_input("{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": null}\n"
-                   "{\"judge\": \"j\", \"item\": \"k\", \"gold\": \"A\"}\n",
-                   2, "'verdict'", "missing", ".jsonl");
+  expect_bad_input(
+      "{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": null}\n"
+      "{\"judge\": \"j\", \"item\": \"k\", \"gold\": \"A\"}\n",
+      2, "'verdict'", "missing", ".jsonl");
   expect_bad_input("judge,item,gold,verdict\nj,,A,A\n", 2, "'item'", "non-empty");
 }
 
 TEST(LoadBadInput, FieldCountDiffersFromHeader) {
-  expect_bad_input(std::string(kHeader) + "j,i1,A,A,0.5,0.5\nj,i2,A,A,0.5\n", 3, "'p.B'",
-                   "expected 6 fields");
+  expect_bad_input(std::string(kHeader) + "j,i1,A,A,0.5,0.5\nj,i2,A,A,0.5\n", 3, "'p.B'", "expected 6 fields");
   expect_bad_input(std::string(kHeader) + "j,i1,A,A,0.5,0.5,extra\n", 2, "7", "expected 6 fields");
 }
 
@@ -249,33 +246,29 @@ TEST(LoadBadInput, MalformedQuoting) {
 }
 
 TEST(LoadBadInput, MalformedJsonLine) {
-  expect_bad_input("{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": \"A\"}\n"
-                   "{\"judge\": \"j\", \"item\": \"k\", \"gold\": \"A\" \"verdict\": \"A\"}\n",
-                   2, "", "malformed JSON", ".jsonl");
+  expect_bad_input(
+      "{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": \"A\"}\n"
+      "{\"judge\": \"j\", \"item\": \"k\", \"gold\": \"A\" \"verdict\": \"A\"}\n",
+      2, "", "malformed JSON", ".jsonl");
   expect_bad_input("[{\"judge\": \"j\"}]\n", 1, "1", "JSON object", ".json");
   expect_bad_input("\"just a string\"\n", 1, "1", "JSON object", ".jsonl");
 }
 
 TEST(LoadBadInput, DuplicateRecordNamesBothLines) {
-  const std::string path = write_temp(
-      "judge,item,gold,verdict,order,variant\nj,i1,A,A,0,\nj,i1,A,B,1,\nj,i1,A,B,0,plain\n");
+  const std::string path =
+      write_temp("judge,item,gold,verdict,order,variant\nj,i1,A,A,0,\nj,i1,A,B,1,\nj,i1,A,B,0,plain\n");
   const std::string message = load_error(path);
   EXPECT_NE(message.find(path + ":4:"), std::string::npos) << message;
   EXPECT_NE(message.find("line 2"), std::string::npos) << message;
-  EXPECT_NE(message.find("columns 'judge','item','order','variant'"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("columns 'judge','item','order','variant'"), std::string::npos) << message;
 }
 
 TEST(LoadBadInput, ItemLevelColumnsMustAgree) {
   expect_bad_input("judge,item,gold,verdict\nj1,i1,A,A\nj2,i1,B,A\n", 3, "'gold'", "line 2");
-  expect_bad_input("judge,item,gold,verdict,cluster\nj1,i1,A,A,c1\nj2,i1,A,A,c2\n", 3,
-                   "'cluster'", "line 2");
-  expect_bad_input("judge,item,gold,verdict,cluster\nj1,i1,A,A,\nj2,i1,A,A,c2\n", 3,
-                   "'cluster'", "line 2");
-  expect_bad_input("judge,item,gold,verdict,benchmark\nj1,i1,A,A,x\nj2,i1,A,A,y\n", 3,
-                   "'benchmark'", "line 2");
-  expect_bad_input("judge,item,gold,verdict,condition\nj1,i1,A,A,x\nj2,i1,A,A,\n", 3,
-                   "'condition'", "line 2");
+  expect_bad_input("judge,item,gold,verdict,cluster\nj1,i1,A,A,c1\nj2,i1,A,A,c2\n", 3, "'cluster'", "line 2");
+  expect_bad_input("judge,item,gold,verdict,cluster\nj1,i1,A,A,\nj2,i1,A,A,c2\n", 3, "'cluster'", "line 2");
+  expect_bad_input("judge,item,gold,verdict,benchmark\nj1,i1,A,A,x\nj2,i1,A,A,y\n", 3, "'benchmark'", "line 2");
+  expect_bad_input("judge,item,gold,verdict,condition\nj1,i1,A,A,x\nj2,i1,A,A,\n", 3, "'condition'", "line 2");
 }
 
 TEST(LoadBadInput, EmptyFiles) {
@@ -287,10 +280,9 @@ TEST(LoadBadInput, EmptyFiles) {
 TEST(LoadBadInput, GoldOutsideExplicitLabels) {
   LoadOptions options;
   options.labels = {"A", "B"};
-  expect_bad_input("judge,item,gold,verdict\nj,i1,A,A\nj,i2,C,A\n", 3, "'gold'", "--labels",
+  expect_bad_input("judge,item,gold,verdict\nj,i1,A,A\nj,i2,C,A\n", 3, "'gold'", "--labels", ".csv", options);
+  expect_bad_input(std::string("judge,item,gold,verdict,p.A,p.B,p.C\nj,i1,A,A,0.5,0.2,0.3\n"), 2, "'p.C'", "--labels",
                    ".csv", options);
-  expect_bad_input(std::string("judge,item,gold,verdict,p.A,p.B,p.C\nj,i1,A,A,0.5,0.2,0.3\n"), 2,
-                   "'p.C'", "--labels", ".csv", options);
 }
 
 TEST(LoadBadInput, HeaderAndFileProblems) {
@@ -345,8 +337,9 @@ TEST(LoadValidity, ProbabilityRules) {
 }
 
 TEST(LoadValidity, VerdictOutsideLabelSetOrEmpty) {
-  const ItemMatrix m = load_text("judge,item,gold,verdict\nj,i1,A,C\nj,i2,B,\nj,i3,A,null\n"
-                                 "j,i4,B,A\n");
+  const ItemMatrix m = load_text(
+      "judge,item,gold,verdict\nj,i1,A,C\nj,i2,B,\nj,i3,A,null\n"
+      "j,i4,B,A\n");
   EXPECT_EQ(m.labels, (std::vector<std::string>{"A", "B"}));
   EXPECT_EQ(verdict_of(m, 0), kInvalid);
   EXPECT_EQ(verdict_of(m, 1), kInvalid);
@@ -374,8 +367,9 @@ TEST(LoadValidity, TieOnTwoLabels) {
 // --- Label set -------------------------------------------------------------------------------
 
 TEST(LoadLabels, ProbabilityColumnsThenGoldByFirstAppearance) {
-  const ItemMatrix m = load_text("judge,item,gold,verdict,p.B,p.A\n"
-                                 "j,i1,C,C,,\nj,i2,A,A,0.1,0.9\nj,i3,D,D,,\n");
+  const ItemMatrix m = load_text(
+      "judge,item,gold,verdict,p.B,p.A\n"
+      "j,i1,C,C,,\nj,i2,A,A,0.1,0.9\nj,i3,D,D,,\n");
   EXPECT_EQ(m.labels, (std::vector<std::string>{"B", "A", "C", "D"}));
   EXPECT_EQ(m.gold, (std::vector<int32_t>{2, 1, 3}));
   EXPECT_DOUBLE_EQ(m.probs_of(m.cell(0, 1, 0, 0))[1], 0.9);  // p.A lands in label A's slot
@@ -460,8 +454,7 @@ TEST(LoadPivot, BuildFromRecordsInCode) {
 }
 
 /// Equal vectors of doubles, NaN equal to NaN.
-void expect_same_values(const std::vector<double>& a, const std::vector<double>& b,
-                        const char* what) {
+void expect_same_values(const std::vector<double>& a, const std::vector<double>& b, const char* what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   for (size_t k = 0; k < a.size(); ++k) {
     EXPECT_TRUE(a[k] == b[k] || (std::isnan(a[k]) && std::isnan(b[k])))
@@ -525,12 +518,10 @@ TEST(LoadPivot, CsvRowsAndRecordsPivotAlike) {
 TEST(LoadBadInput, FieldErrorsComeBeforeDisagreementsBetweenRecords) {
   // Every row is read and checked before records are checked against each other, so a bad
   // field is reported even when an earlier row repeats a record.
-  expect_bad_input("judge,item,gold,verdict,fee_usd\nj,i1,A,A,\nj,i1,A,A,\nj,i2,A,A,cheap\n", 4,
-                   "'fee_usd'", "non-negative number");
-  const std::string path =
-      write_temp("judge,item,gold,verdict,fee_usd\nj,i1,A,A,\nj,i1,A,A,\nj,i2,A,A,0.5\n");
-  EXPECT_NE(load_error(path).find(path + ":3: columns 'judge','item','order','variant'"),
-            std::string::npos);
+  expect_bad_input("judge,item,gold,verdict,fee_usd\nj,i1,A,A,\nj,i1,A,A,\nj,i2,A,A,cheap\n", 4, "'fee_usd'",
+                   "non-negative number");
+  const std::string path = write_temp("judge,item,gold,verdict,fee_usd\nj,i1,A,A,\nj,i1,A,A,\nj,i2,A,A,0.5\n");
+  EXPECT_NE(load_error(path).find(path + ":3: columns 'judge','item','order','variant'"), std::string::npos);
 }
 
 // --- Bundled data ----------------------------------------------------------------------------
@@ -580,9 +571,7 @@ TEST(LoadSteps, FormatByExtension) {
     loading::format_of("runs.csv/records");
     ADD_FAILURE() << "expected InputError";
   } catch (const InputError& error) {
-    EXPECT_NE(std::string(error.what()).find("unknown file type (no extension)"),
-              std::string::npos)
-        << error.what();
+    EXPECT_NE(std::string(error.what()).find("unknown file type (no extension)"), std::string::npos) << error.what();
   }
 }
 

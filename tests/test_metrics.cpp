@@ -40,8 +40,8 @@ std::map<std::string, double> counts(const MetricsPlan& built) {
   for (size_t s = 0; s < estimates.size(); ++s) {
     const StatLabel& label = built.plan.statistics[s].label;
     if (label.name == "diff") continue;
-    const std::string key = label.judge + "|" + label.name +
-                            (label.order && label.name == "acc" ? std::to_string(*label.order) : "");
+    const std::string key =
+        label.judge + "|" + label.name + (label.order && label.name == "acc" ? std::to_string(*label.order) : "");
     out[key] = estimates[s] * static_cast<double>(label.n);
     out[key + "|n"] = static_cast<double>(label.n);
   }
@@ -54,9 +54,8 @@ TEST(MetricsLLMBar, ReproducesAllPublishedCounts) {
   const ItemMatrix matrix = load_item_matrix(kRoot + "/data/llmbar/natural_neighbor.csv");
   const auto published = read_simple_csv(kRoot + "/data/llmbar/statistics_natural_neighbor.csv");
   ASSERT_EQ(published.size(), 131u);  // header + 130 rows
-  ASSERT_EQ(published[0], (std::vector<std::string>{"benchmark", "condition", "judge", "n",
-                                                     "correct_order0", "correct_order1",
-                                                     "correct_both", "equal"}));
+  ASSERT_EQ(published[0], (std::vector<std::string>{"benchmark", "condition", "judge", "n", "correct_order0",
+                                                    "correct_order1", "correct_both", "equal"}));
   std::map<std::string, std::map<std::string, double>> by_condition;
   for (const std::string condition : {"Natural", "Neighbor"}) {
     SelectionOptions select;

@@ -105,7 +105,7 @@ TEST(Mpi, FailingRanksFailTheRunWithoutAResult) {
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   // Device 99 exists nowhere: every rank fails to open it.
   const ShellRun run = run_shell(kMpiexec + " 2 " + judgestat::testing_support::kBinary + " metrics " + kData +
-                            " --devices 99 --replicates 200 --format json --quiet");
+                                 " --devices 99 --replicates 200 --format json --quiet");
   EXPECT_NE(run.status, 0) << run.err;
   EXPECT_EQ(run.out, "") << "no partial result";
   EXPECT_NE(run.err.find("judgestat: rank "), std::string::npos) << run.err;

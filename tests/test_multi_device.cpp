@@ -14,10 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "cli/text_lists.hpp"
-#include "test_support.hpp"
-#include "test_plans.hpp"
 #include "analyses/cascade_pool.hpp"
+#include "cli/text_lists.hpp"
 #include "distributed/distributed.hpp"
 #include "engine/split_range.hpp"
 #include "judgestat/backend.hpp"
@@ -25,6 +23,8 @@
 #include "judgestat/budget.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/records.hpp"
+#include "test_plans.hpp"
+#include "test_support.hpp"
 
 using namespace judgestat;
 using judgestat::testing_support::two_strata_plan;
@@ -61,7 +61,6 @@ class FailingBackend final : public Backend {
   uint64_t max_chunk(const CompiledPlan&) const override { return 1000; }
   void run_replicates(const CompiledPlan&, uint64_t, uint64_t, uint64_t, double*) override { throw std::bad_alloc(); }
 };
-
 
 }  // namespace
 
@@ -190,7 +189,8 @@ TEST(Devices, ListsParseAndBadOnesAreUsageErrors) {
   EXPECT_NE(listed.second.find("--devices: 'x' is not a device number"), std::string::npos) << listed.second;
   const auto unknown = run_cli("metrics " + file + " --backend gpu --quiet");
   EXPECT_EQ(unknown.first, 2) << unknown.second;
-  EXPECT_NE(unknown.second.find("--backend: expected auto, cpu, cuda or cuda:DEVICES"), std::string::npos) << unknown.second;
+  EXPECT_NE(unknown.second.find("--backend: expected auto, cpu, cuda or cuda:DEVICES"), std::string::npos)
+      << unknown.second;
 }
 
 TEST(Devices, CliRejectsDevicesWithTheCpuBackend) {

@@ -18,8 +18,7 @@ TEST(Philox, Random123KnownAnswerZero) {
 }
 
 TEST(Philox, Random123KnownAnswerPi) {
-  const Words4 w = philox4x32_10(0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822,
-                                 0x299f31d0);
+  const Words4 w = philox4x32_10(0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0);
   EXPECT_EQ(w.w[0], 0xd16cfe09u);
   EXPECT_EQ(w.w[1], 0x94fdccebu);
   EXPECT_EQ(w.w[2], 0x5001e420u);
@@ -67,9 +66,8 @@ TEST(Philox, SixteenWideBlocksEqualScalar) {
           for (uint32_t b = 0; b < 16; ++b) {
             const Words4 want = draw_block(key, first + b, replicate, stream);
             for (int t = 0; t < 4; ++t)
-              ASSERT_EQ(words[4 * b + t], want.w[t]) << "seed " << seed << " r " << replicate
-                                                     << " s " << stream << " first " << first
-                                                     << " block " << b << " word " << t;
+              ASSERT_EQ(words[4 * b + t], want.w[t]) << "seed " << seed << " r " << replicate << " s " << stream
+                                                     << " first " << first << " block " << b << " word " << t;
           }
         }
 }

@@ -10,19 +10,18 @@
 #include <string>
 #include <vector>
 
-#include "test_support.hpp"
+#include "analyses/metrics.hpp"
+#include "analyses/probability.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/philox.hpp"
-#include "analyses/metrics.hpp"
-#include "analyses/probability.hpp"
 #include "records/selection.hpp"
+#include "test_support.hpp"
 
 using namespace judgestat;
 using judgestat::testing_support::write_temp;
 
 namespace {
-
 
 // Probability statistics of every selected judge, in a plan of their own.
 struct Built {
@@ -120,11 +119,11 @@ TEST(ProbabilityPlan, OrderAveragedVariantAndFlipTable) {
   ASSERT_EQ(b.quality.flips.size(), 1u);
   const FlipTable& f = b.quality.flips[0].table;
   EXPECT_EQ(f.total_items, 3);
-  EXPECT_EQ(f.total_flips, 2);       // i1 and i2 change their verdict between orders
-  EXPECT_EQ(f.flips[8], 1);          // i1 at base q 0.8
-  EXPECT_EQ(f.flips[7], 1);          // i2 at base q 0.7
+  EXPECT_EQ(f.total_flips, 2);  // i1 and i2 change their verdict between orders
+  EXPECT_EQ(f.flips[8], 1);     // i1 at base q 0.8
+  EXPECT_EQ(f.flips[7], 1);     // i2 at base q 0.7
   EXPECT_EQ(f.flips_high, 0);
-  EXPECT_EQ(f.items[9], 1);          // i3, stable
+  EXPECT_EQ(f.items[9], 1);  // i3, stable
 }
 
 TEST(ProbabilityPlan, NothingAddedWithoutProbabilities) {
@@ -241,7 +240,8 @@ TEST(ProbabilityAuroc, ReplicateWeightsMatchBruteForce) {
       EXPECT_TRUE(std::isnan(value));
       continue;
     }
-    EXPECT_EQ(value, static_cast<double>(twice_u) / (2.0 * static_cast<double>(positives) * static_cast<double>(negatives)))
+    EXPECT_EQ(value,
+              static_cast<double>(twice_u) / (2.0 * static_cast<double>(positives) * static_cast<double>(negatives)))
         << "replicate " << r;
     ++checked;
   }

@@ -12,28 +12,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyses/metrics.hpp"
+#include "analyses/profile.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/profile.hpp"
-#include "analyses/metrics.hpp"
-#include "analyses/profile.hpp"
 #include "sources/synth.hpp"
 #include "test_support.hpp"
 
 using namespace judgestat;
-using judgestat::testing_support::write_temp;
 using judgestat::testing_support::CliRun;
 using judgestat::testing_support::kRoot;
 using judgestat::testing_support::run_cli;
+using judgestat::testing_support::write_temp;
 using Kind = ProfileStat::Kind;
 
 namespace {
 
-
 // Point estimate of a profile statistic; NaN when it was not computed.
-double estimate(const ProfilePlan& plan, const std::vector<double>& values, Kind kind, int32_t b,
-                int32_t judge, const std::string& condition, const std::string& group = "", int32_t to = -1) {
+double estimate(const ProfilePlan& plan, const std::vector<double>& values, Kind kind, int32_t b, int32_t judge,
+                const std::string& condition, const std::string& group = "", int32_t to = -1) {
   const int32_t s = plan.find(kind, b, judge, condition, group, to);
   return s < 0 ? NAN : values[s];
 }
@@ -90,20 +89,19 @@ TEST(ProfileConfig, DefaultsFollowSpecTable) {
 }
 
 TEST(ProfileConfig, ErrorsNameTheKey) {
-  auto parse = [](const std::string& text) {
-    return usage_error([&] { parse_profile_config(text, "c.json"); });
-  };
+  auto parse = [](const std::string& text) { return usage_error([&] { parse_profile_config(text, "c.json"); }); };
   EXPECT_NE(parse(R"({"benchmarks": [{"name": "b", "conditions": {"C9": {}}}]})").find("unknown key 'C9'"),
             std::string::npos);
   EXPECT_NE(parse(R"({"benchmarks": [{"name": "b", "conditions": {"C1": {"status": "maybe"}}}]})")
                 .find("conditions.C1: status 'maybe'"),
             std::string::npos);
-  EXPECT_NE(parse(R"({"benchmarks": [{"name": "b", "conditions": {"C5": {"status": "direct", "variants": ["plain"]}}}]})")
-                .find("variant_bc needs 'variants'"),
-            std::string::npos);
-  EXPECT_NE(parse(R"({"benchmarks": [{"name": "b"}], "stress": [{"from": "b", "to": "z"}]})")
-                .find("names benchmark 'z'"),
-            std::string::npos);
+  EXPECT_NE(
+      parse(R"({"benchmarks": [{"name": "b", "conditions": {"C5": {"status": "direct", "variants": ["plain"]}}}]})")
+          .find("variant_bc needs 'variants'"),
+      std::string::npos);
+  EXPECT_NE(
+      parse(R"({"benchmarks": [{"name": "b"}], "stress": [{"from": "b", "to": "z"}]})").find("names benchmark 'z'"),
+      std::string::npos);
   EXPECT_NE(parse(R"({"benchmarks": [{"name": "b"}], "bias_correction": ["C7"]})").find("C1–C4 and overall only"),
             std::string::npos);
   EXPECT_NE(parse("{not json").find("not valid JSON"), std::string::npos);
@@ -186,7 +184,8 @@ TEST(ProfileBiasCorrection, FormulaAndSaturationFlag) {
 
   // The saturation flag in the JSON: C1_corrected > 1, the others not.
   const std::string config = write_temp("bias.json", config_text);
-  const CliRun r = run_cli("profile " + data + " --config " + config + " --labels A,B --format json --quiet --replicates 500");
+  const CliRun r =
+      run_cli("profile " + data + " --config " + config + " --labels A,B --format json --quiet --replicates 500");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto json = nlohmann::json::parse(r.out);
   int flagged = 0;
@@ -236,7 +235,8 @@ TEST(ProfileCoverage, ApproxNeverEntersADirectAverage) {
   const ProfilePlan plan = build_profile_plan(input.matrix, config, ProfileOptions{});
   ASSERT_EQ(plan.judges.size(), 7u);
   bool noted = false;
-  for (const auto& note : plan.notes) noted = noted || note.find("C3 left out (direct on one side, approx") != std::string::npos;
+  for (const auto& note : plan.notes)
+    noted = noted || note.find("C3 left out (direct on one side, approx") != std::string::npos;
   EXPECT_TRUE(noted);
 
   auto backend = make_cpu_backend(2);
@@ -268,11 +268,11 @@ TEST(ProfileCoverage, ApproxNeverEntersADirectAverage) {
       EXPECT_NEAR(v[s], mean / expected.size(), 1e-12);
     }
     if (stat.kind == Kind::kL1) {
-      EXPECT_EQ(stat.over, stat.status == Coverage::kDirect
-                               ? (stat.benchmark == 0 ? std::vector<std::string>{"C2", "C3", "C7"}
-                                                      : std::vector<std::string>{"C2", "C7"})
-                               : (stat.benchmark == 0 ? std::vector<std::string>{"C1"}
-                                                      : std::vector<std::string>{"C1", "C3"}));
+      EXPECT_EQ(stat.over,
+                stat.status == Coverage::kDirect
+                    ? (stat.benchmark == 0 ? std::vector<std::string>{"C2", "C3", "C7"}
+                                           : std::vector<std::string>{"C2", "C7"})
+                    : (stat.benchmark == 0 ? std::vector<std::string>{"C1"} : std::vector<std::string>{"C1", "C3"}));
     }
   }
   EXPECT_EQ(deltas, 6 * 3);  // six shared judges × C1, C2, C7
@@ -285,55 +285,64 @@ TEST(ProfileCoverage, ApproxNeverEntersADirectAverage) {
     EXPECT_EQ(e.result.n, 6) << e.scope;  // the shared judges only
     EXPECT_TRUE(e.result.exact);
   }
-  for (const auto& mean : summary.mean_rho) EXPECT_TRUE(mean.condition == "C2" || mean.condition == "C7" ||
-                                                        mean.condition == "overall")
-      << mean.condition << " averaged over a non-direct pair";
+  for (const auto& mean : summary.mean_rho)
+    EXPECT_TRUE(mean.condition == "C2" || mean.condition == "C7" || mean.condition == "overall")
+        << mean.condition << " averaged over a non-direct pair";
 }
 
 TEST(ProfileErrors, ConditionWithNoItemsNamesTheCell) {
   const ItemMatrix m = load_item_matrix(write_temp("robust_err.csv", kRobustnessCsv));
   const std::string message = usage_error([&] {
-    build_profile_plan(m, parse_profile_config(
-        R"({"benchmarks": [{"name": "hand", "conditions": {"C1": {"status": "direct"}}}]})", "inline"),
-                       ProfileOptions{});
+    build_profile_plan(
+        m,
+        parse_profile_config(R"({"benchmarks": [{"name": "hand", "conditions": {"C1": {"status": "direct"}}}]})",
+                             "inline"),
+        ProfileOptions{});
   });
   // C1's default subset is condition 'factual', which this data lacks.
   EXPECT_NE(message.find("benchmark 'hand' C1 (direct, pa)"), std::string::npos) << message;
   EXPECT_NE(message.find("condition 'factual' does not occur"), std::string::npos) << message;
 
   const std::string empty = usage_error([&] {
-    build_profile_plan(m, parse_profile_config(
-        R"({"benchmarks": [{"name": "hand", "records": {"variant": "plain"}, "conditions": {
-            "C7": {"status": "direct", "variant": "padded"}}}]})", "inline"), ProfileOptions{});
+    build_profile_plan(m,
+                       parse_profile_config(
+                           R"({"benchmarks": [{"name": "hand", "records": {"variant": "plain"}, "conditions": {
+            "C7": {"status": "direct", "variant": "padded"}}}]})",
+                           "inline"),
+                       ProfileOptions{});
   });
   EXPECT_NE(empty.find("benchmark 'hand' C7 (direct, bc): no items match its subset"), std::string::npos) << empty;
 }
 
 TEST(ProfileErrors, OperatorNeedingMissingVariantsNamesTheCell) {
-  const ItemMatrix m = load_item_matrix(write_temp("plain_only.csv",
-                                                   "judge,item,gold,verdict,order\nJ,i1,A,A,0\nJ,i1,A,A,1\n"));
+  const ItemMatrix m =
+      load_item_matrix(write_temp("plain_only.csv", "judge,item,gold,verdict,order\nJ,i1,A,A,0\nJ,i1,A,A,1\n"));
   const std::string message = usage_error([&] {
-    build_profile_plan(m, parse_profile_config(
-        R"({"benchmarks": [{"name": "nb", "conditions": {"C6": {"status": "augmented"}}}]})", "inline"),
-                       ProfileOptions{});
+    build_profile_plan(
+        m,
+        parse_profile_config(R"({"benchmarks": [{"name": "nb", "conditions": {"C6": {"status": "augmented"}}}]})",
+                             "inline"),
+        ProfileOptions{});
   });
   EXPECT_NE(message.find("benchmark 'nb' C6 (augmented, variant_bc): needs variant 'padded'"), std::string::npos)
       << message;
   const ItemMatrix one_order = load_item_matrix(write_temp("one_order.csv", "judge,item,gold,verdict\nJ,i1,A,A\n"));
   const std::string bc = usage_error([&] {
-    build_profile_plan(one_order, parse_profile_config(
-        R"({"benchmarks": [{"name": "nb", "conditions": {"C7": {"status": "direct"}}}]})", "inline"),
+    build_profile_plan(one_order,
+                       parse_profile_config(
+                           R"({"benchmarks": [{"name": "nb", "conditions": {"C7": {"status": "direct"}}}]})", "inline"),
                        ProfileOptions{});
   });
   EXPECT_NE(bc.find("benchmark 'nb' C7 (direct, bc): operator bc compares presentation orders"), std::string::npos)
       << bc;
   const std::string rationale = usage_error([&] {
-    build_profile_plan(one_order, parse_profile_config(
-        R"({"benchmarks": [{"name": "nb", "conditions": {"C8": {"status": "direct"}}}]})", "inline"),
+    build_profile_plan(one_order,
+                       parse_profile_config(
+                           R"({"benchmarks": [{"name": "nb", "conditions": {"C8": {"status": "direct"}}}]})", "inline"),
                        ProfileOptions{});
   });
-  EXPECT_NE(rationale.find("C8 (direct, rationale): operator rationale needs a rationale_ok column"),
-            std::string::npos) << rationale;
+  EXPECT_NE(rationale.find("C8 (direct, rationale): operator rationale needs a rationale_ok column"), std::string::npos)
+      << rationale;
 }
 
 // Independent reference: /usr/bin/python3 tests/scripts/llmbar_c7_spearman.py computes C7 =
@@ -367,13 +376,15 @@ TEST(ProfileCli, JsonKeysAndRadarPlots) {
   const std::string data = write_temp("cli_synth.csv", csv.str());
   const std::string plots = ::testing::TempDir() + "profile_plots";
   std::filesystem::remove_all(plots);
-  const CliRun r = run_cli("profile " + data + " --config " + kRoot + "/configs/judgereva.json --format json --quiet "
-                           "--replicates 300 --plots " + plots);
+  const CliRun r = run_cli("profile " + data + " --config " + kRoot +
+                           "/configs/judgereva.json --format json --quiet "
+                           "--replicates 300 --plots " +
+                           plots);
   ASSERT_EQ(r.status, 0) << r.out;
   const auto json = nlohmann::json::parse(r.out);
   EXPECT_EQ(json["command"], "profile");
-  for (const char* key : {"statistics", "coverage", "spearman", "stress", "l1", "bias_correction", "leave_out",
-                          "notes", "timing"})
+  for (const char* key :
+       {"statistics", "coverage", "spearman", "stress", "l1", "bias_correction", "leave_out", "notes", "timing"})
     EXPECT_TRUE(json.contains(key)) << key;
   std::set<std::string> names;
   for (const auto& row : json["statistics"]) names.insert(row["name"].get<std::string>());
@@ -384,7 +395,8 @@ TEST(ProfileCli, JsonKeysAndRadarPlots) {
   EXPECT_TRUE(std::filesystem::exists(plots + "/radar_judgerEva.svg"));
 
   // The paper's table layout for people.
-  const CliRun text = run_cli("profile " + data + " --config " + kRoot + "/configs/judgereva.json --quiet "
+  const CliRun text = run_cli("profile " + data + " --config " + kRoot +
+                              "/configs/judgereva.json --quiet "
                               "--replicates 300");
   ASSERT_EQ(text.status, 0) << text.out;
   EXPECT_NE(text.out.find("CAP profile — judgerEva (160 items)"), std::string::npos);
@@ -416,13 +428,14 @@ TEST(ProfileLibrary, RunProfileMatchesTheCli) {
   ASSERT_EQ(report.result.intervals.size(), report.plan.stats.size());
   EXPECT_EQ(report.summary.between_conditions.empty(), false);
 
-  const CliRun cli = run_cli("profile " + data + " --config " + kRoot + "/configs/judgebench.json --format json "
+  const CliRun cli = run_cli("profile " + data + " --config " + kRoot +
+                             "/configs/judgebench.json --format json "
                              "--quiet --replicates 400 --seed 5 --backend cpu --threads 2");
   ASSERT_EQ(cli.status, 0) << cli.out;
   const auto expected = nlohmann::json::parse(cli.out);
   const auto json = nlohmann::json::parse(to_json(report, ReportHead{}).dump());
-  for (const char* key : {"settings", "statistics", "coverage", "spearman", "stress", "l1", "bias_correction",
-                          "leave_out", "notes"})
+  for (const char* key :
+       {"settings", "statistics", "coverage", "spearman", "stress", "l1", "bias_correction", "leave_out", "notes"})
     EXPECT_EQ(json[key], expected[key]) << key;
   // A cell's value is the CLI's to the last digit.
   const int32_t overall = report.plan.find(Kind::kCell, 0, 0, "overall");
@@ -462,7 +475,8 @@ TEST(ProfileCuda, CudaMatchesCpu) {
   std::ostringstream csv;
   write_synth_cap(csv, synth);
   const ItemMatrix m = load_item_matrix(write_temp("cuda_synth.csv", csv.str()));
-  const ProfilePlan plan = build_profile_plan(m, load_profile_config(kRoot + "/configs/judgereva.json"), ProfileOptions{});
+  const ProfilePlan plan =
+      build_profile_plan(m, load_profile_config(kRoot + "/configs/judgereva.json"), ProfileOptions{});
   const CompiledPlan compiled = compile(plan.plan);
   const uint64_t count = 3000;
   std::vector<double> cpu(count * compiled.n_statistics), gpu(cpu.size());

@@ -24,8 +24,7 @@ TEST(Simd, TestSetterClampsToTheCpu) {
   const SimdPathRestorer restore;
   for (SimdPath p : {SimdPath::scalar, SimdPath::avx2, SimdPath::avx512, SimdPath::avx512_vnni}) {
     set_simd_path_for_testing(p);
-    EXPECT_EQ(static_cast<int>(simd_path()),
-              std::min(static_cast<int>(p), static_cast<int>(simd_best_supported())));
+    EXPECT_EQ(static_cast<int>(simd_path()), std::min(static_cast<int>(p), static_cast<int>(simd_best_supported())));
   }
   EXPECT_STREQ(simd_path_name(SimdPath::scalar), "scalar");
   EXPECT_STREQ(simd_path_name(SimdPath::avx512_vnni), "avx512_vnni");
@@ -90,8 +89,8 @@ TEST(ColumnDots, EveryPathEqualsTheExactSum) {
           set_simd_path_for_testing(path);
           std::vector<int32_t> got(columns, 12345);
           column_dots(m.data(), t.data(), stride, columns, got.data());
-          EXPECT_EQ(got, want) << simd_path_name(path) << " stride " << stride << " columns "
-                               << columns << " mode " << mode;
+          EXPECT_EQ(got, want) << simd_path_name(path) << " stride " << stride << " columns " << columns << " mode "
+                               << mode;
         }
       }
     }
@@ -102,8 +101,10 @@ TEST(Simd, EnvironmentVariableSelectsThePath) {
   // JUDGESTAT_SIMD is read once per process: run the CLI's W1 bench under each setting and
   // compare the per-statistic estimates and intervals; an unknown value is reported and ignored.
   const auto results = [](const char* value) {
-    if (value) setenv("JUDGESTAT_SIMD", value, 1);
-    else unsetenv("JUDGESTAT_SIMD");
+    if (value)
+      setenv("JUDGESTAT_SIMD", value, 1);
+    else
+      unsetenv("JUDGESTAT_SIMD");
     const auto run = testing_support::run_cli(
         "bench w1 --items 3000 --clusters 2500 --judges 3 --replicates 2000 --threads 2 "
         "--warmup 0 --repeats 1 --format json --results");
@@ -113,9 +114,7 @@ TEST(Simd, EnvironmentVariableSelectsThePath) {
   };
   const char* saved = std::getenv("JUDGESTAT_SIMD");
   const std::string saved_value = saved ? saved : "";
-  const auto parse = [](const std::string& out) {
-    return nlohmann::json::parse(out.substr(out.find('{')))["results"];
-  };
+  const auto parse = [](const std::string& out) { return nlohmann::json::parse(out.substr(out.find('{')))["results"]; };
   const auto reference = parse(results("scalar"));
   ASSERT_FALSE(reference.empty());
   for (const char* value : {"avx2", "avx512", "avx512_vnni", "auto"})

@@ -1,11 +1,11 @@
 // Shared by the test suites: the repository root, running the judgestat CLI, temp files.
 #pragma once
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 
@@ -41,8 +41,8 @@ inline CliRun run_cli(const std::string& args) {
 /// test, so parallel tests never share one) and returns its path.
 inline std::string write_temp(const std::string& name, const std::string& text) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path = ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" + test->name() +
-                           "_" + name;
+  const std::string path =
+      ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" + test->name() + "_" + name;
   std::ofstream(path) << text;
   return path;
 }

@@ -7,15 +7,15 @@
 #include <map>
 #include <sstream>
 
+#include "analyses/profile.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
-#include "analyses/profile.hpp"
 #include "sources/synth.hpp"
 #include "test_support.hpp"
 
 using namespace judgestat;
-using judgestat::testing_support::write_temp;
 using judgestat::testing_support::kRoot;
+using judgestat::testing_support::write_temp;
 
 namespace {
 
@@ -24,7 +24,6 @@ std::string synth_text(const SynthOptions& options) {
   write_synth_cap(out, options);
   return out.str();
 }
-
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -43,13 +42,18 @@ double planted(const std::map<std::string, std::map<std::string, double>>& truth
     case ProfileStat::Kind::kCell:
     case ProfileStat::Kind::kConsistency:
     case ProfileStat::Kind::kSupportedCorrect:
-    case ProfileStat::Kind::kCorrected: key = label.name; break;
+    case ProfileStat::Kind::kCorrected:
+      key = label.name;
+      break;
     case ProfileStat::Kind::kStableWrong: {
       const std::string c = *label.of;
       return values.at(c + "_cons") - values.at(c);
     }
-    case ProfileStat::Kind::kLeaveOut: key = "leave_out." + *label.of; break;
-    default: return NAN;
+    case ProfileStat::Kind::kLeaveOut:
+      key = "leave_out." + *label.of;
+      break;
+    default:
+      return NAN;
   }
   const auto it = values.find(key);
   return it == values.end() ? NAN : it->second;
@@ -165,8 +169,8 @@ TEST(SynthCap, PlantedValuesRecoveredWithinTheirCIs) {
       covered += inside;
       if (level > 0.99) {
         EXPECT_TRUE(inside) << result.labels[s].judge << " " << result.labels[s].name
-                            << (result.labels[s].of ? " of " + *result.labels[s].of : "") << ": planted "
-                            << value << ", estimate " << ci.estimate << " [" << ci.lo << ", " << ci.hi << "]";
+                            << (result.labels[s].of ? " of " + *result.labels[s].of : "") << ": planted " << value
+                            << ", estimate " << ci.estimate << " [" << ci.lo << ", " << ci.hi << "]";
       }
     }
     // 7 judges × (9 cells + 3 cons + 3 stable_wrong + supported_correct + 5 corrected + 9 leave-out).

@@ -180,8 +180,8 @@ void time_repetitions(BenchMeasurement& m, int warmup, int repeats, const RunOnc
 // W1 on `target`; results (when given) gets each statistic's interval of the last repetition.
 BenchMeasurement measure_w1(const BenchSizes& sizes, const ItemMatrix* input, const ExecTarget& target, int warmup,
                             int repeats, std::vector<BenchResult>* results) {
-  const W1Input data = input ? w1_from_file(*input)
-                             : w1_synthetic(sizes.items, sizes.clusters, static_cast<int>(sizes.judges), 1);
+  const W1Input data =
+      input ? w1_from_file(*input) : w1_synthetic(sizes.items, sizes.clusters, static_cast<int>(sizes.judges), 1);
   const Plan plan = w1_plan(data);
   const CompiledPlan compiled = compile(plan);
   std::vector<StatLabel> labels;
@@ -210,8 +210,8 @@ BenchMeasurement measure_w1(const BenchSizes& sizes, const ItemMatrix* input, co
   return m;
 }
 
-BenchMeasurement measure_w2(const BenchSizes& sizes, const std::vector<std::string>& grid_values, const ItemMatrix* input,
-                            const ExecTarget& target, int warmup, int repeats) {
+BenchMeasurement measure_w2(const BenchSizes& sizes, const std::vector<std::string>& grid_values,
+                            const ItemMatrix* input, const ExecTarget& target, int warmup, int repeats) {
   const CascadePool pool = input ? build_cascade_pool(*input, "judge0", "judge7") : w2_synthetic(sizes.items, 1);
   const ThresholdGrid grid = bench_grid(sizes.grid, grid_values);
   const BudgetProblem problem = make_budget_problem(pool, grid, false);
@@ -280,9 +280,12 @@ std::vector<BenchSizes> bench_runs(const BenchOptions& options) {
     runs.clear();
     for (int64_t v : values) {
       BenchSizes s = base;
-      if (sweep == "replicates") s.replicates = static_cast<uint64_t>(v);
-      else if (sweep == "draws") s.draws = static_cast<uint64_t>(v);
-      else *swept_field(sweep, s) = v;
+      if (sweep == "replicates")
+        s.replicates = static_cast<uint64_t>(v);
+      else if (sweep == "draws")
+        s.draws = static_cast<uint64_t>(v);
+      else
+        *swept_field(sweep, s) = v;
       if (sweep == "grid" && v > kMaxGrid)
         throw std::invalid_argument("values: a grid has at most " + std::to_string(kMaxGrid) + " thresholds");
       if (w1 && s.clusters > s.items) s.items = s.clusters;

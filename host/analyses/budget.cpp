@@ -31,10 +31,17 @@ double type7(std::vector<double>& values, double p) {
 
 // Rank 0's summary to every rank (their own summarizers gave theirs to rank 0: no draws).
 void broadcast_summary(BudgetSummary& summary) {
-  double reals[11] = {summary.loss_share,     summary.delta_mean,       summary.delta_q[0],
-                      summary.delta_q[1],     summary.delta_q[2],       summary.fee_ratio_median,
-                      summary.fee_ratio_q[0], summary.fee_ratio_q[1],   summary.fee_ratio_q[2],
-                      summary.escalate_all_share, 0.0};
+  double reals[11] = {summary.loss_share,
+                      summary.delta_mean,
+                      summary.delta_q[0],
+                      summary.delta_q[1],
+                      summary.delta_q[2],
+                      summary.fee_ratio_median,
+                      summary.fee_ratio_q[0],
+                      summary.fee_ratio_q[1],
+                      summary.fee_ratio_q[2],
+                      summary.escalate_all_share,
+                      0.0};
   uint64_t counts[2] = {summary.draws, summary.fee_ratio_undefined};
   distributed::broadcast_from_root(reals, 11);
   distributed::broadcast_from_root(counts, 2);
@@ -52,7 +59,9 @@ void broadcast_summary(BudgetSummary& summary) {
 
 }  // namespace
 
-ThresholdGrid default_grid() { return threshold_grid({"0.5", "0.6", "0.7", "0.8", "0.85", "0.9", "0.95", "0.99", "1"}); }
+ThresholdGrid default_grid() {
+  return threshold_grid({"0.5", "0.6", "0.7", "0.8", "0.85", "0.9", "0.95", "0.99", "1"});
+}
 
 ThresholdGrid threshold_grid(const std::vector<std::string>& values) {
   ThresholdGrid grid;
@@ -78,8 +87,7 @@ BudgetProblem make_budget_problem(const CascadePool& pool, const ThresholdGrid& 
   problem.n_grid = grid.size();
   problem.n_strata = per_stratum ? pool.n_strata() : 1;
   problem.strata_names = per_stratum ? pool.strata_names : std::vector<std::string>{"all"};
-  if (problem.n_grid > kMaxGrid)
-    throw UsageError("at most " + std::to_string(kMaxGrid) + " grid thresholds");
+  if (problem.n_grid > kMaxGrid) throw UsageError("at most " + std::to_string(kMaxGrid) + " grid thresholds");
   if (problem.n_strata > kMaxStrata || problem.n_strata < 1)
     throw UsageError("per-stratum rules take 1 to " + std::to_string(kMaxStrata) + " strata, got " +
                      std::to_string(problem.n_strata));
@@ -131,12 +139,13 @@ BudgetProblem make_budget_problem(const CascadePool& pool, const ThresholdGrid& 
 
 void check_budget_k(const BudgetProblem& problem, uint32_t k, ThresholdRule rule) {
   if (k < static_cast<uint32_t>(rule_min_labels(rule)))
-    throw std::invalid_argument("k: " + std::to_string(k) + " is too small for the " + rule_name(rule) + " rule: it needs at least " +
-                     std::to_string(rule_min_labels(rule)) + " labelled items");
+    throw std::invalid_argument("k: " + std::to_string(k) + " is too small for the " + rule_name(rule) +
+                                " rule: it needs at least " + std::to_string(rule_min_labels(rule)) +
+                                " labelled items");
   if (k >= static_cast<uint32_t>(problem.n_items))
     throw std::invalid_argument("k: " + std::to_string(k) + " leaves no held-out items: the pool has " +
-                     std::to_string(problem.n_items) + " items, so k must be below " +
-                     std::to_string(problem.n_items));
+                                std::to_string(problem.n_items) + " items, so k must be below " +
+                                std::to_string(problem.n_items));
 }
 
 double histogram_quantile(const std::vector<uint64_t>& hist, int64_t offset, double p) {
@@ -245,8 +254,8 @@ BudgetSummary BudgetSummarizer::finish() {
   return summary;
 }
 
-BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem, const BudgetRun& run,
-                              uint64_t draws, const std::function<void(uint64_t)>& progress) {
+BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem, const BudgetRun& run, uint64_t draws,
+                              const std::function<void(uint64_t)>& progress) {
   check_budget_k(problem, run.k, run.rule.rule);
   if (draws == 0 || draws > (uint64_t{1} << 32))
     throw std::invalid_argument("draws: expected 1 to 2^32 (draw indices are 32-bit Philox counters)");

@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <numeric>
-#include <cstdio>
 #include <stdexcept>
 #include <tuple>
 
+#include "analyses/probability.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
-#include "analyses/probability.hpp"
 
 namespace judgestat {
 
@@ -56,7 +56,8 @@ std::vector<uint8_t> split_selection(const PoolClusters& clusters, const Cascade
   std::map<int32_t, int32_t> benchmark_index;
   std::vector<std::vector<int32_t>> members;
   for (int32_t c = 0; c < clusters.size(); ++c) {
-    const auto [it, fresh] = benchmark_index.emplace(clusters.cluster_benchmark[c], static_cast<int32_t>(members.size()));
+    const auto [it, fresh] =
+        benchmark_index.emplace(clusters.cluster_benchmark[c], static_cast<int32_t>(members.size()));
     if (fresh) members.emplace_back();
     members[it->second].push_back(c);
   }
@@ -116,9 +117,7 @@ FeeScale fee_scale(const CascadePool& pool) {
 namespace {
 
 // A fee in plan units: the integer count of units when the scale is exact.
-double fee_in_units(double fee, const FeeScale& scale) {
-  return scale.exact ? std::round(fee / scale.unit) : fee;
-}
+double fee_in_units(double fee, const FeeScale& scale) { return scale.exact ? std::round(fee / scale.unit) : fee; }
 
 // Programs concatenated: postfix pieces of one statistic's program.
 std::vector<Op> join(std::initializer_list<std::vector<Op>> parts) {
@@ -204,8 +203,9 @@ CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clus
     stats.escalated = add(label("escalated", policy.threshold, n),
                           {{O::kColumn, k_n}, {O::kColumn, k_a}, {O::kSub}, {O::kColumn, k_n}, {O::kDiv}});
     if (first_errors > 0)
-      stats.errors_escalated = add(label("errors_escalated", policy.threshold, first_errors),
-                                   {{O::kColumn, k_err}, {O::kColumn, k_aerr}, {O::kSub}, {O::kColumn, k_err}, {O::kDiv}});
+      stats.errors_escalated =
+          add(label("errors_escalated", policy.threshold, first_errors),
+              {{O::kColumn, k_err}, {O::kColumn, k_aerr}, {O::kSub}, {O::kColumn, k_err}, {O::kDiv}});
     if (options.fees) {
       // Σ a·fee_S: the fallback fee the accepted items save.
       std::vector<Op> accepted_fallback_fee;
@@ -221,10 +221,17 @@ CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clus
       stats.fee_ratio = add(label("fee_ratio", policy.threshold, n),
                             join({first_fee, escalated_fee, {{O::kAdd}}, fallback_fee, {{O::kDiv}}}));
       // p = escalated fallback fee / all fallback fee; expected accuracy c1 + p·(c2 − c1).
-      stats.random_acc = add(label("random_acc", policy.threshold, n),
-                             join({escalated_fee, fallback_fee, {{O::kDiv}},
-                                   {{O::kColumn, k_c2}, {O::kColumn, k_c1}, {O::kSub}, {O::kMul}, {O::kColumn, k_c1},
-                                    {O::kAdd}, {O::kColumn, k_n}, {O::kDiv}}}));
+      stats.random_acc = add(label("random_acc", policy.threshold, n), join({escalated_fee,
+                                                                             fallback_fee,
+                                                                             {{O::kDiv}},
+                                                                             {{O::kColumn, k_c2},
+                                                                              {O::kColumn, k_c1},
+                                                                              {O::kSub},
+                                                                              {O::kMul},
+                                                                              {O::kColumn, k_c1},
+                                                                              {O::kAdd},
+                                                                              {O::kColumn, k_n},
+                                                                              {O::kDiv}}}));
     }
     out.policies.push_back(stats);
   }
@@ -283,7 +290,8 @@ std::vector<SelectionTrial> selection_trials(const CascadePool& pool, const Thre
       t.sum_4d2 += twice_d * twice_d;
     }
     if (t.n >= rule_min_labels(ThresholdRule::kPoint)) t.mean_delta = rule_mean_delta(t.sum_2d, t.n);
-    if (t.n >= rule_min_labels(ThresholdRule::kLower)) t.lower_bound = rule_lower_bound(settings.z, t.sum_2d, t.sum_4d2, t.n);
+    if (t.n >= rule_min_labels(ThresholdRule::kLower))
+      t.lower_bound = rule_lower_bound(settings.z, t.sum_2d, t.sum_4d2, t.n);
     t.point_passes = rule_passes(point, t.sum_2d, t.sum_4d2, t.n);
     t.lower_passes = rule_passes(lower, t.sum_2d, t.sum_4d2, t.n);
   }
@@ -333,7 +341,8 @@ CascadePolicy rule_policy(const CascadePool& pool, const ThresholdGrid& grid, co
   return policy;
 }
 
-TemperatureResult temperature_scaling(const ItemMatrix& m, const CascadePool& pool, const std::vector<uint8_t>& selection) {
+TemperatureResult temperature_scaling(const ItemMatrix& m, const CascadePool& pool,
+                                      const std::vector<uint8_t>& selection) {
   const int32_t L = pool.n_labels;
   std::vector<double> fit_rows, test_rows;
   std::vector<int32_t> fit_gold, test_gold;
@@ -347,8 +356,7 @@ TemperatureResult temperature_scaling(const ItemMatrix& m, const CascadePool& po
   auto nll_as_given = [&](const std::vector<double>& rows, const std::vector<int32_t>& gold) {
     if (gold.empty()) return static_cast<double>(NAN);
     double total = 0;
-    for (size_t r = 0; r < gold.size(); ++r)
-      total += score_probabilities(rows.data() + r * L, L, gold[r]).nll;
+    for (size_t r = 0; r < gold.size(); ++r) total += score_probabilities(rows.data() + r * L, L, gold[r]).nll;
     return total / static_cast<double>(gold.size());
   };
   TemperatureResult out;
@@ -361,7 +369,6 @@ TemperatureResult temperature_scaling(const ItemMatrix& m, const CascadePool& po
   if (!test_gold.empty()) out.heldout_nll_after = mean_nll_at_temperature(test_rows, L, test_gold, out.temperature);
   return out;
 }
-
 
 // ---- run_cascade: pool → sweep → split → rules → held-out → temperature ----
 
@@ -435,7 +442,8 @@ void describe_values(const ItemMatrix& m, const CascadePool& pool, const Cascade
   r.latency_first = value_source(m, pool, m.latency, o.latency, o.first, pool.first_orders, "latency");
   r.latency_fallback = value_source(m, pool, m.latency, o.latency, o.fallback, 1, "latency");
   for (int32_t i = 0; i < pool.size(); ++i)
-    if (!(pool.fee_first[i] >= 0 && pool.fee_fallback[i] >= 0 && std::isfinite(pool.fee_first[i] + pool.fee_fallback[i])))
+    if (!(pool.fee_first[i] >= 0 && pool.fee_fallback[i] >= 0 &&
+          std::isfinite(pool.fee_first[i] + pool.fee_fallback[i])))
       throw UsageError("fees must be finite and non-negative; item '" + m.items[pool.item[i]] + "' has another");
   const bool first_fee = r.fee_first.from != not_given.from, fallback_fee = r.fee_fallback.from != not_given.from;
   r.fees = first_fee && fallback_fee && sum_of(pool.fee_fallback) > 0;
@@ -451,7 +459,8 @@ void describe_values(const ItemMatrix& m, const CascadePool& pool, const Cascade
   if (!r.latency) r.notes.push_back("latencies not given: give --latency JUDGE=SECONDS per call for latency quantiles");
   for (const auto& [source, judge, what] :
        {std::make_tuple(r.fee_first, o.first, "fee"), std::make_tuple(r.fee_fallback, o.fallback, "fee"),
-        std::make_tuple(r.latency_first, o.first, "latency"), std::make_tuple(r.latency_fallback, o.fallback, "latency")})
+        std::make_tuple(r.latency_first, o.first, "latency"),
+        std::make_tuple(r.latency_fallback, o.fallback, "latency")})
     if (source.from == "file" && source.missing > 0)
       r.notes.push_back(std::to_string(source.missing) + " calls of " + judge + " have no " + what +
                         " in the file and count 0");
@@ -544,11 +553,15 @@ CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& option
   BootstrapOptions boot = options.bootstrap;
   const uint64_t replicates = boot.replicates, total = replicates * (report.rules ? 2 : 1);
   const auto& progress = options.progress;
-  boot.progress = [&](uint64_t done, uint64_t) { if (progress) progress(done, total); };
+  boot.progress = [&](uint64_t done, uint64_t) {
+    if (progress) progress(done, total);
+  };
   report.sweep.result = run_bootstrap(sweep.plan, *backend, boot);
   if (report.rules) {
     boot.keep_replicates = false;
-    boot.progress = [&](uint64_t done, uint64_t) { if (progress) progress(replicates + done, total); };
+    boot.progress = [&](uint64_t done, uint64_t) {
+      if (progress) progress(replicates + done, total);
+    };
     report.rules->heldout = run_bootstrap(heldout_plan.plan, *backend, boot);
   }
 

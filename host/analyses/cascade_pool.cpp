@@ -23,8 +23,7 @@ int32_t find_judge(const ItemMatrix& matrix, const std::string& name, const char
 std::string name_some(const ItemMatrix& matrix, const std::vector<int32_t>& items) {
   constexpr size_t kShown = 5;
   std::ostringstream text;
-  for (size_t n = 0; n < items.size() && n < kShown; ++n)
-    text << (n ? ", " : "") << matrix.items[items[n]];
+  for (size_t n = 0; n < items.size() && n < kShown; ++n) text << (n ? ", " : "") << matrix.items[items[n]];
   if (items.size() > kShown) text << " and " << items.size() - kShown << " more";
   return text.str();
 }
@@ -42,9 +41,8 @@ double call_value(const std::map<std::string, double>& overrides, const std::str
 
 }  // namespace
 
-CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& first,
-                               const std::string& fallback, int gate_orders,
-                               const std::string& strata,
+CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& first, const std::string& fallback,
+                               int gate_orders, const std::string& strata,
                                const std::map<std::string, double>& fee_per_call,
                                const std::map<std::string, double>& latency_per_call) {
   if (gate_orders != 1 && gate_orders != 2)
@@ -137,8 +135,7 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
       }
     }
 
-    for (int32_t l = 0; l < n_labels; ++l)
-      pool.probs.push_back(valid_orders > 0 ? prob_sum[l] / valid_orders : 0.0);
+    for (int32_t l = 0; l < n_labels; ++l) pool.probs.push_back(valid_orders > 0 ? prob_sum[l] / valid_orders : 0.0);
     pool.item.push_back(i);
     pool.c1.push_back(c1);
     pool.q.push_back(q);
@@ -146,12 +143,10 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
     pool.c2.push_back(matrix.present(fallback_cell) && matrix.correct(fallback_cell, i) ? 1.0 : 0.0);
     pool.fee_first.push_back(fee_first);
     pool.latency_first.push_back(latency_first);
-    pool.fee_fallback.push_back(matrix.present(fallback_cell)
-                                    ? call_value(fee_per_call, fallback, matrix.fee, fallback_cell)
-                                    : 0.0);
+    pool.fee_fallback.push_back(
+        matrix.present(fallback_cell) ? call_value(fee_per_call, fallback, matrix.fee, fallback_cell) : 0.0);
     pool.latency_fallback.push_back(
-        matrix.present(fallback_cell) ? call_value(latency_per_call, fallback, matrix.latency, fallback_cell)
-                                      : 0.0);
+        matrix.present(fallback_cell) ? call_value(latency_per_call, fallback, matrix.latency, fallback_cell) : 0.0);
     pool.stratum.push_back(stratum);
   }
 
@@ -167,9 +162,8 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
   }
   if (!missing_fallback.empty())
     throw UsageError("fallback judge '" + fallback + "' has no order-0 record on " +
-                     std::to_string(missing_fallback.size()) + " of the " +
-                     std::to_string(pool.item.size()) + " items the first stage covers (" +
-                     name_some(matrix, missing_fallback) + ")");
+                     std::to_string(missing_fallback.size()) + " of the " + std::to_string(pool.item.size()) +
+                     " items the first stage covers (" + name_some(matrix, missing_fallback) + ")");
   return pool;
 }
 

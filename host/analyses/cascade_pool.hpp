@@ -37,7 +37,7 @@ struct CascadePool {
   std::string strata_key;       // "", "benchmark" or "condition"
   std::vector<std::string> strata_names;
 
-  std::vector<int32_t> item;    // index into ItemMatrix::items
+  std::vector<int32_t> item;  // index into ItemMatrix::items
   std::vector<double> c1, c2, q;
   std::vector<uint8_t> gate_ok;
   std::vector<double> fee_first, fee_fallback, latency_first, latency_fallback;
@@ -58,9 +58,8 @@ struct CascadePool {
 /// Throws UsageError for an unknown judge, a bad gate_orders or strata key, a first judge without
 /// probabilities, a fallback without an order-0 record on some pool items (naming a few and the
 /// count), or an empty pool.
-CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& first,
-                               const std::string& fallback, int gate_orders = 2,
-                               const std::string& strata = "",
+CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& first, const std::string& fallback,
+                               int gate_orders = 2, const std::string& strata = "",
                                const std::map<std::string, double>& fee_per_call = {},
                                const std::map<std::string, double>& latency_per_call = {});
 

@@ -79,7 +79,7 @@ BudgetReport run_budget(const ItemMatrix& matrix, const BudgetOptions& options, 
     for (ThresholdRule rule : options.rules) check_budget_k(problem, k, rule);
 
   std::unique_ptr<BudgetEngine> engine = make_budget_engine(problem, target);
-  const uint64_t draws = options.draws ? *options.draws
+  const uint64_t draws = options.draws              ? *options.draws
                          : engine->name() == "cuda" ? kDefaultBudgetDrawsCuda
                                                     : kDefaultBudgetDrawsCpu;
   if (draws == 0 || draws > (uint64_t{1} << 32))

@@ -14,8 +14,7 @@ namespace judgestat {
 
 using Unit = AccuracyUnit;
 
-JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& units, int orders,
-                       bool invalid_match) {
+JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& units, int orders, bool invalid_match) {
   const size_t U = units.size();
   JudgeUnits out;
   out.present.assign(orders, std::vector<double>(U, 0.0));
@@ -74,8 +73,8 @@ double total(const std::vector<double>& values) {
 // `kappa_agreement`): categories are the labels, `tie` and invalid (its own category);
 // κ = (p_o − p_e) / (1 − p_e) with p_o = agree / n and p_e = Σ_c x_c y_c / n², all column sums.
 void add_order_kappa(const ItemMatrix& m, int32_t j, const std::vector<AccuracyUnit>& units,
-                     const std::vector<double>& complete, const std::vector<double>& mask,
-                     const std::string& tag, StatLabel label, Plan& plan) {
+                     const std::vector<double>& complete, const std::vector<double>& mask, const std::string& tag,
+                     StatLabel label, Plan& plan) {
   const size_t U = units.size();
   auto category = [&](int16_t verdict) { return verdict >= 0 ? verdict : m.n_labels() + (verdict == kTie ? 0 : 1); };
   const int32_t n_categories = m.n_labels() + 2;
@@ -152,8 +151,9 @@ class MetricsPlanBuilder {
     orders_ = sel_.orders;
     multi_order_ = orders_ >= 2;
     if (!multi_order_)
-      out_.notes.push_back("bc, cons, stable_wrong and jb_score are left out: the data has one "
-                           "presentation order (they compare orders)");
+      out_.notes.push_back(
+          "bc, cons, stable_wrong and jb_score are left out: the data has one "
+          "presentation order (they compare orders)");
     make_scopes();
     reference_ = sel_.judges.front();
     if (!options_.reference.empty()) reference_ = m_.judge_index(options_.reference);
@@ -206,8 +206,8 @@ class MetricsPlanBuilder {
   }
 
   // sum(num) / sum(den) on the scope's units; nothing when den is 0 there.
-  void add_ratio(int32_t j, size_t s, const std::string& tag, const std::string& name,
-                 std::optional<int> order, const std::vector<double>& num, const std::vector<double>& den) {
+  void add_ratio(int32_t j, size_t s, const std::string& tag, const std::string& name, std::optional<int> order,
+                 const std::vector<double>& num, const std::vector<double>& den) {
     const Scope& scope = scopes_[s];
     const std::vector<double> den_values = masked(den, scope.mask);
     const int64_t n = static_cast<int64_t>(total(den_values));
@@ -248,9 +248,9 @@ class MetricsPlanBuilder {
       const int32_t kc = add_column(tag + "/sw/cons", masked(cons, scope.mask));
       const int32_t kb = add_column(tag + "/sw/bc", masked(bc, scope.mask));
       const int32_t kd = add_column(tag + "/sw/den", den);
-      StatisticDef stat{label_for("stable_wrong", j, scope),
-                        {{OpCode::kColumn, kc}, {OpCode::kColumn, kb}, {OpCode::kSub},
-                         {OpCode::kColumn, kd}, {OpCode::kDiv}}};
+      StatisticDef stat{
+          label_for("stable_wrong", j, scope),
+          {{OpCode::kColumn, kc}, {OpCode::kColumn, kb}, {OpCode::kSub}, {OpCode::kColumn, kd}, {OpCode::kDiv}}};
       stat.label.n = n;
       plan_.statistics.push_back(std::move(stat));
     }
@@ -312,8 +312,7 @@ class MetricsPlanBuilder {
         for (const auto& [name, order] : names) {
           const std::string key = name + (order ? std::to_string(*order) : "");
           if (!mine.count(key) || !theirs.count(key)) continue;
-          StatisticDef stat{label_for("diff", j, scopes_[s]),
-                            difference_program(mine[key].first, theirs[key].first)};
+          StatisticDef stat{label_for("diff", j, scopes_[s]), difference_program(mine[key].first, theirs[key].first)};
           stat.label.reference = m_.judges[reference_];
           stat.label.of = name;
           stat.label.order = order;
@@ -354,13 +353,11 @@ class MetricsPlanBuilder {
 
 }  // namespace
 
-MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel,
-                               const MetricsOptions& options) {
+MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options) {
   return MetricsPlanBuilder(m, sel, options).build();
 }
 
-MetricsReport run_metrics(const ItemMatrix& matrix, const MetricsOptions& options,
-                          const ExecTarget& target) {
+MetricsReport run_metrics(const ItemMatrix& matrix, const MetricsOptions& options, const ExecTarget& target) {
   const auto start = std::chrono::steady_clock::now();
   SelectionOptions select;
   select.judges = options.judges;

@@ -27,23 +27,21 @@ struct JudgeUnits {
   std::vector<std::vector<double>> present, correct;  // per order
   std::vector<double> any_present, order_mean;        // pa
   std::vector<double> complete, all_correct, consistent, jb_positive;
-  std::vector<int32_t> verdict0;                      // order-0 verdict code
+  std::vector<int32_t> verdict0;  // order-0 verdict code
 };
 
 /// Judge j's facts on each unit over `orders` presentation orders (cons: an invalid verdict
 /// matches nothing unless invalid_match).
 /// Every (item, variant) of the selection that a selected judge has a record for, in selection
 /// order; appends each unit's cluster to plan.unit_cluster.
-std::vector<AccuracyUnit> accuracy_units(const ItemMatrix& matrix, const Selection& selection,
-                                         Plan& plan);
+std::vector<AccuracyUnit> accuracy_units(const ItemMatrix& matrix, const Selection& selection, Plan& plan);
 
-JudgeUnits judge_units(const ItemMatrix& matrix, int32_t j, const std::vector<AccuracyUnit>& units,
-                       int orders, bool invalid_match);
+JudgeUnits judge_units(const ItemMatrix& matrix, int32_t j, const std::vector<AccuracyUnit>& units, int orders,
+                       bool invalid_match);
 
 /// The accuracy family's plan of a selection (options: invalid_match, reference, per_group;
 /// the selection and bootstrap fields are not read here).
-MetricsPlan build_metrics_plan(const ItemMatrix& matrix, const Selection& selection,
-                               const MetricsOptions& options);
+MetricsPlan build_metrics_plan(const ItemMatrix& matrix, const Selection& selection, const MetricsOptions& options);
 
 /// Point estimates of a plan on the original data (no resampling), in statistic order.
 std::vector<double> point_estimates(const Plan& plan);

@@ -98,8 +98,8 @@ RiskCoverage risk_coverage(const std::vector<double>& q, const std::vector<doubl
     for (size_t k = a + 1; k <= b; ++k)
       risk_sum += (errors_before + group_errors * static_cast<double>(k - a) / group) / static_cast<double>(k);
     errors_before += group_errors;
-    curve.points.push_back({q[order[a]], static_cast<double>(b) / static_cast<double>(n),
-                            errors_before / static_cast<double>(b)});
+    curve.points.push_back(
+        {q[order[a]], static_cast<double>(b) / static_cast<double>(n), errors_before / static_cast<double>(b)});
     a = b;
   }
   curve.aurc = risk_sum / static_cast<double>(n);
@@ -133,8 +133,8 @@ double scaled_nll(const std::vector<double>& probs, int32_t n_labels, const std:
 
 }  // namespace
 
-double mean_nll_at_temperature(const std::vector<double>& probs, int32_t n_labels,
-                               const std::vector<int32_t>& gold, double t) {
+double mean_nll_at_temperature(const std::vector<double>& probs, int32_t n_labels, const std::vector<int32_t>& gold,
+                               double t) {
   return scaled_nll(probs, n_labels, gold, t);
 }
 
@@ -270,8 +270,9 @@ class ProbabilityPlanBuilder {
       for (const auto& name : without_) names += (names.empty() ? "" : ", ") + name;
       out_.notes.push_back("probability quality is left out for " + names + ": no valid records with probabilities");
     }
-    out_.notes.push_back("brier, nll, ece, auroc_err: n = valid records with probabilities; rows without [order] "
-                         "use order-averaged probabilities (docs/statistics.md §3.2); auroc_err ranks errors by 1 − q, ties ½");
+    out_.notes.push_back(
+        "brier, nll, ece, auroc_err: n = valid records with probabilities; rows without [order] "
+        "use order-averaged probabilities (docs/statistics.md §3.2); auroc_err ranks errors by 1 − q, ties ½");
     return std::move(out_);
   }
 
@@ -299,8 +300,10 @@ class ProbabilityPlanBuilder {
       }
     std::vector<int32_t> judges;
     for (size_t jj = 0; jj < sel_.judges.size(); ++jj) {
-      if (judge_has[jj]) judges.push_back(sel_.judges[jj]);
-      else without_.push_back(m_.judges[sel_.judges[jj]]);
+      if (judge_has[jj])
+        judges.push_back(sel_.judges[jj]);
+      else
+        without_.push_back(m_.judges[sel_.judges[jj]]);
     }
     return judges;
   }
@@ -323,8 +326,8 @@ class ProbabilityPlanBuilder {
     return k;
   }
 
-  StatLabel label_for(const std::string& name, int32_t judge, const Scope& scope,
-                      const std::optional<int>& order, int64_t n) const {
+  StatLabel label_for(const std::string& name, int32_t judge, const Scope& scope, const std::optional<int>& order,
+                      int64_t n) const {
     StatLabel label;
     label.name = name;
     label.judge = m_.judges[judge];
@@ -431,8 +434,10 @@ class ProbabilityPlanBuilder {
       const int16_t base_verdict = m_.verdict[m_.cell(j, units_[u].item, 0, units_[u].variant)];
       for (int o = 1; o < m_.orders; ++o) {
         const size_t cell = m_.cell(j, units_[u].item, o, units_[u].variant);
-        if (!m_.present(cell)) complete = false;
-        else if (m_.verdict[cell] != base_verdict) flip = true;  // an invalid verdict matches nothing
+        if (!m_.present(cell))
+          complete = false;
+        else if (m_.verdict[cell] != base_verdict)
+          flip = true;  // an invalid verdict matches nothing
       }
       if (!complete) continue;
       const int bin = confidence_bin(base.q[u]);

@@ -44,8 +44,8 @@ RiskCoverage risk_coverage(const std::vector<double>& q, const std::vector<doubl
 
 /// Temperature scaling (docs/statistics.md §3.2): probabilities ∝ p^(1/T). `probs` holds rows of n_labels.
 /// Mean NLL of the rows at temperature t (t = 1: the probabilities as given).
-double mean_nll_at_temperature(const std::vector<double>& probs, int32_t n_labels,
-                               const std::vector<int32_t>& gold, double t);
+double mean_nll_at_temperature(const std::vector<double>& probs, int32_t n_labels, const std::vector<int32_t>& gold,
+                               double t);
 /// The T in [0.05, 20] minimising the mean NLL: a log-spaced scan, then golden-section search
 /// around the best scan point. Deterministic. 1 when there are no rows.
 double fit_temperature(const std::vector<double>& probs, int32_t n_labels, const std::vector<int32_t>& gold);
@@ -56,8 +56,8 @@ double fit_temperature(const std::vector<double>& probs, int32_t n_labels, const
 /// (item × variant, clusters from the selection), appended after the plan's existing units with
 /// zeros in the existing columns, so the plan's other statistics are unchanged. Adds nothing
 /// when no selected judge has probabilities.
-ProbabilityQuality add_probability_quality(const ItemMatrix& matrix, const Selection& selection,
-                                           bool per_group, Plan& plan);
+ProbabilityQuality add_probability_quality(const ItemMatrix& matrix, const Selection& selection, bool per_group,
+                                           Plan& plan);
 
 /// "[0.9, 1.0]" style name of a confidence bin.
 std::string confidence_bin_name(int bin);

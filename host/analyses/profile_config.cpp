@@ -20,28 +20,36 @@ using ConfigJson = nlohmann::ordered_json;
 
 std::string to_string(Coverage status) {
   switch (status) {
-    case Coverage::kDirect: return "direct";
-    case Coverage::kApprox: return "approx";
-    case Coverage::kAugmented: return "augmented";
-    case Coverage::kUnavailable: return "unavailable";
+    case Coverage::kDirect:
+      return "direct";
+    case Coverage::kApprox:
+      return "approx";
+    case Coverage::kAugmented:
+      return "augmented";
+    case Coverage::kUnavailable:
+      return "unavailable";
   }
   return "?";
 }
 
 std::string to_string(CapOperator op) {
   switch (op) {
-    case CapOperator::kPa: return "pa";
-    case CapOperator::kAcc: return "acc";
-    case CapOperator::kBc: return "bc";
-    case CapOperator::kVariantBc: return "variant_bc";
-    case CapOperator::kRationale: return "rationale";
+    case CapOperator::kPa:
+      return "pa";
+    case CapOperator::kAcc:
+      return "acc";
+    case CapOperator::kBc:
+      return "bc";
+    case CapOperator::kVariantBc:
+      return "variant_bc";
+    case CapOperator::kRationale:
+      return "rationale";
   }
   return "?";
 }
 
 const std::vector<std::string>& cap_cell_names() {
-  static const std::vector<std::string> kNames{"C1", "C2", "C3", "C4", "C5",
-                                               "C6", "C7", "C8", "overall"};
+  static const std::vector<std::string> kNames{"C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "overall"};
   return kNames;
 }
 
@@ -58,8 +66,7 @@ namespace {
 
 namespace {
 
-void check_keys(const ConfigJson& object, const std::vector<std::string>& allowed,
-                const std::string& where) {
+void check_keys(const ConfigJson& object, const std::vector<std::string>& allowed, const std::string& where) {
   if (!object.is_object()) config_error(where, "expected a JSON object");
   for (auto it = object.begin(); it != object.end(); ++it)
     if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
@@ -74,8 +81,7 @@ std::string string_field(const ConfigJson& object, const std::string& key, const
 }
 
 // A string or a list of strings.
-std::vector<std::string> names_field(const ConfigJson& object, const std::string& key,
-                                     const std::string& where) {
+std::vector<std::string> names_field(const ConfigJson& object, const std::string& key, const std::string& where) {
   if (!object.contains(key)) return {};
   const ConfigJson& value = object[key];
   if (value.is_string()) return {value.get<std::string>()};
@@ -132,8 +138,7 @@ CellSpec default_cell(const std::string& name) {
 }
 
 CellSpec parse_cell(const ConfigJson& value, const std::string& name, const std::string& where) {
-  check_keys(value, {"status", "operator", "benchmark", "condition", "variant", "variants",
-                     "main_table", "note"},
+  check_keys(value, {"status", "operator", "benchmark", "condition", "variant", "variants", "main_table", "note"},
              where);
   CellSpec cell = default_cell(name);
   if (value.contains("status")) {
@@ -161,8 +166,9 @@ CellSpec parse_cell(const ConfigJson& value, const std::string& name, const std:
   if (value.contains("variants")) cell.variant_pair = names_field(value, "variants", where);
   if (cell.op == CapOperator::kVariantBc) {
     if (cell.variant_pair.size() != 2 || cell.variant_pair[0] == cell.variant_pair[1])
-      config_error(where, "operator variant_bc needs 'variants': [base, perturbed], two different "
-                          "variant names (e.g. [\"plain\", \"polished\"])");
+      config_error(where,
+                   "operator variant_bc needs 'variants': [base, perturbed], two different "
+                   "variant names (e.g. [\"plain\", \"polished\"])");
     if (value.contains("variant"))
       config_error(where, "operator variant_bc takes its variants from 'variants', not 'variant'");
   } else if (value.contains("variants")) {
@@ -231,8 +237,7 @@ ProfileConfig parse_profile_config(const std::string& json_text, const std::stri
     if (!families.is_object()) config_error(source + ": families", "expected {name: [judges…]}");
     for (auto it = families.begin(); it != families.end(); ++it) {
       FamilySpec family{it.key(), names_field(families, it.key(), source + ": families")};
-      if (family.members.empty())
-        config_error(source + ": families." + it.key(), "a family needs at least one member");
+      if (family.members.empty()) config_error(source + ": families." + it.key(), "a family needs at least one member");
       config.families.push_back(std::move(family));
     }
   }
@@ -241,11 +246,9 @@ ProfileConfig parse_profile_config(const std::string& json_text, const std::stri
     for (size_t s = 0; s < root["stress"].size(); ++s) {
       const std::string where = source + ": stress[" + std::to_string(s) + "]";
       check_keys(root["stress"][s], {"from", "to"}, where);
-      StressSpec pair{string_field(root["stress"][s], "from", where),
-                      string_field(root["stress"][s], "to", where)};
+      StressSpec pair{string_field(root["stress"][s], "from", where), string_field(root["stress"][s], "to", where)};
       for (const std::string& name : {pair.from, pair.to})
-        if (!names.count(name))
-          config_error(where, "names benchmark '" + name + "', which the config does not define");
+        if (!names.count(name)) config_error(where, "names benchmark '" + name + "', which the config does not define");
       if (pair.from == pair.to) config_error(where, "'from' and 'to' are the same benchmark");
       config.stress.push_back(pair);
     }

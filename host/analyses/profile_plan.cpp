@@ -135,8 +135,8 @@ class ProfilePlanBuilder {
   void resolve_cell(const BenchmarkSpec& spec, const CellSpec& cell, const std::vector<int32_t>& items,
                     const std::string& where, ResolvedCell& r) const;
   CellColumns cell_columns(const ResolvedCell& r, int32_t jj) const;
-  void add_cell_stats(int32_t b, int32_t jj, const BenchmarkSpec& spec, const CellSpec& cell,
-                      const CellColumns& cols, int64_t n, bool has_flagged);
+  void add_cell_stats(int32_t b, int32_t jj, const BenchmarkSpec& spec, const CellSpec& cell, const CellColumns& cols,
+                      int64_t n, bool has_flagged);
   void add_supported_correct(int32_t b, int32_t jj);
   void add_bias_correction(int32_t b, const BenchmarkSpec& spec, const std::vector<ResolvedCell>& resolved,
                            const std::string& where);
@@ -155,8 +155,8 @@ class ProfilePlanBuilder {
   std::vector<AccuracyUnit> units;
   std::vector<int32_t> unit_of;  // item × variant → accuracy unit, -1 when none
   size_t U = 0;
-  std::vector<JudgeUnits> facts;   // per analysed judge
-  std::vector<double> unflagged;   // per unit: 1 unless its item has flag = 1
+  std::vector<JudgeUnits> facts;  // per analysed judge
+  std::vector<double> unflagged;  // per unit: 1 unless its item has flag = 1
   const std::vector<std::string> conditions{cap_cell_names().begin(), cap_cell_names().end() - 1};
   ProfilePlan out;
   std::map<CellKey, std::vector<Op>> program_of;
@@ -192,7 +192,8 @@ ProfilePlan ProfilePlanBuilder::build() {
   check_asked_benchmarks();
   for (const BenchmarkSpec& spec : config.benchmarks) add_benchmark(spec);
   if (out.benchmarks.empty())
-    throw UsageError("no benchmark of " + config.source + " has records in the input; check each "
+    throw UsageError("no benchmark of " + config.source +
+                     " has records in the input; check each "
                      "benchmark's 'records' filter against the data's benchmark and condition columns");
   // Stress degradation [CAP §4.3, Eq. 3] on conditions measured with the same status on both.
   for (const StressSpec& pair : config.stress) add_stress(pair);
@@ -218,7 +219,7 @@ void ProfilePlanBuilder::check_asked_benchmarks() const {
       std::vector<std::string> names;
       for (const auto& b : config.benchmarks) names.push_back(b.name);
       throw std::invalid_argument("benchmarks: '" + name + "' is not a benchmark of " + config.source +
-                       " (it has: " + join(names) + ")");
+                                  " (it has: " + join(names) + ")");
     }
   }
 }
@@ -227,8 +228,8 @@ void ProfilePlanBuilder::names_known(const std::vector<std::string>& wanted, con
                                      const std::string& column, const std::string& where) const {
   for (const std::string& name : wanted)
     if (std::find(have.begin(), have.end(), name) == have.end())
-      throw UsageError(where + ": " + column + " '" + name + "' does not occur in the data (it has: " +
-                       join(have) + ")");
+      throw UsageError(where + ": " + column + " '" + name + "' does not occur in the data (it has: " + join(have) +
+                       ")");
 }
 
 void ProfilePlanBuilder::add_stat(ProfileStat stat, StatLabel label, std::vector<Op> program) {
@@ -252,8 +253,8 @@ std::vector<double> ProfilePlanBuilder::masked(const std::vector<double>& values
 // One config benchmark: its items, its cells resolved against the data, the statistics of every
 // judge on every cell, supported-correct and the bias correction.
 void ProfilePlanBuilder::add_benchmark(const BenchmarkSpec& spec) {
-  const bool asked = std::find(options.benchmarks.begin(), options.benchmarks.end(), spec.name) !=
-                     options.benchmarks.end();
+  const bool asked =
+      std::find(options.benchmarks.begin(), options.benchmarks.end(), spec.name) != options.benchmarks.end();
   if (!options.benchmarks.empty() && !asked) return;
   const std::string where = "benchmark '" + spec.name + "'";
   std::vector<int32_t> items;
@@ -263,15 +264,15 @@ void ProfilePlanBuilder::add_benchmark(const BenchmarkSpec& spec) {
       items.push_back(i);
   if (items.empty()) {
     if (asked)
-      throw UsageError(where + " (" + config.source + "): no records match its records filter; "
+      throw UsageError(where + " (" + config.source +
+                       "): no records match its records filter; "
                        "check the config's 'records' against the data's benchmark and condition columns");
     out.notes.push_back(where + ": no records in the input; not profiled");
     return;
   }
   names_known(spec.records.variants, m.variants, "variant", where + ": records");
-  for (const auto& [wanted, have, column] :
-       {std::make_tuple(&spec.records.benchmarks, &m.benchmarks, "benchmark"),
-        std::make_tuple(&spec.records.conditions, &m.conditions, "condition")})
+  for (const auto& [wanted, have, column] : {std::make_tuple(&spec.records.benchmarks, &m.benchmarks, "benchmark"),
+                                             std::make_tuple(&spec.records.conditions, &m.conditions, "condition")})
     for (const std::string& name : *wanted)
       if (std::find(have->begin(), have->end(), name) == have->end())
         out.notes.push_back(where + ": its records filter names " + column + " '" + name +
@@ -323,8 +324,8 @@ void ProfilePlanBuilder::add_benchmark(const BenchmarkSpec& spec) {
 void ProfilePlanBuilder::resolve_cell(const BenchmarkSpec& spec, const CellSpec& cell,
                                       const std::vector<int32_t>& items, const std::string& where,
                                       ResolvedCell& r) const {
-  const std::string cell_where = where + " " + cell.name + " (" + to_string(cell.status) + ", " +
-                                 to_string(cell.op) + ")";
+  const std::string cell_where =
+      where + " " + cell.name + " (" + to_string(cell.status) + ", " + to_string(cell.op) + ")";
   names_known(cell.subset.benchmarks, m.benchmarks, "benchmark", cell_where);
   names_known(cell.subset.conditions, m.conditions, "condition", cell_where);
   r.spec = &cell;
@@ -335,14 +336,18 @@ void ProfilePlanBuilder::resolve_cell(const BenchmarkSpec& spec, const CellSpec&
   for (const std::string& name : variant_names) {
     const int32_t v = m.variant_index(name);
     if (v < 0) {
-      throw UsageError(cell_where + ": needs variant '" + name + "', which the data lacks (its "
-                       "variants: " + join(m.variants) + "); mark the cell unavailable or "
+      throw UsageError(cell_where + ": needs variant '" + name +
+                       "', which the data lacks (its "
+                       "variants: " +
+                       join(m.variants) +
+                       "); mark the cell unavailable or "
                        "give records with that variant");
     }
     if (accepts(spec.records.variants, name)) {
       r.variants.push_back(v);
     } else if (cell.op == CapOperator::kVariantBc) {
-      throw UsageError(cell_where + ": needs variant '" + name + "', which the benchmark's records "
+      throw UsageError(cell_where + ": needs variant '" + name +
+                       "', which the benchmark's records "
                        "filter leaves out; add it to 'records' or mark the cell unavailable");
     }
   }
@@ -361,18 +366,20 @@ void ProfilePlanBuilder::resolve_cell(const BenchmarkSpec& spec, const CellSpec&
     if (ok && !r.variants.empty()) with_units.push_back(i);
   }
   r.items = with_units;
-  std::string subset = "benchmark = " + (cell.subset.benchmarks.empty() ? "any" : join(cell.subset.benchmarks, "|")) +
-                       ", condition = " + (cell.subset.conditions.empty() ? "any" : join(cell.subset.conditions, "|")) +
-                       ", variant" + (cell.op == CapOperator::kVariantBc ? "s = " + join(variant_names, " and ")
-                                                                           : " = " + join(variant_names, "|"));
+  std::string subset =
+      "benchmark = " + (cell.subset.benchmarks.empty() ? "any" : join(cell.subset.benchmarks, "|")) +
+      ", condition = " + (cell.subset.conditions.empty() ? "any" : join(cell.subset.conditions, "|")) + ", variant" +
+      (cell.op == CapOperator::kVariantBc ? "s = " + join(variant_names, " and ") : " = " + join(variant_names, "|"));
   if (r.items.empty())
     throw UsageError(cell_where + ": no items match its subset (" + subset +
                      "); fix the config's subset or mark the cell unavailable");
   if (cell.op == CapOperator::kBc && sel.orders < 2)
-    throw UsageError(cell_where + ": operator bc compares presentation orders, but the data has "
+    throw UsageError(cell_where +
+                     ": operator bc compares presentation orders, but the data has "
                      "one order; give both orders or mark the cell unavailable");
   if (cell.op == CapOperator::kRationale && !m.has_rationale)
-    throw UsageError(cell_where + ": operator rationale needs a rationale_ok column, which the "
+    throw UsageError(cell_where +
+                     ": operator rationale needs a rationale_ok column, which the "
                      "data lacks; mark the cell unavailable");
 }
 
@@ -485,8 +492,11 @@ void ProfilePlanBuilder::add_cell_stats(int32_t b, int32_t jj, const BenchmarkSp
     StatLabel sw = label("stable_wrong");
     sw.of = cell.name;
     add_stat(stat, sw,
-             {{OpCode::kColumn, k_cons}, {OpCode::kColumn, k_num}, {OpCode::kSub},
-              {OpCode::kColumn, k_den}, {OpCode::kDiv}});
+             {{OpCode::kColumn, k_cons},
+              {OpCode::kColumn, k_num},
+              {OpCode::kSub},
+              {OpCode::kColumn, k_den},
+              {OpCode::kDiv}});
   }
   if (options.leave_out && has_flagged) {
     const std::vector<double> kept_den = masked(cols.den);
@@ -522,22 +532,21 @@ void ProfilePlanBuilder::add_bias_correction(int32_t b, const BenchmarkSpec& spe
                                              const std::vector<ResolvedCell>& resolved, const std::string& where) {
   // Bias correction [CAP App. K]: q1 / q0 = accuracy with the gold response shown first /
   // second, on the overall cell's presentations; CI by joint bootstrap with normal draws.
-  const auto overall_it = std::find_if(spec.cells.begin(), spec.cells.end(),
-                                       [](const CellSpec& c) { return c.name == "overall"; });
+  const auto overall_it =
+      std::find_if(spec.cells.begin(), spec.cells.end(), [](const CellSpec& c) { return c.name == "overall"; });
   const ResolvedCell& overall_cell = resolved[overall_it - spec.cells.begin()];
   const auto label_a = std::find(m.labels.begin(), m.labels.end(), "A");
   const auto label_b = std::find(m.labels.begin(), m.labels.end(), "B");
-  const bool pairwise = m.n_labels() == 2 && label_a != m.labels.end() && label_b != m.labels.end() &&
-                        sel.orders <= 2;
+  const bool pairwise = m.n_labels() == 2 && label_a != m.labels.end() && label_b != m.labels.end() && sel.orders <= 2;
   bool any_corrected = false;
   for (const auto& name : config.corrected)
-    any_corrected = any_corrected || std::any_of(resolved.begin(), resolved.end(), [&](const ResolvedCell& r) {
-                      return r.spec && r.spec->name == name;
-                    });
+    any_corrected = any_corrected || std::any_of(resolved.begin(), resolved.end(),
+                                                 [&](const ResolvedCell& r) { return r.spec && r.spec->name == name; });
   if (any_corrected && !overall_cell.spec) {
     out.notes.push_back(where + ": bias correction left out: it needs the overall cell for q0 and q1");
   } else if (any_corrected && !pairwise) {
-    out.notes.push_back(where + ": bias correction left out: it needs pairwise items with labels A "
+    out.notes.push_back(where +
+                        ": bias correction left out: it needs pairwise items with labels A "
                         "and B and at most two orders");
   } else if (any_corrected) {
     const int32_t gold_a = static_cast<int32_t>(label_a - m.labels.begin());
@@ -597,16 +606,15 @@ void ProfilePlanBuilder::add_bias_correction(int32_t b, const BenchmarkSpec& spe
                           ": the gold response is never shown in one of the two positions");
     if (!chance_level.empty())
       out.notes.push_back(where + ": bias correction left out for " + std::to_string(chance_level.size()) +
-                          " judge(s) with q0 + q1 <= 1 (no better than chance; not identified): " +
-                          join(chance_level));
+                          " judge(s) with q0 + q1 <= 1 (no better than chance; not identified): " + join(chance_level));
   }
 }
 
 void ProfilePlanBuilder::add_stress(const StressSpec& pair) {
   const int32_t from = benchmark_index(pair.from), to = benchmark_index(pair.to);
   if (from < 0 || to < 0) {
-    out.notes.push_back("stress " + pair.from + " → " + pair.to + ": left out, '" +
-                        (from < 0 ? pair.from : pair.to) + "' was not profiled");
+    out.notes.push_back("stress " + pair.from + " → " + pair.to + ": left out, '" + (from < 0 ? pair.from : pair.to) +
+                        "' was not profiled");
     return;
   }
   out.stress.push_back(pair);
@@ -617,9 +625,8 @@ void ProfilePlanBuilder::add_stress(const StressSpec& pair) {
     if (a.status == Coverage::kUnavailable || z.status == Coverage::kUnavailable) continue;
     if (!a.main_table || !z.main_table) continue;  // n.r. cells stay out of the stress table
     if (a.status != z.status) {
-      out.notes.push_back("stress " + pair.from + " → " + pair.to + ": " + c + " left out (" +
-                          to_string(a.status) + " on one side, " + to_string(z.status) +
-                          " on the other; they are never combined)");
+      out.notes.push_back("stress " + pair.from + " → " + pair.to + ": " + c + " left out (" + to_string(a.status) +
+                          " on one side, " + to_string(z.status) + " on the other; they are never combined)");
       continue;
     }
     shared.push_back(c);
@@ -693,8 +700,7 @@ void ProfilePlanBuilder::resolve_families() {
     for (const std::string& judge : out.judges)
       if (family_member(family, judge)) resolved.members.push_back(judge);
     if (resolved.members.empty()) {
-      out.notes.push_back("family '" + family.name + "': no analysed judge matches " +
-                          join(family.members));
+      out.notes.push_back("family '" + family.name + "': no analysed judge matches " + join(family.members));
       continue;
     }
     out.families.push_back(resolved);
@@ -760,8 +766,7 @@ const CellSpec& ProfilePlanBuilder::cell_spec(int32_t b, const std::string& name
 
 }  // namespace
 
-ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config,
-                               const ProfileOptions& options) {
+ProfilePlan build_profile_plan(const ItemMatrix& m, const ProfileConfig& config, const ProfileOptions& options) {
   return ProfilePlanBuilder(m, config, options).build();
 }
 

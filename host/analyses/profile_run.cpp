@@ -15,8 +15,7 @@ double seconds_now() {
 }  // namespace
 
 ProfileReport run_profile(const ItemMatrix& matrix, const ProfileOptions& options, const ExecTarget& target) {
-  if (options.exact_max_n < 0 || options.exact_max_n > 10)
-    throw std::invalid_argument("exact_max_n: expected 0 … 10");
+  if (options.exact_max_n < 0 || options.exact_max_n > 10) throw std::invalid_argument("exact_max_n: expected 0 … 10");
   ProfileReport report;
   report.options = options;
   report.options.bootstrap.progress = nullptr;  // the report keeps settings, not the caller's callback

@@ -15,8 +15,7 @@ using Kind = ProfileStat::Kind;
 // ---------------------------------------------------------------------------------------------
 // Spearman and L1 pairs on the point estimates.
 
-ProfileSummary summarize_profile(const ProfilePlan& plan, const std::vector<double>& estimates,
-                                 int exact_max_n) {
+ProfileSummary summarize_profile(const ProfilePlan& plan, const std::vector<double>& estimates, int exact_max_n) {
   ProfileSummary out;
   const int32_t J = static_cast<int32_t>(plan.judges.size());
   auto value = [&](int32_t b, int32_t jj, const std::string& c) {
@@ -56,8 +55,8 @@ ProfileSummary summarize_profile(const ProfilePlan& plan, const std::vector<doub
       if (status_of(b, c) != Coverage::kUnavailable) measured.push_back(c);
     for (size_t x = 0; x < measured.size(); ++x)
       for (size_t y = x + 1; y < measured.size(); ++y)
-        out.between_conditions.push_back(correlate({{b, measured[x]}, {b, measured[y]}},
-                                                   plan.benchmarks[b].spec.name, measured[x], measured[y]));
+        out.between_conditions.push_back(
+            correlate({{b, measured[x]}, {b, measured[y]}}, plan.benchmarks[b].spec.name, measured[x], measured[y]));
   }
   for (const std::string& c : names) {
     double sum = 0;
@@ -65,8 +64,8 @@ ProfileSummary summarize_profile(const ProfilePlan& plan, const std::vector<doub
     for (int32_t x = 0; x < B; ++x)
       for (int32_t y = x + 1; y < B; ++y) {
         if (status_of(x, c) == Coverage::kUnavailable || status_of(y, c) == Coverage::kUnavailable) continue;
-        SpearmanEntry entry = correlate({{x, c}, {y, c}}, c, plan.benchmarks[x].spec.name,
-                                        plan.benchmarks[y].spec.name);
+        SpearmanEntry entry =
+            correlate({{x, c}, {y, c}}, c, plan.benchmarks[x].spec.name, plan.benchmarks[y].spec.name);
         if (entry.status_a == Coverage::kDirect && entry.status_b == Coverage::kDirect &&
             !std::isnan(entry.result.rho)) {
           sum += entry.result.rho;
@@ -90,10 +89,11 @@ ProfileSummary summarize_profile(const ProfilePlan& plan, const std::vector<doub
         const bool within = fx->second == fy->second;
         if (within ? fx->second != group : group != "cross-family") continue;
         double distance = 0;
-        for (const std::string& c : stat.over) distance += std::fabs(value(stat.benchmark, x, c) - value(stat.benchmark, y, c));
+        for (const std::string& c : stat.over)
+          distance += std::fabs(value(stat.benchmark, x, c) - value(stat.benchmark, y, c));
         if (std::isnan(distance)) continue;
-        out.l1_pairs.push_back({plan.benchmarks[stat.benchmark].spec.name, to_string(stat.status),
-                                plan.judges[x], plan.judges[y], within ? group : "", distance});
+        out.l1_pairs.push_back({plan.benchmarks[stat.benchmark].spec.name, to_string(stat.status), plan.judges[x],
+                                plan.judges[y], within ? group : "", distance});
       }
   }
   return out;

@@ -45,8 +45,7 @@ double beta_continued_fraction(double x, double a, double b) {
 double regularized_incomplete_beta(double x, double a, double b) {
   if (!(x >= 0.0 && x <= 1.0) || !(a > 0) || !(b > 0)) return kNaN;
   if (x == 0.0 || x == 1.0) return x;
-  const double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-                           b * std::log1p(-x);
+  const double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
   const double front = std::exp(log_front);
   // The fraction converges fast on the side of the symmetry point; use I_x(a,b) = 1 - I_{1-x}(b,a).
   if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_continued_fraction(x, a, b) / a;
@@ -64,8 +63,7 @@ std::vector<double> average_ranks(const std::vector<double>& values) {
   const size_t n = values.size();
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return values[a] < values[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
   std::vector<double> ranks(n);
   for (size_t start = 0; start < n;) {
     size_t end = start + 1;
@@ -77,8 +75,7 @@ std::vector<double> average_ranks(const std::vector<double>& values) {
   return ranks;
 }
 
-SpearmanResult spearman(const std::vector<double>& x, const std::vector<double>& y,
-                        int exact_max_n) {
+SpearmanResult spearman(const std::vector<double>& x, const std::vector<double>& y, int exact_max_n) {
   if (x.size() != y.size()) throw std::invalid_argument("spearman: x and y differ in length");
   if (exact_max_n > 10) throw std::invalid_argument("spearman: exact test limited to n <= 10");
   SpearmanResult out;
@@ -107,9 +104,8 @@ SpearmanResult spearman(const std::vector<double>& x, const std::vector<double>&
   if (n >= 3) {
     // scipy: t = rho * sqrt(dof / ((1 + rho)(1 - rho))), infinite at |rho| = 1.
     const double dof = n - 2;
-    const double t = std::fabs(out.rho) == 1.0
-                         ? std::copysign(std::numeric_limits<double>::infinity(), out.rho)
-                         : out.rho * std::sqrt(dof / ((out.rho + 1.0) * (1.0 - out.rho)));
+    const double t = std::fabs(out.rho) == 1.0 ? std::copysign(std::numeric_limits<double>::infinity(), out.rho)
+                                               : out.rho * std::sqrt(dof / ((out.rho + 1.0) * (1.0 - out.rho)));
     out.p_t = student_t_two_sided(t, dof);
   }
 

@@ -18,8 +18,7 @@ std::vector<double> average_ranks(const std::vector<double>& values);
 
 /// Spearman's rho of paired values and its p-values; x and y must have the same length.
 /// The exact test enumerates all n! pairings, so it runs only for n <= exact_max_n (at most 10).
-SpearmanResult spearman(const std::vector<double>& x, const std::vector<double>& y,
-                        int exact_max_n = 9);
+SpearmanResult spearman(const std::vector<double>& x, const std::vector<double>& y, int exact_max_n = 9);
 
 /// Two-sided p-value of Student's t: P(|T| >= |t|) with `dof` degrees of freedom (0 for t = ±inf).
 double student_t_two_sided(double t, double dof);

@@ -8,9 +8,9 @@
 
 #include <cxxopts.hpp>
 
-#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/text_lists.hpp"
 #include "judgestat/bench.hpp"
 #include "judgestat/budget.hpp"
 #include "records/selection.hpp"
@@ -70,8 +70,10 @@ BenchOptions parse_bench_flags(const cxxopts::ParseResult& parsed) {
   options.repeats = parsed["repeats"].as<int>();
   if (options.warmup < 0 || options.repeats < 1) throw UsageError("--warmup >= 0 and --repeats >= 1");
   BenchSizes& base = options.base;
-  if (parsed.count("items")) base.items = parsed["items"].as<int64_t>();
-  else if (options.workload == "w2") base.items = 1850;
+  if (parsed.count("items"))
+    base.items = parsed["items"].as<int64_t>();
+  else if (options.workload == "w2")
+    base.items = 1850;
   base.clusters = parsed["clusters"].as<int64_t>();
   base.judges = parsed["judges"].as<int64_t>();
   base.replicates = parsed["replicates"].as<uint64_t>();
@@ -98,9 +100,10 @@ BenchOptions parse_bench_flags(const cxxopts::ParseResult& parsed) {
 // The analysis's fields and their flags. The target's `kind` only fails a run when CUDA is
 // asked for and missing, which the command has always reported as "--backend cuda: why".
 const FlagNames& bench_flags() {
-  static const FlagNames flags{{"sweep", "--sweep"},     {"sweep grid", "--sweep grid"}, {"values", "--values"},
-                               {"clusters", "--clusters"}, {"kind", "--backend cuda"},   {"devices", "--devices"},
-                               {"threads", "--threads"},   {"k", "--k"},                 {"draws", "--draws"}};
+  static const FlagNames flags{
+      {"sweep", "--sweep"},       {"sweep grid", "--sweep grid"}, {"values", "--values"},   {"clusters", "--clusters"},
+      {"kind", "--backend cuda"}, {"devices", "--devices"},       {"threads", "--threads"}, {"k", "--k"},
+      {"draws", "--draws"}};
   return flags;
 }
 

@@ -8,9 +8,9 @@
 
 #include <cxxopts.hpp>
 
-#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/text_lists.hpp"
 #include "judgestat/label_budget.hpp"
 #include "records/selection.hpp"
 
@@ -91,15 +91,21 @@ void parse_budget_flags(const cxxopts::ParseResult& parsed, BudgetOptions& optio
   options.per_stratum = parsed.count("per-stratum") > 0 || !options.strata.empty();
   if (parsed.count("draws")) options.draws = parsed["draws"].as<uint64_t>();
   const std::string rule = parsed["rule"].as<std::string>();
-  if (rule == "point" || rule == "lower") options.rules = {parse_rule(rule)};
-  else if (rule != "both") throw UsageError("--rule: expected point, lower or both, got '" + rule + "'");
+  if (rule == "point" || rule == "lower")
+    options.rules = {parse_rule(rule)};
+  else if (rule != "both")
+    throw UsageError("--rule: expected point, lower or both, got '" + rule + "'");
 }
 
 // The analysis's fields and their flags. The target's `kind` only fails a run when CUDA is
 // asked for and missing, which the command has always reported as "--backend cuda: why".
 const FlagNames& budget_flags() {
-  static const FlagNames flags{{"tol", "--tol"},         {"z", "--z"},         {"k", "--k"},
-                               {"draws", "--draws"},     {"kind", "--backend cuda"}, {"devices", "--devices"},
+  static const FlagNames flags{{"tol", "--tol"},
+                               {"z", "--z"},
+                               {"k", "--k"},
+                               {"draws", "--draws"},
+                               {"kind", "--backend cuda"},
+                               {"devices", "--devices"},
                                {"threads", "--threads"}};
   return flags;
 }
@@ -107,9 +113,10 @@ const FlagNames& budget_flags() {
 }  // namespace
 
 int command_budget(int argc, char** argv) {
-  cxxopts::Options cli("judgestat budget",
-                       "Label-budget simulation of threshold rules (docs/statistics.md §3.5): choose the cascade threshold on k "
-                       "labelled items, score it on the rest");
+  cxxopts::Options cli(
+      "judgestat budget",
+      "Label-budget simulation of threshold rules (docs/statistics.md §3.5): choose the cascade threshold on k "
+      "labelled items, score it on the rest");
   add_budget_options(cli);
   std::vector<std::string> arguments = with_short_k_and_z(argc, argv);
   std::vector<char*> parse_argv;
@@ -131,9 +138,9 @@ int command_budget(int argc, char** argv) {
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
   const double load_s = seconds_since(load_start);
-  options.fee_per_call = parse_per_call(
-      parsed.count("fee") ? parsed["fee"].as<std::vector<std::string>>() : std::vector<std::string>{}, "fee",
-      options.first, options.fallback);
+  options.fee_per_call =
+      parse_per_call(parsed.count("fee") ? parsed["fee"].as<std::vector<std::string>>() : std::vector<std::string>{},
+                     "fee", options.first, options.fallback);
   Progress progress("draws", common.quiet);
   options.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
   const BudgetReport report = with_flag_names(budget_flags(), [&] { return run_budget(matrix, options, target); });

@@ -6,9 +6,9 @@
 
 #include <cxxopts.hpp>
 
-#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/text_lists.hpp"
 #include "judgestat/cascade.hpp"
 #include "report/report.hpp"
 
@@ -41,7 +41,8 @@ void add_cascade_options(cxxopts::Options& options) {
 // The options' fields and their flags, the execution target's included.
 FlagNames cascade_flags() {
   FlagNames flags = exec_target_flags();
-  for (const char* field : {"grid", "fallback", "tol", "z", "select", "strata"}) flags[field] = std::string("--") + field;
+  for (const char* field : {"grid", "fallback", "tol", "z", "select", "strata"})
+    flags[field] = std::string("--") + field;
   return flags;
 }
 
@@ -75,9 +76,10 @@ CascadeOptions parse_cascade_options(const cxxopts::ParseResult& parsed, const C
 }  // namespace
 
 int command_cascade(int argc, char** argv) {
-  cxxopts::Options options("judgestat cascade",
-                           "Confidence cascade (docs/statistics.md §3.3, §3.4): threshold sweep with clustered CIs, random "
-                           "baseline and oracle; threshold rules chosen on a selection part and scored on the rest");
+  cxxopts::Options options(
+      "judgestat cascade",
+      "Confidence cascade (docs/statistics.md §3.3, §3.4): threshold sweep with clustered CIs, random "
+      "baseline and oracle; threshold rules chosen on a selection part and scored on the rest");
   add_common_options(options);
   add_cascade_options(options);
   cxxopts::ParseResult parsed;

@@ -1,5 +1,5 @@
-#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
+#include "cli/text_lists.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -70,8 +70,7 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
-  if (common.format != "text" && common.format != "md" && common.format != "csv" &&
-      common.format != "json")
+  if (common.format != "text" && common.format != "md" && common.format != "csv" && common.format != "json")
     throw UsageError("--format: expected text, md, csv or json, got '" + common.format + "'");
   if (!(common.level > 0 && common.level < 1)) throw UsageError("--level: expected a number in (0, 1)");
   if (common.replicates < 2) throw UsageError("--replicates: need at least 2");
@@ -151,8 +150,7 @@ std::map<std::string, double> parse_per_call(const std::vector<std::string>& ent
     char* end = nullptr;
     const double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0)
-      throw UsageError(std::string("--") + option + ": '" + text + "' for " + judge +
-                       " is not a non-negative number");
+      throw UsageError(std::string("--") + option + ": '" + text + "' for " + judge + " is not a non-negative number");
     if (judge != first && judge != fallback)
       throw UsageError(std::string("--") + option + ": judge '" + judge + "' is neither the first stage (" + first +
                        ") nor the fallback (" + fallback + ")");
@@ -185,8 +183,8 @@ ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed) {
 }
 
 const FlagNames& exec_target_flags() {
-  static const FlagNames flags{{"kind", "--backend"}, {"devices", "--devices"}, {"threads", "--threads"},
-                               {"chunk", "--chunk"}};
+  static const FlagNames flags{
+      {"kind", "--backend"}, {"devices", "--devices"}, {"threads", "--threads"}, {"chunk", "--chunk"}};
   return flags;
 }
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include <cxxopts.hpp>
 
@@ -24,7 +24,7 @@ struct CommonOptions {
   double level = 0.95;
   std::string format = "text", json_path;
   std::string replicates_path;  // --save-replicates: the replicate distribution as CSV
-  ExecTarget target;  // --backend, --devices, --threads, --chunk (parse_exec_target)
+  ExecTarget target;            // --backend, --devices, --threads, --chunk (parse_exec_target)
   bool quiet = false;
   LoadOptions load;
 };

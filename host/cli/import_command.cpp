@@ -21,8 +21,7 @@ namespace judgestat {
 namespace {
 
 // The records of `source` (judgebench: output files; llmbar: the dataset folder).
-std::vector<ImportedRecord> import_records(const std::string& source,
-                                           const std::vector<std::string>& inputs) {
+std::vector<ImportedRecord> import_records(const std::string& source, const std::vector<std::string>& inputs) {
   std::vector<ImportedRecord> records;
   if (source == "judgebench") {
     if (inputs.empty()) throw UsageError("import judgebench: give one or more outputs/*.jsonl files");
@@ -32,8 +31,9 @@ std::vector<ImportedRecord> import_records(const std::string& source,
     }
   } else if (source == "llmbar") {
     if (inputs.size() != 1) {
-      throw UsageError("import llmbar: give one folder, the LLMBar dataset folder holding "
-                       "Natural/ and Adversarial/");
+      throw UsageError(
+          "import llmbar: give one folder, the LLMBar dataset folder holding "
+          "Natural/ and Adversarial/");
     }
     records = convert_llmbar_dir(inputs[0]);
   } else {
@@ -58,11 +58,11 @@ void write_records(const std::string& text, const std::string& out) {
 }  // namespace
 
 int command_import(int argc, char** argv) {
-  cxxopts::Options options(
-      argv[0], "Converts benchmark outputs in their own formats to judgment records (CSV).\n"
-               "  judgestat import judgebench OUTPUT.jsonl... [--out FILE]\n"
-               "  judgestat import llmbar LLMBAR_DIR [--out FILE]\n"
-               "LLMBAR_DIR is the dataset folder holding Natural/ and Adversarial/.");
+  cxxopts::Options options(argv[0],
+                           "Converts benchmark outputs in their own formats to judgment records (CSV).\n"
+                           "  judgestat import judgebench OUTPUT.jsonl... [--out FILE]\n"
+                           "  judgestat import llmbar LLMBAR_DIR [--out FILE]\n"
+                           "LLMBAR_DIR is the dataset folder holding Natural/ and Adversarial/.");
   // clang-format off
   options.add_options()("o,out", "output CSV file ('-' = stdout)",
                         cxxopts::value<std::string>()->default_value("-"))(
@@ -95,8 +95,8 @@ int command_import(int argc, char** argv) {
   write_records(imported_csv(records), out);
   std::set<std::string> judges;
   for (const ImportedRecord& r : records) judges.insert(r.judge);
-  std::fprintf(stderr, "judgestat import: %zu records of %zu judges → %s\n", records.size(),
-               judges.size(), out == "-" ? "stdout" : out.c_str());
+  std::fprintf(stderr, "judgestat import: %zu records of %zu judges → %s\n", records.size(), judges.size(),
+               out == "-" ? "stdout" : out.c_str());
   return 0;
 }
 

@@ -6,10 +6,10 @@
 #include <memory>
 #include <string>
 
-#include "engine/philox_simd.hpp"
 #include "cli/commands.hpp"
-#include "judgestat/backend.hpp"
 #include "distributed/distributed.hpp"
+#include "engine/philox_simd.hpp"
+#include "judgestat/backend.hpp"
 
 namespace {
 

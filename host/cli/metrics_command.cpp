@@ -2,9 +2,9 @@
 #include <cstdint>
 #include <string>
 
-#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/text_lists.hpp"
 #include "judgestat/metrics.hpp"
 #include "records/selection.hpp"
 #include "report/report.hpp"
@@ -16,10 +16,14 @@ namespace {
 const FlagNames& metric_flags() {
   static const FlagNames flags = [] {
     FlagNames names = exec_target_flags();
-    names.insert({{"judges", "--judges"},         {"benchmarks", "--benchmark"},
-                  {"conditions", "--condition"},  {"variants", "--variant"},
-                  {"by", "--by"},                 {"reference", "--reference"},
-                  {"replicates", "--replicates"}, {"seed", "--seed"},
+    names.insert({{"judges", "--judges"},
+                  {"benchmarks", "--benchmark"},
+                  {"conditions", "--condition"},
+                  {"variants", "--variant"},
+                  {"by", "--by"},
+                  {"reference", "--reference"},
+                  {"replicates", "--replicates"},
+                  {"seed", "--seed"},
                   {"level", "--level"}});
     return names;
   }();

@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <system_error>
 
-#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/text_lists.hpp"
 #include "judgestat/profile.hpp"
 #include "records/selection.hpp"
 

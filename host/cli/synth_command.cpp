@@ -7,12 +7,12 @@
 
 #include <cxxopts.hpp>
 
-#include "cli/text_lists.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/text_lists.hpp"
 #include "judgestat/records.hpp"
-#include "report/report.hpp"
 #include "records/selection.hpp"
+#include "report/report.hpp"
 #include "sources/synth.hpp"
 
 namespace judgestat {

@@ -42,12 +42,28 @@ void gather_locally(const T* local, uint64_t local_count, T* gathered, uint64_t 
 
 constexpr int kGatherTag = 0x4a53;
 
-template <typename T> MPI_Datatype mpi_type();
-template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
-template <> MPI_Datatype mpi_type<int64_t>() { return MPI_INT64_T; }
-template <> MPI_Datatype mpi_type<uint64_t>() { return MPI_UINT64_T; }
-template <> MPI_Datatype mpi_type<uint8_t>() { return MPI_UINT8_T; }
-template <> MPI_Datatype mpi_type<char>() { return MPI_CHAR; }
+template <typename T>
+MPI_Datatype mpi_type();
+template <>
+MPI_Datatype mpi_type<double>() {
+  return MPI_DOUBLE;
+}
+template <>
+MPI_Datatype mpi_type<int64_t>() {
+  return MPI_INT64_T;
+}
+template <>
+MPI_Datatype mpi_type<uint64_t>() {
+  return MPI_UINT64_T;
+}
+template <>
+MPI_Datatype mpi_type<uint8_t>() {
+  return MPI_UINT8_T;
+}
+template <>
+MPI_Datatype mpi_type<char>() {
+  return MPI_CHAR;
+}
 
 // Values per message: kMaxMessageBytes, and an int count as MPI wants.
 template <typename T>

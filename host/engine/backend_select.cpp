@@ -11,11 +11,11 @@
 #endif
 
 #include "distributed/distributed.hpp"
+#include "engine/split_range.hpp"
 #include "judgestat/backend.hpp"
+#include "judgestat/budget.hpp"
 #include "judgestat/records.hpp"
 #include "support/parallel.hpp"
-#include "engine/split_range.hpp"
-#include "judgestat/budget.hpp"
 
 namespace judgestat {
 
@@ -77,15 +77,13 @@ class SplitBackend final : public Backend {
     if (parts_.empty()) throw std::invalid_argument("make_split_backend: no backends");
     for (const auto& part : parts_)
       if (part->name() != parts_.front()->name())
-        throw std::invalid_argument("make_split_backend: backends " + parts_.front()->name() + " and " +
-                                    part->name() + " mixed");
+        throw std::invalid_argument("make_split_backend: backends " + parts_.front()->name() + " and " + part->name() +
+                                    " mixed");
   }
 
   std::string name() const override { return parts_.front()->name(); }
 
-  std::string device() const override {
-    return split_device_name_of(parts_);
-  }
+  std::string device() const override { return split_device_name_of(parts_); }
 
   // Every part takes at most an even share of a call, so the smallest part bounds the whole.
   uint64_t max_chunk(const CompiledPlan& plan) const override {
@@ -95,8 +93,7 @@ class SplitBackend final : public Backend {
     return smallest > std::numeric_limits<uint64_t>::max() / n ? std::numeric_limits<uint64_t>::max() : smallest * n;
   }
 
-  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
-                      double* out) override {
+  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, double* out) override {
     const uint64_t n = parts_.size(), S = static_cast<uint64_t>(plan.n_statistics);
     std::vector<std::future<void>> running;
     for (uint64_t p = 0; p < n; ++p) {
@@ -124,7 +121,7 @@ std::unique_ptr<Backend> make_split_backend(std::vector<std::unique_ptr<Backend>
 
 double* Backend::replicate_buffer(size_t n) {
   if (n > buffer_size_) {
-    buffer_.reset();  // release the old one first: the pair may not fit together
+    buffer_.reset();               // release the old one first: the pair may not fit together
     buffer_.reset(new double[n]);  // not value-initialised: run_replicates writes every entry
     buffer_size_ = n;
   }

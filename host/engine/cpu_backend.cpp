@@ -6,8 +6,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "judgestat/backend.hpp"
 #include "engine/philox_simd.hpp"
+#include "judgestat/backend.hpp"
 
 namespace judgestat {
 namespace {
@@ -20,8 +20,7 @@ inline void add_row(Sum* __restrict sums, const Sum* __restrict row, int32_t n_c
 
 // Column sums of one replicate: every stratum draws its clusters with replacement.
 template <typename Sum>
-void replicate_sums(const CompiledPlan& plan, const Sum* cluster_sums, PhiloxKey key,
-                    uint32_t replicate, Sum* sums) {
+void replicate_sums(const CompiledPlan& plan, const Sum* cluster_sums, PhiloxKey key, uint32_t replicate, Sum* sums) {
   const int32_t K = plan.n_columns;
   std::fill(sums, sums + K, Sum{0});
   for (int32_t h = 0; h < plan.n_strata(); ++h) {
@@ -35,16 +34,14 @@ void replicate_sums(const CompiledPlan& plan, const Sum* cluster_sums, PhiloxKey
     }
     if (d < size) {
       const Words4 w = draw_block(key, d >> 2, replicate, bootstrap_stream(h));
-      for (int t = 0; d + t < size; ++t)
-        add_row(sums, base + int64_t(scale_to(w.w[t], size)) * K, K);
+      for (int t = 0; d + t < size; ++t) add_row(sums, base + int64_t(scale_to(w.w[t], size)) * K, K);
     }
   }
 }
 
 // How often each cluster is drawn in one replicate (the multiplicity form's first step).
 template <typename Count>
-void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, SimdPath path,
-                 Count* multiplicity) {
+void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, SimdPath path, Count* multiplicity) {
   std::fill(multiplicity, multiplicity + plan.n_clusters, Count{0});
   for (int32_t h = 0; h < plan.n_strata(); ++h) {
     const int64_t offset = plan.stratum_offset[h];
@@ -84,9 +81,9 @@ void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, Si
 template <typename Count>
 void rank_sums(const CompiledPlan& plan, const Count* multiplicity, double* extras) {
   for (int32_t t = 0; t < plan.n_rank_terms; ++t)
-    extras[plan.n_normals + t] = static_cast<double>(
-        rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(), plan.rank_positive.data(),
-                     plan.rank_tie_start.data(), t, multiplicity));
+    extras[plan.n_normals + t] =
+        static_cast<double>(rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(), plan.rank_positive.data(),
+                                         plan.rank_tie_start.data(), t, multiplicity));
 }
 
 // Multiplicities are int16: every stratum must have fewer than 2^15 clusters.
@@ -137,14 +134,11 @@ struct ClusterSumPlanes {
 class CpuBackend final : public Backend {
  public:
   CpuBackend(int threads, uint64_t max_chunk)
-      : threads_(threads > 0 ? threads
-                             : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+      : threads_(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
         max_chunk_(max_chunk) {}
 
   std::string name() const override { return "cpu"; }
-  std::string device() const override {
-    return std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads");
-  }
+  std::string device() const override { return std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads"); }
 
   uint64_t max_chunk(const CompiledPlan& plan) const override {
     // Output buffer of ~64 MiB per chunk keeps progress responsive and memory bounded.
@@ -154,8 +148,7 @@ class CpuBackend final : public Backend {
     return chunk;
   }
 
-  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
-                      double* out) override {
+  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, double* out) override {
     // Multiplicity form (docs/statistics.md §2: stat = Σ_c m_c A_c): count how often each cluster is drawn,
     // then int16 dot products of the counts with the cluster sums' planes (column_dots).
     if (multiplicities_fit_int16(plan)) {
@@ -177,8 +170,7 @@ class CpuBackend final : public Backend {
           column_dots(multiplicity.data(), planes.digits.data(), planes.stride, rows, dots.data());
           std::fill(sums, sums + plan.n_columns, int64_t{0});
           for (int32_t row = 0; row < rows; ++row)
-            sums[planes.row_column[row]] += static_cast<int64_t>(dots[row]) *
-                                            (int64_t{1} << planes.row_shift[row]);
+            sums[planes.row_column[row]] += static_cast<int64_t>(dots[row]) * (int64_t{1} << planes.row_shift[row]);
         }
         rank_sums(plan, multiplicity.data(), extras);
       };
@@ -196,14 +188,12 @@ class CpuBackend final : public Backend {
     if (plan.fits_int32) {
       // Narrow rows halve the memory traffic; the copy costs one pass over the clusters.
       const std::vector<int32_t> narrow(plan.cluster_sums.begin(), plan.cluster_sums.end());
-      run<int32_t>(plan, seed, first, count, out,
-                   [&](PhiloxKey key, uint32_t r, int32_t* sums, double* extras) {
+      run<int32_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int32_t* sums, double* extras) {
         replicate_sums(plan, narrow.data(), key, r, sums);
         rank_terms_by_counting(plan, key, r, extras);
       });
     } else {
-      run<int64_t>(plan, seed, first, count, out,
-                   [&](PhiloxKey key, uint32_t r, int64_t* sums, double* extras) {
+      run<int64_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int64_t* sums, double* extras) {
         replicate_sums(plan, plan.cluster_sums.data(), key, r, sums);
         rank_terms_by_counting(plan, key, r, extras);
       });
@@ -212,8 +202,7 @@ class CpuBackend final : public Backend {
 
  private:
   // Gather paths have no multiplicities: count the same draws again for the rank terms.
-  static void rank_terms_by_counting(const CompiledPlan& plan, PhiloxKey key, uint32_t r,
-                                     double* extras) {
+  static void rank_terms_by_counting(const CompiledPlan& plan, PhiloxKey key, uint32_t r, double* extras) {
     if (plan.n_rank_terms == 0) return;
     thread_local std::vector<int32_t> multiplicity;
     multiplicity.resize(plan.n_clusters);
@@ -236,9 +225,8 @@ class CpuBackend final : public Backend {
         sums_of(key, r, sums.data(), extras.data());
         for (int32_t k = 0; k < plan.n_normals; ++k) extras[k] = normal_draw(key, r, k);
         for (int32_t s = 0; s < S; ++s)
-          out[i * S + s] = evaluate(plan.ops.data() + plan.op_offset[s],
-                                    plan.op_offset[s + 1] - plan.op_offset[s], sums.data(),
-                                    plan.column_unscale.data(), extras.data());
+          out[i * S + s] = evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
+                                    sums.data(), plan.column_unscale.data(), extras.data());
       }
     };
     const uint64_t n_threads = std::min<uint64_t>(threads_, count);

@@ -14,10 +14,10 @@ namespace {
 
 // Per-thread working memory of the CPU engine.
 struct CpuScratch {
-  std::vector<uint64_t> taken;  // bitmap over the pool: picked in this draw
-  std::vector<uint32_t> picks;  // this draw's selection set
-  std::vector<int32_t> bins;    // per stratum × level × (2d + 2): labelled item counts
-  std::vector<int32_t> choice;  // per stratum: chosen index
+  std::vector<uint64_t> taken;                     // bitmap over the pool: picked in this draw
+  std::vector<uint32_t> picks;                     // this draw's selection set
+  std::vector<int32_t> bins;                       // per stratum × level × (2d + 2): labelled item counts
+  std::vector<int32_t> choice;                     // per stratum: chosen index
   std::vector<int64_t> accepted, sum_2d, sum_4d2;  // per grid threshold, one stratum at a time
 };
 
@@ -108,13 +108,10 @@ void simulate_draw(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey
 class CpuBudgetEngine final : public BudgetEngine {
  public:
   CpuBudgetEngine(const BudgetProblem& problem, int threads)
-      : problem_(problem),
-        threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+      : problem_(problem), threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
 
   std::string name() const override { return "cpu"; }
-  std::string device() const override {
-    return std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads");
-  }
+  std::string device() const override { return std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads"); }
   uint32_t max_chunk(const BudgetRun&) const override { return 1u << 20; }
 
   void run(const BudgetRun& run, uint32_t first_draw, uint32_t count, DrawOutcomes& out) override {
@@ -171,6 +168,5 @@ std::vector<uint32_t> floyd_sample(uint64_t seed, uint32_t draw, uint32_t n_item
 std::unique_ptr<BudgetEngine> make_cpu_budget_engine(const BudgetProblem& problem, int threads) {
   return std::make_unique<CpuBudgetEngine>(problem, threads);
 }
-
 
 }  // namespace judgestat

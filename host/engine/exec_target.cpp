@@ -7,9 +7,12 @@ namespace judgestat {
 
 std::string to_string(ExecTarget::Kind kind) {
   switch (kind) {
-    case ExecTarget::Kind::kCpu: return "cpu";
-    case ExecTarget::Kind::kCuda: return "cuda";
-    default: return "auto";
+    case ExecTarget::Kind::kCpu:
+      return "cpu";
+    case ExecTarget::Kind::kCuda:
+      return "cuda";
+    default:
+      return "auto";
   }
 }
 

@@ -82,8 +82,9 @@ class HostKeptReplicates final : public KeptReplicates {
     std::vector<double> mean(S_);
     for (int32_t s = 0; s < S_; ++s) {
       out[s].defined = over_blocks(block_defined, s);
-      mean[s] = out[s].mean = out[s].defined ? canonical_nan(over_blocks(block_sum, s) / static_cast<double>(out[s].defined))
-                                             : std::numeric_limits<double>::quiet_NaN();
+      mean[s] = out[s].mean = out[s].defined
+                                  ? canonical_nan(over_blocks(block_sum, s) / static_cast<double>(out[s].defined))
+                                  : std::numeric_limits<double>::quiet_NaN();
     }
     // Pass 2: squared deviations from the mean, and the counts against the reference.
     std::vector<double>& block_squares = block_sum;
@@ -102,22 +103,20 @@ class HostKeptReplicates final : public KeptReplicates {
     for (int32_t s = 0; s < S_; ++s) {
       out[s].below = over_blocks(block_below, s);
       out[s].at_or_below = over_blocks(block_at_or_below, s);
-      out[s].sum_squares = out[s].defined ? canonical_nan(over_blocks(block_squares, s))
-                                          : std::numeric_limits<double>::quiet_NaN();
+      out[s].sum_squares =
+          out[s].defined ? canonical_nan(over_blocks(block_squares, s)) : std::numeric_limits<double>::quiet_NaN();
     }
     return out;
   }
 
-  std::vector<std::pair<double, double>> order_statistics(
-      const std::vector<OrderStatisticQuery>& queries) override {
+  std::vector<std::pair<double, double>> order_statistics(const std::vector<OrderStatisticQuery>& queries) override {
     std::map<int32_t, std::vector<size_t>> by_statistic;  // query indices per statistic
     for (size_t i = 0; i < queries.size(); ++i) {
       if (queries[i].statistic < 0 || queries[i].statistic >= S_)
         throw std::invalid_argument("order_statistics: no such statistic");
       by_statistic[queries[i].statistic].push_back(i);
     }
-    const std::vector<std::pair<const int32_t, std::vector<size_t>>> work(by_statistic.begin(),
-                                                                          by_statistic.end());
+    const std::vector<std::pair<const int32_t, std::vector<size_t>>> work(by_statistic.begin(), by_statistic.end());
     std::vector<std::pair<double, double>> out(queries.size());
     // Statistics are independent: each thread takes a contiguous share and copies the columns
     // of up to kGroup statistics out of the replicate-major values in one pass over the rows

@@ -26,8 +26,7 @@ SimdPath detect_best() {
 #if defined(__x86_64__)
   // libgcc's checks include the OS's XSAVE support (XCR0) for the AVX and AVX-512 states.
   if (!__builtin_cpu_supports("avx2")) return SimdPath::scalar;
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw"))
-    return SimdPath::avx2;
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw")) return SimdPath::avx2;
   if (!__builtin_cpu_supports("avx512vnni")) return SimdPath::avx512;
   return SimdPath::avx512_vnni;
 #else
@@ -40,8 +39,7 @@ SimdPath path_from_environment(SimdPath best) {
   const char* value = std::getenv("JUDGESTAT_SIMD");
   if (value == nullptr || *value == '\0' || std::strcmp(value, "auto") == 0) return best;
   for (int p = 0; p < 4; ++p)
-    if (std::strcmp(value, kPathNames[p]) == 0)
-      return static_cast<SimdPath>(std::min(p, static_cast<int>(best)));
+    if (std::strcmp(value, kPathNames[p]) == 0) return static_cast<SimdPath>(std::min(p, static_cast<int>(best)));
   std::fprintf(stderr,
                "judgestat: JUDGESTAT_SIMD=%s is not one of auto, scalar, avx2, avx512, "
                "avx512_vnni; ignored\n",
@@ -86,11 +84,9 @@ __attribute__((target("avx2"))) inline void mul_hi_lo(__m256i x, __m256i m, __m2
 
 }  // namespace
 
-__attribute__((target("avx2"))) void philox_blocks8(PhiloxKey key, uint32_t first,
-                                                    uint32_t replicate, uint32_t stream,
+__attribute__((target("avx2"))) void philox_blocks8(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream,
                                                     uint32_t* out) {
-  __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(first)),
-                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(first)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   __m256i c1 = _mm256_set1_epi32(static_cast<int>(replicate));
   __m256i c2 = _mm256_set1_epi32(static_cast<int>(stream));
   __m256i c3 = _mm256_setzero_si256();
@@ -123,8 +119,7 @@ namespace {
 // hi and lo 32 bits of the sixteen products m * x: _mm512_mul_epu32 multiplies the even lanes
 // into 64-bit products, so the odd lanes are shifted down for a second multiply; each half is
 // then moved into its lane with one masked in-pair swap (no 32-bit mullo needed).
-__attribute__((target("avx512f"))) inline void mul_hi_lo16(__m512i x, __m512i m, __m512i& hi,
-                                                          __m512i& lo) {
+__attribute__((target("avx512f"))) inline void mul_hi_lo16(__m512i x, __m512i m, __m512i& hi, __m512i& lo) {
   const __m512i even = _mm512_mul_epu32(x, m);
   const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(x, 32), m);
   hi = _mm512_mask_shuffle_epi32(odd, 0x5555, even, _MM_PERM_CDAB);
@@ -133,12 +128,10 @@ __attribute__((target("avx512f"))) inline void mul_hi_lo16(__m512i x, __m512i m,
 
 }  // namespace
 
-__attribute__((target("avx512f"))) void philox_blocks16(PhiloxKey key, uint32_t first,
-                                                       uint32_t replicate, uint32_t stream,
-                                                       uint32_t* out) {
-  __m512i c0 = _mm512_add_epi32(
-      _mm512_set1_epi32(static_cast<int>(first)),
-      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+__attribute__((target("avx512f"))) void philox_blocks16(PhiloxKey key, uint32_t first, uint32_t replicate,
+                                                        uint32_t stream, uint32_t* out) {
+  __m512i c0 = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(first)),
+                                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
   __m512i c1 = _mm512_set1_epi32(static_cast<int>(replicate));
   __m512i c2 = _mm512_set1_epi32(static_cast<int>(stream));
   __m512i c3 = _mm512_setzero_si512();
@@ -182,9 +175,8 @@ __attribute__((target("avx2"))) inline int32_t horizontal_sum(__m256i v) {
 }
 
 // Four columns per pass so each multiplicity vector is loaded once for four multiply-adds.
-__attribute__((target("avx2"))) void column_dots_avx2(const int16_t* m, const int16_t* t,
-                                                      int64_t stride, int32_t n_columns,
-                                                      int32_t* sums) {
+__attribute__((target("avx2"))) void column_dots_avx2(const int16_t* m, const int16_t* t, int64_t stride,
+                                                      int32_t n_columns, int32_t* sums) {
   int32_t k = 0;
   for (; k + 4 <= n_columns; k += 4) {
     const int16_t* a = t + k * stride;
@@ -192,9 +184,12 @@ __attribute__((target("avx2"))) void column_dots_avx2(const int16_t* m, const in
     for (int64_t c = 0; c < stride; c += 16) {
       const __m256i mv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(m + c));
       s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(mv, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + c))));
-      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(mv, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + stride + c))));
-      s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(mv, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 2 * stride + c))));
-      s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(mv, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 3 * stride + c))));
+      s1 = _mm256_add_epi32(
+          s1, _mm256_madd_epi16(mv, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + stride + c))));
+      s2 = _mm256_add_epi32(
+          s2, _mm256_madd_epi16(mv, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 2 * stride + c))));
+      s3 = _mm256_add_epi32(
+          s3, _mm256_madd_epi16(mv, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 3 * stride + c))));
     }
     sums[k] = horizontal_sum(s0);
     sums[k + 1] = horizontal_sum(s1);
@@ -213,67 +208,60 @@ __attribute__((target("avx2"))) void column_dots_avx2(const int16_t* m, const in
 
 // int32 lanes += pairwise int16 products: one VNNI instruction, or madd + add. Both wrap
 // modulo 2^32 like the scalar sum, so every path gives the same integers.
-__attribute__((target("avx512f,avx512bw"))) inline __m512i dot_step_madd(__m512i s, __m512i m,
-                                                                        __m512i a) {
+__attribute__((target("avx512f,avx512bw"))) inline __m512i dot_step_madd(__m512i s, __m512i m, __m512i a) {
   return _mm512_add_epi32(s, _mm512_madd_epi16(m, a));
 }
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) inline __m512i dot_step_vnni(
-    __m512i s, __m512i m, __m512i a) {
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) inline __m512i dot_step_vnni(__m512i s, __m512i m, __m512i a) {
   return _mm512_dpwssd_epi32(s, m, a);
 }
 
 // 32 int16 per step, four columns per pass as in the AVX2 kernel. A stride that is an odd
 // multiple of 16 ends with one masked (zero-filled) half step. The body is shared by the two
 // variants through a macro: a target attribute cannot depend on a template parameter.
-#define JUDGESTAT_COLUMN_DOTS_512(STEP)                                                     \
-  const int64_t full = stride & ~int64_t{31};                                               \
-  const __mmask32 half = 0xFFFF;                                                            \
-  int32_t k = 0;                                                                            \
-  for (; k + 4 <= n_columns; k += 4) {                                                      \
-    const int16_t* a = t + k * stride;                                                      \
-    __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;                         \
-    int64_t c = 0;                                                                          \
-    for (; c < full; c += 32) {                                                             \
-      const __m512i mv = _mm512_loadu_si512(m + c);                                         \
-      s0 = STEP(s0, mv, _mm512_loadu_si512(a + c));                                         \
-      s1 = STEP(s1, mv, _mm512_loadu_si512(a + stride + c));                                \
-      s2 = STEP(s2, mv, _mm512_loadu_si512(a + 2 * stride + c));                            \
-      s3 = STEP(s3, mv, _mm512_loadu_si512(a + 3 * stride + c));                            \
-    }                                                                                       \
-    if (c < stride) {                                                                       \
-      const __m512i mv = _mm512_maskz_loadu_epi16(half, m + c);                             \
-      s0 = STEP(s0, mv, _mm512_maskz_loadu_epi16(half, a + c));                             \
-      s1 = STEP(s1, mv, _mm512_maskz_loadu_epi16(half, a + stride + c));                    \
-      s2 = STEP(s2, mv, _mm512_maskz_loadu_epi16(half, a + 2 * stride + c));                \
-      s3 = STEP(s3, mv, _mm512_maskz_loadu_epi16(half, a + 3 * stride + c));                \
-    }                                                                                       \
-    sums[k] = _mm512_reduce_add_epi32(s0);                                                  \
-    sums[k + 1] = _mm512_reduce_add_epi32(s1);                                              \
-    sums[k + 2] = _mm512_reduce_add_epi32(s2);                                              \
-    sums[k + 3] = _mm512_reduce_add_epi32(s3);                                              \
-  }                                                                                         \
-  for (; k < n_columns; ++k) {                                                              \
-    const int16_t* a = t + k * stride;                                                      \
-    __m512i s0 = _mm512_setzero_si512();                                                    \
-    int64_t c = 0;                                                                          \
-    for (; c < full; c += 32)                                                               \
-      s0 = STEP(s0, _mm512_loadu_si512(m + c), _mm512_loadu_si512(a + c));                  \
-    if (c < stride)                                                                         \
-      s0 = STEP(s0, _mm512_maskz_loadu_epi16(half, m + c),                                  \
-                _mm512_maskz_loadu_epi16(half, a + c));                                     \
-    sums[k] = _mm512_reduce_add_epi32(s0);                                                  \
+#define JUDGESTAT_COLUMN_DOTS_512(STEP)                                                                          \
+  const int64_t full = stride & ~int64_t{31};                                                                    \
+  const __mmask32 half = 0xFFFF;                                                                                 \
+  int32_t k = 0;                                                                                                 \
+  for (; k + 4 <= n_columns; k += 4) {                                                                           \
+    const int16_t* a = t + k * stride;                                                                           \
+    __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;                                              \
+    int64_t c = 0;                                                                                               \
+    for (; c < full; c += 32) {                                                                                  \
+      const __m512i mv = _mm512_loadu_si512(m + c);                                                              \
+      s0 = STEP(s0, mv, _mm512_loadu_si512(a + c));                                                              \
+      s1 = STEP(s1, mv, _mm512_loadu_si512(a + stride + c));                                                     \
+      s2 = STEP(s2, mv, _mm512_loadu_si512(a + 2 * stride + c));                                                 \
+      s3 = STEP(s3, mv, _mm512_loadu_si512(a + 3 * stride + c));                                                 \
+    }                                                                                                            \
+    if (c < stride) {                                                                                            \
+      const __m512i mv = _mm512_maskz_loadu_epi16(half, m + c);                                                  \
+      s0 = STEP(s0, mv, _mm512_maskz_loadu_epi16(half, a + c));                                                  \
+      s1 = STEP(s1, mv, _mm512_maskz_loadu_epi16(half, a + stride + c));                                         \
+      s2 = STEP(s2, mv, _mm512_maskz_loadu_epi16(half, a + 2 * stride + c));                                     \
+      s3 = STEP(s3, mv, _mm512_maskz_loadu_epi16(half, a + 3 * stride + c));                                     \
+    }                                                                                                            \
+    sums[k] = _mm512_reduce_add_epi32(s0);                                                                       \
+    sums[k + 1] = _mm512_reduce_add_epi32(s1);                                                                   \
+    sums[k + 2] = _mm512_reduce_add_epi32(s2);                                                                   \
+    sums[k + 3] = _mm512_reduce_add_epi32(s3);                                                                   \
+  }                                                                                                              \
+  for (; k < n_columns; ++k) {                                                                                   \
+    const int16_t* a = t + k * stride;                                                                           \
+    __m512i s0 = _mm512_setzero_si512();                                                                         \
+    int64_t c = 0;                                                                                               \
+    for (; c < full; c += 32) s0 = STEP(s0, _mm512_loadu_si512(m + c), _mm512_loadu_si512(a + c));               \
+    if (c < stride) s0 = STEP(s0, _mm512_maskz_loadu_epi16(half, m + c), _mm512_maskz_loadu_epi16(half, a + c)); \
+    sums[k] = _mm512_reduce_add_epi32(s0);                                                                       \
   }
 
-__attribute__((target("avx512f,avx512bw"))) void column_dots_avx512(const int16_t* m,
-                                                                   const int16_t* t,
-                                                                   int64_t stride,
-                                                                   int32_t n_columns,
-                                                                   int32_t* sums) {
+__attribute__((target("avx512f,avx512bw"))) void column_dots_avx512(const int16_t* m, const int16_t* t, int64_t stride,
+                                                                    int32_t n_columns, int32_t* sums) {
   JUDGESTAT_COLUMN_DOTS_512(dot_step_madd)
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void column_dots_avx512_vnni(
-    const int16_t* m, const int16_t* t, int64_t stride, int32_t n_columns, int32_t* sums) {
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void column_dots_avx512_vnni(const int16_t* m, const int16_t* t,
+                                                                                    int64_t stride, int32_t n_columns,
+                                                                                    int32_t* sums) {
   JUDGESTAT_COLUMN_DOTS_512(dot_step_vnni)
 }
 
@@ -281,22 +269,19 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void column_dots_avx512_v
 
 }  // namespace
 #else
-void philox_blocks8(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream,
-                    uint32_t* out) {
+void philox_blocks8(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream, uint32_t* out) {
   for (uint32_t b = 0; b < 8; ++b) {
     const Words4 w = draw_block(key, first + b, replicate, stream);
     for (int t = 0; t < 4; ++t) out[4 * b + t] = w.w[t];
   }
 }
-void philox_blocks16(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream,
-                     uint32_t* out) {
+void philox_blocks16(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream, uint32_t* out) {
   philox_blocks8(key, first, replicate, stream, out);
   philox_blocks8(key, first + 8, replicate, stream, out + 32);
 }
 #endif
 
-void column_dots(const int16_t* m, const int16_t* t, int64_t stride, int32_t n_columns,
-                 int32_t* sums) {
+void column_dots(const int16_t* m, const int16_t* t, int64_t stride, int32_t n_columns, int32_t* sums) {
 #if defined(__x86_64__)
   switch (simd_path()) {
     case SimdPath::avx512_vnni:

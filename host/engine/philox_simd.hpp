@@ -27,16 +27,14 @@ bool philox_avx2_supported();
 bool philox_avx512_supported();
 
 /// Blocks first..first+7 of (replicate, stream): out[4*b + t] = word t of block first + b.
-void philox_blocks8(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream,
-                    uint32_t* out);
+void philox_blocks8(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream, uint32_t* out);
 /// Blocks first..first+15, same layout (out holds 64 words). Needs philox_avx512_supported().
-void philox_blocks16(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream,
-                     uint32_t* out);
+void philox_blocks16(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream, uint32_t* out);
 
 /// sums[k] = Σ_c multiplicity[c] · transposed[k·stride + c] for c < stride, exact in int32 (the
 /// caller guarantees no overflow), on simd_path(). stride must be a multiple of 16 with zero
 /// padding; a multiple of 32 (as the CPU backend pads) spares the AVX-512 loop a masked tail.
-void column_dots(const int16_t* multiplicity, const int16_t* transposed, int64_t stride,
-                 int32_t n_columns, int32_t* sums);
+void column_dots(const int16_t* multiplicity, const int16_t* transposed, int64_t stride, int32_t n_columns,
+                 int32_t* sums);
 
 }  // namespace judgestat

@@ -6,10 +6,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "support/parallel.hpp"
 #include "engine/split_range.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/budget.hpp"
+#include "support/parallel.hpp"
 
 namespace judgestat {
 namespace {
@@ -22,9 +22,7 @@ class SplitBudgetEngine final : public BudgetEngine {
   }
 
   std::string name() const override { return parts_.front()->name(); }
-  std::string device() const override {
-    return split_device_name_of(parts_);
-  }
+  std::string device() const override { return split_device_name_of(parts_); }
 
   // Every part takes at most an even share of a call, so the smallest part bounds the whole.
   uint32_t max_chunk(const BudgetRun& run) const override {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 
@@ -27,9 +27,12 @@ CiMethod parse_ci_method(const std::string& name) {
 
 std::string to_string(CiMethod method) {
   switch (method) {
-    case CiMethod::kPercentile: return "percentile";
-    case CiMethod::kBasic: return "basic";
-    case CiMethod::kBca: return "bca";
+    case CiMethod::kPercentile:
+      return "percentile";
+    case CiMethod::kBasic:
+      return "basic";
+    case CiMethod::kBca:
+      return "bca";
   }
   return "?";
 }
@@ -43,12 +46,12 @@ double normal_quantile(double p) {
     return std::numeric_limits<double>::quiet_NaN();
   }
   // Acklam's rational approximation (relative error 1.15e-9), then two Newton steps on erfc.
-  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+                             1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
   static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
                              6.680131188771972e+01, -1.328068155288572e+01};
   static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-                             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+                             -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
   static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
                              3.754408661907416e+00};
   double x;
@@ -96,9 +99,9 @@ std::vector<JackknifeValues> jackknife(const CompiledPlan& plan) {
       for (int32_t k = 0; k < K; ++k) sums[k] = plan.totals[k] - plan.cluster_sums[c * K + k];
       ones[c] = 0;  // leave cluster c out of the rank terms too
       for (int32_t t = 0; t < plan.n_rank_terms; ++t)
-        extras[plan.n_normals + t] = static_cast<double>(
-            rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(),
-                         plan.rank_positive.data(), plan.rank_tie_start.data(), t, ones.data()));
+        extras[plan.n_normals + t] =
+            static_cast<double>(rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(),
+                                             plan.rank_positive.data(), plan.rank_tie_start.data(), t, ones.data()));
       ones[c] = 1;
       for (int32_t s = 0; s < S; ++s)
         out[s][h].push_back(evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
@@ -158,9 +161,8 @@ void broadcast_intervals(std::vector<Interval>& intervals, int32_t n_statistics)
 
 }  // namespace
 
-std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B,
-                                     const std::vector<double>& estimates, CiMethod method,
-                                     double level, const std::vector<JackknifeValues>* jack) {
+std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std::vector<double>& estimates,
+                                     CiMethod method, double level, const std::vector<JackknifeValues>* jack) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto S = static_cast<int32_t>(estimates.size());
   if (method == CiMethod::kBca && (!jack || jack->size() != estimates.size()))
@@ -230,8 +232,8 @@ std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B,
 Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
                    const JackknifeValues* jack) {
   if (method == CiMethod::kBca && !jack) throw std::logic_error("summarize: BCa needs jackknife values");
-  const std::vector<JackknifeValues> jacks = jack ? std::vector<JackknifeValues>{*jack}
-                                                  : std::vector<JackknifeValues>{};
+  const std::vector<JackknifeValues> jacks =
+      jack ? std::vector<JackknifeValues>{*jack} : std::vector<JackknifeValues>{};
   const auto kept = host_kept_replicates(values.data(), values.size(), 1);
   return intervals_from(*kept, values.size(), {estimate}, method, level, jack ? &jacks : nullptr)[0];
 }
@@ -257,8 +259,8 @@ void check_replicates_fit_memory(uint64_t B, int32_t S, bool keep) {
                 "--replicates: %llu replicates x %d statistics need %.1f GB of memory for the "
                 "replicate values%s; this machine has %.1f GB. Use fewer replicates or statistics "
                 "(e.g. --judges).",
-                static_cast<unsigned long long>(B), S, needed / 1e9,
-                keep ? " (kept for --save-replicates)" : "", physical / 1e9);
+                static_cast<unsigned long long>(B), S, needed / 1e9, keep ? " (kept for --save-replicates)" : "",
+                physical / 1e9);
   throw UsageError(text);
 }
 
@@ -270,8 +272,8 @@ BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const Bootstra
   return run_bootstrap(compile(plan), labels, backend, options);
 }
 
-BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLabel>& labels,
-                              Backend& backend, const BootstrapOptions& options) {
+BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLabel>& labels, Backend& backend,
+                              const BootstrapOptions& options) {
   if (options.replicates < 2) throw UsageError("--replicates: need at least 2");
   if (options.replicates > (1ull << 32))
     throw UsageError("--replicates: at most 2^32 (replicate numbers are 32-bit in docs/statistics.md §2)");
@@ -314,8 +316,7 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
     distributed::gather_to_root(values, mine.count * S, values, distributed::is_root() ? B * S : 0);
     if (distributed::is_root()) kept = host_kept_replicates(values, B, S);
   }
-  result.resample_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.resample_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.replicates_run = B;
 
   const auto summary_start = std::chrono::steady_clock::now();
@@ -331,8 +332,7 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
         options.ci == CiMethod::kBca ? jackknife(plan) : std::vector<JackknifeValues>{};
     result.intervals = intervals_from(*kept, B, estimates, options.ci, options.level, &jack);
   });
-  result.summary_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_start).count();
+  result.summary_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_start).count();
   if (distributed::size() > 1) {
     broadcast_intervals(result.intervals, S);
     if (options.keep_replicates) {

@@ -33,9 +33,9 @@ std::vector<double> point_extras(const CompiledPlan& plan) {
   std::vector<double> extras(plan.n_normals + plan.n_rank_terms, 0.0);
   const std::vector<int32_t> ones(plan.n_clusters, 1);
   for (int32_t t = 0; t < plan.n_rank_terms; ++t)
-    extras[plan.n_normals + t] = static_cast<double>(
-        rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(), plan.rank_positive.data(),
-                     plan.rank_tie_start.data(), t, ones.data()));
+    extras[plan.n_normals + t] =
+        static_cast<double>(rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(), plan.rank_positive.data(),
+                                         plan.rank_tie_start.data(), t, ones.data()));
   return extras;
 }
 
@@ -100,13 +100,11 @@ ColumnScan scan_column(const std::vector<double>& values, const std::vector<int3
 }
 
 /// The largest |sum| a replicate can reach: every draw of stratum h hits its heaviest cluster.
-double replicate_bound(const std::vector<int64_t>& stratum_offset,
-                       const std::vector<double>& abs_cluster) {
+double replicate_bound(const std::vector<int64_t>& stratum_offset, const std::vector<double>& abs_cluster) {
   double bound = 0;
   for (size_t h = 0; h + 1 < stratum_offset.size(); ++h) {
     double heaviest = 0;
-    for (int64_t c = stratum_offset[h]; c < stratum_offset[h + 1]; ++c)
-      heaviest = std::max(heaviest, abs_cluster[c]);
+    for (int64_t c = stratum_offset[h]; c < stratum_offset[h + 1]; ++c) heaviest = std::max(heaviest, abs_cluster[c]);
     bound += heaviest * static_cast<double>(stratum_offset[h + 1] - stratum_offset[h]);
   }
   return bound;
@@ -141,8 +139,7 @@ uint64_t column_hash(const std::vector<double>& values) {
 
 /// Value for value equality (−0 equal to +0); bytes first, as the columns compared mostly match.
 bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() &&
-         (std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0 || a == b);
+  return a.size() == b.size() && (std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0 || a == b);
 }
 
 struct KeptColumns {
@@ -153,8 +150,7 @@ struct KeptColumns {
 
 /// Identical columns (a count shared by several statistics) are stored once: each column maps to
 /// the first column in plan order that equals it value for value (−0 equal to +0).
-KeptColumns deduplicate_columns(const std::vector<std::vector<double>>& columns,
-                                uint64_t max_threads) {
+KeptColumns deduplicate_columns(const std::vector<std::vector<double>>& columns, uint64_t max_threads) {
   const int64_t n_columns = static_cast<int64_t>(columns.size());
   std::vector<uint64_t> hashes(n_columns);
   for_each_index(n_columns, max_threads, [&](int64_t k) { hashes[k] = column_hash(columns[k]); });
@@ -165,9 +161,8 @@ KeptColumns deduplicate_columns(const std::vector<std::vector<double>>& columns,
   std::vector<int64_t> first_equal(n_columns);
   for_each_index(n_columns, max_threads, [&](int64_t k) {
     const std::vector<int64_t>& candidates = with_hash.at(hashes[k]);
-    first_equal[k] = *std::find_if(candidates.begin(), candidates.end(), [&](int64_t j) {
-      return j == k || same_values(columns[j], columns[k]);
-    });
+    first_equal[k] = *std::find_if(candidates.begin(), candidates.end(),
+                                   [&](int64_t j) { return j == k || same_values(columns[j], columns[k]); });
   });
   KeptColumns kept;
   kept.of_column.resize(n_columns);
@@ -193,8 +188,8 @@ constexpr int64_t kRankEntriesPerThread = 1 << 14;
 
 /// Compiles kept columns [first, last): per-column shift, unscale, totals and fits_int32, and
 /// their entries of cluster_sums.
-void compile_column_group(const Plan& plan, const KeptColumns& kept, int32_t first, int32_t last,
-                          CompiledPlan& out, std::vector<uint8_t>& fits_int32) {
+void compile_column_group(const Plan& plan, const KeptColumns& kept, int32_t first, int32_t last, CompiledPlan& out,
+                          std::vector<uint8_t>& fits_int32) {
   const int64_t n_clusters = plan.n_clusters();
   std::vector<double> abs_cluster(n_clusters);
   std::vector<uint64_t> sums_at_max_shift(n_clusters);
@@ -228,8 +223,7 @@ void compile_column_group(const Plan& plan, const KeptColumns& kept, int32_t fir
     } else {
       // Every |value · scale| is below the bound's 2^62, in round_half_away's range.
       const double scale = std::ldexp(1.0, shift);  // a power of two: the product is exact
-      for (size_t u = 0; u < values.size(); ++u)
-        sums[plan.unit_cluster[u]] += round_half_away(values[u] * scale);
+      for (size_t u = 0; u < values.size(); ++u) sums[plan.unit_cluster[u]] += round_half_away(values[u] * scale);
     }
     out.totals[k] = std::accumulate(sums, sums + n_clusters, int64_t{0});
   }
@@ -266,19 +260,18 @@ void stable_sort_by_key(std::vector<RankEntry>& entries) {
 
 /// Writes rank term `term`'s entries from `first` on in rank_term_2u's scan order: by score,
 /// within a tie group negatives first, otherwise in the builder's order (a stable sort's).
-void compile_rank_term(const RankTerm& term, const std::vector<int32_t>& unit_cluster,
-                       int64_t first, CompiledPlan& out) {
+void compile_rank_term(const RankTerm& term, const std::vector<int32_t>& unit_cluster, int64_t first,
+                       CompiledPlan& out) {
   // Negatives, then positives, each in builder order; the stable sort by score keeps that order
   // within a tie group.
   const size_t n = term.units.size();
-  const size_t n_negative =
-      static_cast<size_t>(std::count(term.positive.begin(), term.positive.begin() + n, 0));
+  const size_t n_negative = static_cast<size_t>(std::count(term.positive.begin(), term.positive.begin() + n, 0));
   std::vector<RankEntry> entries(n);
   size_t next_negative = 0, next_positive = n_negative;
   for (size_t e = 0; e < n; ++e) {
     if (!std::isfinite(term.scores[e])) throw std::logic_error("plan: non-finite rank score");
-    entries[term.positive[e] != 0 ? next_positive++ : next_negative++] = {
-        order_key(term.scores[e]), e};  // equal scores (−0, +0) give equal keys
+    entries[term.positive[e] != 0 ? next_positive++ : next_negative++] = {order_key(term.scores[e]),
+                                                                          e};  // equal scores (−0, +0) give equal keys
   }
   stable_sort_by_key(entries);
   for (size_t e = 0; e < n; ++e) {
@@ -295,8 +288,8 @@ void check_program(const StatisticDef& stat, int32_t n_columns) {
     switch (op.code) {
       case OpCode::kColumn:
         if (op.arg < 0 || op.arg >= n_columns)
-          throw std::logic_error("plan: statistic '" + stat.label.name + "' names column " +
-                                 std::to_string(op.arg) + " of " + std::to_string(n_columns));
+          throw std::logic_error("plan: statistic '" + stat.label.name + "' names column " + std::to_string(op.arg) +
+                                 " of " + std::to_string(n_columns));
         ++depth;
         break;
       case OpCode::kConstant:
@@ -308,14 +301,13 @@ void check_program(const StatisticDef& stat, int32_t n_columns) {
         if (depth < 1) throw std::logic_error("plan: abs on an empty stack");
         break;
       default:
-        if (depth < 2) throw std::logic_error("plan: binary op on a short stack in '" +
-                                              stat.label.name + "'");
+        if (depth < 2) throw std::logic_error("plan: binary op on a short stack in '" + stat.label.name + "'");
         --depth;
     }
     if (depth > kMaxStack) throw std::logic_error("plan: program deeper than kMaxStack");
   }
-  if (depth != 1) throw std::logic_error("plan: program of '" + stat.label.name +
-                                         "' leaves " + std::to_string(depth) + " values");
+  if (depth != 1)
+    throw std::logic_error("plan: program of '" + stat.label.name + "' leaves " + std::to_string(depth) + " values");
 }
 
 }  // namespace
@@ -332,8 +324,7 @@ CompiledPlan compile(const Plan& plan) {
 
   // Columns and rank terms are compiled independently, each into its own slots, so the result
   // does not depend on the thread count. Small plans stay on the caller's thread.
-  const uint64_t column_threads =
-      static_cast<uint64_t>(n_units) * plan.columns.size() / kValuesPerThread + 1;
+  const uint64_t column_threads = static_cast<uint64_t>(n_units) * plan.columns.size() / kValuesPerThread + 1;
   const KeptColumns kept = deduplicate_columns(plan.columns, column_threads);
 
   CompiledPlan out;
@@ -347,8 +338,7 @@ CompiledPlan compile(const Plan& plan) {
   const int32_t n_groups = (out.n_columns + kColumnGroup - 1) / kColumnGroup;
   for_each_index(n_groups, column_threads, [&](int64_t g) {
     const int32_t first = static_cast<int32_t>(g) * kColumnGroup;
-    compile_column_group(plan, kept, first, std::min(first + kColumnGroup, out.n_columns), out,
-                         fits_int32);
+    compile_column_group(plan, kept, first, std::min(first + kColumnGroup, out.n_columns), out, fits_int32);
   });
   out.fits_int32 = std::all_of(fits_int32.begin(), fits_int32.end(), [](uint8_t f) { return f; });
 
@@ -359,9 +349,8 @@ CompiledPlan compile(const Plan& plan) {
   out.rank_cluster.resize(n_entries);
   out.rank_positive.resize(n_entries);
   out.rank_tie_start.resize(n_entries);
-  for_each_index(out.n_rank_terms, n_entries / kRankEntriesPerThread + 1, [&](int64_t t) {
-    compile_rank_term(plan.rank_terms[t], plan.unit_cluster, out.rank_offset[t], out);
-  });
+  for_each_index(out.n_rank_terms, n_entries / kRankEntriesPerThread + 1,
+                 [&](int64_t t) { compile_rank_term(plan.rank_terms[t], plan.unit_cluster, out.rank_offset[t], out); });
 
   for (const StatisticDef& stat : plan.statistics)
     for (const Op& op : stat.program)

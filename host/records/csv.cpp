@@ -6,14 +6,13 @@
 
 namespace judgestat {
 
-CsvReader::CsvReader(std::string_view text, std::string file_name)
-    : text_(text), file_name_(std::move(file_name)) {
+CsvReader::CsvReader(std::string_view text, std::string file_name) : text_(text), file_name_(std::move(file_name)) {
   if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
 }
 
 void CsvReader::fail(int64_t line, size_t field, const std::string& what) const {
-  std::string column = field < column_names_.size() ? "column '" + column_names_[field] + "'"
-                                                    : "field " + std::to_string(field + 1);
+  std::string column =
+      field < column_names_.size() ? "column '" + column_names_[field] + "'" : "field " + std::to_string(field + 1);
   throw InputError(file_name_ + ":" + std::to_string(line) + ": " + column + ": " + what);
 }
 
@@ -40,8 +39,7 @@ std::string_view CsvReader::read_quoted_field(size_t field_index, int64_t row_li
       read = quote_at + 2;
       continue;
     }
-    field = unescaped != nullptr ? std::string_view(*unescaped)
-                                 : text_.substr(begin, quote_at - begin);
+    field = unescaped != nullptr ? std::string_view(*unescaped) : text_.substr(begin, quote_at - begin);
     pos_ = quote_at + 1;
     break;
   }
@@ -49,8 +47,8 @@ std::string_view CsvReader::read_quoted_field(size_t field_index, int64_t row_li
   if (pos_ < size && text_[pos_] != ',' && text_[pos_] != '\n' &&
       !(text_[pos_] == '\r' && (pos_ + 1 == size || text_[pos_ + 1] == '\n'))) {
     fail(line_, field_index,
-         std::string("expected ',' or the end of the row after a closing quote, got '") +
-             text_[pos_] + "'; write a quote inside a quoted field as '\"\"'");
+         std::string("expected ',' or the end of the row after a closing quote, got '") + text_[pos_] +
+             "'; write a quote inside a quoted field as '\"\"'");
   }
   return field;
 }
@@ -85,8 +83,7 @@ bool CsvReader::next_row(std::vector<std::string_view>& fields, int64_t& line) {
   while (true) {
     // emplace_back from pointer and size: pushing the returned view spills it to the stack and
     // reloads it as one 16-byte word, a store-forwarding stall that cost more than the scan.
-    const std::string_view field =
-        text_[pos_] == '"' ? read_quoted_field(fields.size(), line) : read_plain_field();
+    const std::string_view field = text_[pos_] == '"' ? read_quoted_field(fields.size(), line) : read_plain_field();
     fields.emplace_back(field.data(), field.size());
     if (pos_ >= size) break;
     if (text_[pos_] == ',') {

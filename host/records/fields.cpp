@@ -9,10 +9,8 @@ namespace judgestat::loading {
 
 std::string display_name(const std::string& path) { return path == "-" ? "stdin" : path; }
 
-[[noreturn]] void fail(const std::string& file, int64_t line, std::string_view column,
-                       const std::string& what) {
-  throw InputError(file + ":" + std::to_string(line) + ": column '" + std::string(column) +
-                   "': " + what);
+[[noreturn]] void fail(const std::string& file, int64_t line, std::string_view column, const std::string& what) {
+  throw InputError(file + ":" + std::to_string(line) + ": column '" + std::string(column) + "': " + what);
 }
 
 /// The offending text for an error message, quoted and shortened.
@@ -39,22 +37,25 @@ bool parse_double(std::string_view text, double& out) {
 }
 
 Field field_of(std::string_view name) {
-  static const std::unordered_map<std::string_view, Field> kFields = {
-      {"judge", Field::kJudge},         {"item", Field::kItem},
-      {"gold", Field::kGold},           {"verdict", Field::kVerdict},
-      {"cluster", Field::kCluster},     {"benchmark", Field::kBenchmark},
-      {"condition", Field::kCondition}, {"order", Field::kOrder},
-      {"variant", Field::kVariant},     {"rationale_ok", Field::kRationaleOk},
-      {"fee_usd", Field::kFee},         {"latency_s", Field::kLatency},
-      {"flag", Field::kFlag}};
+  static const std::unordered_map<std::string_view, Field> kFields = {{"judge", Field::kJudge},
+                                                                      {"item", Field::kItem},
+                                                                      {"gold", Field::kGold},
+                                                                      {"verdict", Field::kVerdict},
+                                                                      {"cluster", Field::kCluster},
+                                                                      {"benchmark", Field::kBenchmark},
+                                                                      {"condition", Field::kCondition},
+                                                                      {"order", Field::kOrder},
+                                                                      {"variant", Field::kVariant},
+                                                                      {"rationale_ok", Field::kRationaleOk},
+                                                                      {"fee_usd", Field::kFee},
+                                                                      {"latency_s", Field::kLatency},
+                                                                      {"flag", Field::kFlag}};
   if (name.size() >= 2 && name.compare(0, 2, "p.") == 0) return Field::kProbability;
   auto found = kFields.find(name);
   return found == kFields.end() ? Field::kIgnored : found->second;
 }
 
-std::string_view cluster_of(const RecordView& record) {
-  return record.cluster.empty() ? record.item : record.cluster;
-}
+std::string_view cluster_of(const RecordView& record) { return record.cluster.empty() ? record.item : record.cluster; }
 std::string_view benchmark_of(const RecordView& record) {
   return record.benchmark.empty() ? std::string_view(kDefaultBenchmark) : record.benchmark;
 }
@@ -105,8 +106,7 @@ double parse_probability(std::string_view text, const FieldSource& source, bool&
   if (number.empty()) return kMissing;
   double value;
   if (!parse_double(number, value)) {
-    source.fail("expected a probability (a number in [0,1]) or an empty field, got " +
-                shown_text(text));
+    source.fail("expected a probability (a number in [0,1]) or an empty field, got " + shown_text(text));
   }
   // NaN is the judge's invalid output, not bad input; remember it apart from "not given".
   if (std::isnan(value)) nan_probability = true;
@@ -144,8 +144,7 @@ int parse_order(std::string_view text, const FieldSource& source) {
     source.fail("expected a non-negative integer, got " + shown_text(text));
   }
   if (value > kMaxOrder) {
-    source.fail("expected a presentation index from 0 to " + std::to_string(kMaxOrder) +
-                ", got " + shown_text(text));
+    source.fail("expected a presentation index from 0 to " + std::to_string(kMaxOrder) + ", got " + shown_text(text));
   }
   return static_cast<int>(value);
 }

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "support/text.hpp"
 #include "judgestat/records.hpp"
+#include "support/text.hpp"
 
 namespace judgestat::loading {
 
@@ -22,8 +22,7 @@ constexpr const char* kRequiredColumns[] = {"judge", "item", "gold", "verdict"};
 /// The name the user knows `path` by in messages ("stdin" for "-").
 std::string display_name(const std::string& path);
 
-[[noreturn]] void fail(const std::string& file, int64_t line, std::string_view column,
-                       const std::string& what);
+[[noreturn]] void fail(const std::string& file, int64_t line, std::string_view column, const std::string& what);
 
 /// The offending text for an error message, quoted and shortened.
 std::string shown_text(std::string_view text);
@@ -34,8 +33,21 @@ std::string_view trim(std::string_view text);
 bool parse_double(std::string_view text, double& out);
 
 enum class Field : uint8_t {
-  kJudge, kItem, kGold, kVerdict, kCluster, kBenchmark, kCondition, kOrder, kVariant,
-  kRationaleOk, kFee, kLatency, kFlag, kProbability, kIgnored
+  kJudge,
+  kItem,
+  kGold,
+  kVerdict,
+  kCluster,
+  kBenchmark,
+  kCondition,
+  kOrder,
+  kVariant,
+  kRationaleOk,
+  kFee,
+  kLatency,
+  kFlag,
+  kProbability,
+  kIgnored
 };
 
 /// The role of a column or key named `name` (p.<label>: a probability; unknown: ignored).
@@ -46,9 +58,7 @@ struct FieldSource {
   const std::string& file;
   int64_t line;
   std::string_view column;
-  [[noreturn]] void fail(const std::string& what) const {
-    loading::fail(file, line, column, what);
-  }
+  [[noreturn]] void fail(const std::string& what) const { loading::fail(file, line, column, what); }
 };
 
 /// One record's values with its text fields as views: into the file bytes while a CSV row is
@@ -98,12 +108,11 @@ void set_field(AnyRecord& record, Field field, std::string_view text, const Fiel
     case Field::kItem:
     case Field::kGold: {
       if (text.empty()) {
-        source.fail("expected a non-empty value (every record names its judge, item and gold "
-                    "label), got an empty field");
+        source.fail(
+            "expected a non-empty value (every record names its judge, item and gold "
+            "label), got an empty field");
       }
-      auto& target = field == Field::kJudge  ? record.judge
-                     : field == Field::kItem ? record.item
-                                             : record.gold;
+      auto& target = field == Field::kJudge ? record.judge : field == Field::kItem ? record.item : record.gold;
       store(target, text);
       break;
     }
@@ -112,21 +121,36 @@ void set_field(AnyRecord& record, Field field, std::string_view text, const Fiel
       record.verdict_given = !(text.empty() || text == "null");
       store(record.verdict, record.verdict_given ? text : std::string_view());
       break;
-    case Field::kCluster: store(record.cluster, text); break;
+    case Field::kCluster:
+      store(record.cluster, text);
+      break;
     case Field::kBenchmark:
       store(record.benchmark, text.empty() ? std::string_view(kDefaultBenchmark) : text);
       break;
-    case Field::kCondition: store(record.condition, text); break;
-    case Field::kOrder: record.order = parse_order(text, source); break;
+    case Field::kCondition:
+      store(record.condition, text);
+      break;
+    case Field::kOrder:
+      record.order = parse_order(text, source);
+      break;
     case Field::kVariant:
       store(record.variant, text.empty() ? std::string_view(kDefaultVariant) : text);
       break;
-    case Field::kRationaleOk: record.rationale_ok = parse_binary(text, source, kMissing); break;
-    case Field::kFee: record.fee_usd = parse_non_negative(text, source); break;
-    case Field::kLatency: record.latency_s = parse_non_negative(text, source); break;
-    case Field::kFlag: record.flag = static_cast<int>(parse_binary(text, source, 0.0)); break;
+    case Field::kRationaleOk:
+      record.rationale_ok = parse_binary(text, source, kMissing);
+      break;
+    case Field::kFee:
+      record.fee_usd = parse_non_negative(text, source);
+      break;
+    case Field::kLatency:
+      record.latency_s = parse_non_negative(text, source);
+      break;
+    case Field::kFlag:
+      record.flag = static_cast<int>(parse_binary(text, source, 0.0));
+      break;
     case Field::kProbability:
-    case Field::kIgnored: break;
+    case Field::kIgnored:
+      break;
   }
 }
 

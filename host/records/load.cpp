@@ -24,12 +24,10 @@ using loading::Format;
 
 std::vector<Record> read_records(const std::string& path, std::string* sha256_out) {
   const Format format = loading::format_of(path);
-  return loading::parse_file(path, sha256_out,
-                             format == Format::kCsv ? loading::read_csv : loading::read_jsonl);
+  return loading::parse_file(path, sha256_out, format == Format::kCsv ? loading::read_csv : loading::read_jsonl);
 }
 
-ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::string& path,
-                             const LoadOptions& options) {
+ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::string& path, const LoadOptions& options) {
   return loading::pivot(loading::number_records(records), path, options);
 }
 
@@ -50,8 +48,7 @@ int32_t ItemMatrix::judge_index(const std::string& name) const {
   auto found = std::find(judges.begin(), judges.end(), name);
   if (found != judges.end()) return static_cast<int32_t>(found - judges.begin());
   throw UsageError("judge '" + name + "' does not occur in " + loading::display_name(path) +
-                   "; the judges there are: " + join(judges, ", ") +
-                   " (names are case-sensitive)");
+                   "; the judges there are: " + join(judges, ", ") + " (names are case-sensitive)");
 }
 
 int32_t ItemMatrix::variant_index(const std::string& name) const {

@@ -117,8 +117,7 @@ struct NumberedRecords {
   int32_t prob_label_list_id(const std::vector<std::string>& labels) {
     // A CSV file has one list; JSONL records mostly repeat the previous record's.
     if (last_list_ >= 0 && prob_label_lists[last_list_] == labels) return last_list_;
-    auto [found, inserted] =
-        list_ids_.try_emplace(labels, static_cast<int32_t>(prob_label_lists.size()));
+    auto [found, inserted] = list_ids_.try_emplace(labels, static_cast<int32_t>(prob_label_lists.size()));
     if (inserted) prob_label_lists.push_back(labels);
     return last_list_ = found->second;
   }

@@ -26,8 +26,8 @@ struct LabelIndex {
 
 /// Label set: --labels, else probability labels (first appearance) then gold labels. Fills
 /// m.labels.
-LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& file,
-                          const LoadOptions& options, ItemMatrix& m) {
+LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& file, const LoadOptions& options,
+                          ItemMatrix& m) {
   LabelIndex index;
   std::unordered_map<std::string, int32_t> label_ids;
   auto add_label = [&](const std::string& label) {
@@ -53,8 +53,8 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
     for (size_t g = 0; g < numbered.golds.size(); ++g) add_label(numbered.golds.name(g));
   }
   if (m.labels.size() > static_cast<size_t>(INT16_MAX)) {
-    throw InputError(file + ": column 'gold': expected at most " + std::to_string(INT16_MAX) +
-                     " labels, got " + std::to_string(m.labels.size()));
+    throw InputError(file + ": column 'gold': expected at most " + std::to_string(INT16_MAX) + " labels, got " +
+                     std::to_string(m.labels.size()));
   }
   auto label_of = [&](const std::string& text) {
     auto found = label_ids.find(text);
@@ -79,16 +79,14 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
 /// gold and cluster are item-level by docs/statistics.md §1; benchmark and condition describe the item too
 /// (subset filters select items), so they must agree as well between `record` and `first`, the
 /// item's first record.
-void check_same_item_columns(const NumberedRecords& numbered, const std::string& file,
-                             const NumberedRecord& record, const NumberedRecord& first) {
-  auto check_same = [&](const char* column, const Numbering& texts, int32_t here,
-                        int32_t there) {
+void check_same_item_columns(const NumberedRecords& numbered, const std::string& file, const NumberedRecord& record,
+                             const NumberedRecord& first) {
+  auto check_same = [&](const char* column, const Numbering& texts, int32_t here, int32_t there) {
     if (here == there) return;
     fail(file, record.line, column,
          "item " + shown_text(numbered.items.name(record.item)) + " has " + column + " " +
-             shown_text(texts.name(here)) + " here but " + shown_text(texts.name(there)) +
-             " on line " + std::to_string(first.line) +
-             "; every record of an item must carry the same " + column +
+             shown_text(texts.name(here)) + " here but " + shown_text(texts.name(there)) + " on line " +
+             std::to_string(first.line) + "; every record of an item must carry the same " + column +
              ", so correct one of the two lines");
   };
   check_same("gold", numbered.golds, record.gold, first.gold);
@@ -98,26 +96,24 @@ void check_same_item_columns(const NumberedRecords& numbered, const std::string&
 }
 
 /// With --labels, a record may give probabilities only for labels in the set.
-void check_probability_labels(const NumberedRecords& numbered, const LabelIndex& index,
-                              const std::string& file, const NumberedRecord& record,
-                              const ItemMatrix& m) {
+void check_probability_labels(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file,
+                              const NumberedRecord& record, const ItemMatrix& m) {
   const std::vector<std::string>& labels = numbered.prob_label_lists[record.prob_labels];
   const std::vector<int32_t>& slots = index.slots_of_list[record.prob_labels];
   const double* probs = numbered.probs.data() + record.first_prob;
   for (size_t k = 0; k < labels.size(); ++k) {
     if (slots[k] < 0 && (!std::isnan(probs[k]) || record.nan_probability)) {
       fail(file, record.line, "p." + labels[k],
-           "expected probabilities for the --labels (" + join(m.labels, ",") +
-               ") only, got one for " + shown_text(labels[k]) +
-               "; add it to --labels or drop the column");
+           "expected probabilities for the --labels (" + join(m.labels, ",") + ") only, got one for " +
+               shown_text(labels[k]) + "; add it to --labels or drop the column");
     }
   }
 }
 
 /// Pass 1: the items' own columns; item-level columns must agree between the records of an
 /// item. Also fills the names and the number of orders.
-void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
-                       const std::string& file, ItemMatrix& m) {
+void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file,
+                       ItemMatrix& m) {
   const std::vector<NumberedRecord>& records = numbered.records;
   std::vector<size_t> first_record_of_item;
   int max_order = 0;
@@ -133,8 +129,7 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
       if (index.gold_label[record.gold] < 0) {
         fail(file, record.line, "gold",
              "expected one of the --labels (" + join(m.labels, ",") + "), got " +
-                 shown_text(numbered.golds.name(record.gold)) +
-                 "; add it to --labels or correct the gold label");
+                 shown_text(numbered.golds.name(record.gold)) + "; add it to --labels or correct the gold label");
       }
       first_record_of_item.push_back(static_cast<size_t>(&record - records.data()));
       m.gold.push_back(index.gold_label[record.gold]);
@@ -160,8 +155,8 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
 
 /// Every cell absent, its values missing.
 void allocate_cells(ItemMatrix& m) {
-  const size_t n_cells = static_cast<size_t>(m.judges.size()) * m.items.size() *
-                         static_cast<size_t>(m.orders) * m.variants.size();
+  const size_t n_cells =
+      static_cast<size_t>(m.judges.size()) * m.items.size() * static_cast<size_t>(m.orders) * m.variants.size();
   const size_t n_labels = m.labels.size();
   m.verdict.assign(n_cells, kAbsent);
   m.line.assign(n_cells, 0);
@@ -174,27 +169,23 @@ void allocate_cells(ItemMatrix& m) {
 [[noreturn]] void fail_second_record(const NumberedRecords& numbered, const std::string& file,
                                      const NumberedRecord& record, int64_t first_line) {
   throw InputError(
-      file + ":" + std::to_string(record.line) + ": columns 'judge','item','order','variant': " +
-      "judge " + shown_text(numbered.judges.name(record.judge)) + ", item " +
-      shown_text(numbered.items.name(record.item)) + ", order " +
-      std::to_string(record.order) + ", variant " +
-      shown_text(numbered.variants.name(record.variant)) + " already occurs on line " +
-      std::to_string(first_line) +
+      file + ":" + std::to_string(record.line) + ": columns 'judge','item','order','variant': " + "judge " +
+      shown_text(numbered.judges.name(record.judge)) + ", item " + shown_text(numbered.items.name(record.item)) +
+      ", order " + std::to_string(record.order) + ", variant " + shown_text(numbered.variants.name(record.variant)) +
+      " already occurs on line " + std::to_string(first_line) +
       "; each (judge, item, order, variant) may occur once, so remove or renumber one");
 }
 
 /// Pass 2: fill the cells, rejecting a second record for one cell, and apply validity.
-void fill_cells(const NumberedRecords& numbered, const LabelIndex& index,
-                const std::string& file, ItemMatrix& m) {
+void fill_cells(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file, ItemMatrix& m) {
   const size_t n_labels = m.labels.size();
   for (const NumberedRecord& record : numbered.records) {
     const size_t c = m.cell(record.judge, record.item, record.order, record.variant);
     if (m.verdict[c] != kAbsent) fail_second_record(numbered, file, record, m.line[c]);
     const std::vector<int32_t>& slots = index.slots_of_list[record.prob_labels];
     const double* probs = numbered.probs.data() + record.first_prob;
-    m.verdict[c] = verdict_code(
-        record, probs, slots,
-        record.verdict >= 0 ? &index.verdict_meaning[record.verdict] : nullptr, n_labels);
+    m.verdict[c] = verdict_code(record, probs, slots,
+                                record.verdict >= 0 ? &index.verdict_meaning[record.verdict] : nullptr, n_labels);
     if (m.verdict[c] == kInvalid) ++m.invalid;
     m.line[c] = record.line;
     for (size_t k = 0; k < slots.size(); ++k) {
@@ -215,8 +206,7 @@ void fill_cells(const NumberedRecords& numbered, const LabelIndex& index,
 
 }  // namespace
 
-ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path,
-                 const LoadOptions& options) {
+ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path, const LoadOptions& options) {
   const std::string file = display_name(path);
   if (numbered.records.empty()) {
     throw InputError(file + ": no records; give a file with at least one record");

@@ -9,7 +9,6 @@
 namespace judgestat::loading {
 
 /// Applies docs/statistics.md §1's consistency checks and validity rule to numbered records and pivots them.
-ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path,
-                 const LoadOptions& options);
+ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path, const LoadOptions& options);
 
 }  // namespace judgestat::loading

@@ -6,8 +6,7 @@
 
 namespace judgestat::loading {
 
-CsvRecordReader::CsvRecordReader(std::string_view text, const std::string& file)
-    : reader_(text, file), file_(file) {
+CsvRecordReader::CsvRecordReader(std::string_view text, const std::string& file) : reader_(text, file), file_(file) {
   int64_t line = 0;
   if (!reader_.next_row(fields_, line)) {
     fail(file, 1, "judge",
@@ -18,8 +17,7 @@ CsvRecordReader::CsvRecordReader(std::string_view text, const std::string& file)
   for (std::string_view raw_name : fields_) {
     std::string name(trim(raw_name));
     Field role = field_of(name);
-    if (role != Field::kIgnored &&
-        std::find(names_.begin(), names_.end(), name) != names_.end()) {
+    if (role != Field::kIgnored && std::find(names_.begin(), names_.end(), name) != names_.end()) {
       fail(file, line, name, "appears twice in the header; keep one of the two columns");
     }
     probability_slot_.push_back(-1);
@@ -34,8 +32,7 @@ CsvRecordReader::CsvRecordReader(std::string_view text, const std::string& file)
   for (const char* required : kRequiredColumns) {
     if (std::find(names_.begin(), names_.end(), required) == names_.end()) {
       fail(file, line, required,
-           "required column is missing (the header names " + join(names_, ",") + "); add a '" +
-               required + "' column");
+           "required column is missing (the header names " + join(names_, ",") + "); add a '" + required + "' column");
     }
   }
   reader_.set_column_names(names_);
@@ -55,15 +52,14 @@ bool CsvRecordReader::next(RecordView& record) {
   }
   last_line_ = line;
   if (fields_.size() != names_.size()) {
-    const std::string counts = "expected " + std::to_string(names_.size()) +
-                               " fields as in the header, got " + std::to_string(fields_.size());
+    const std::string counts =
+        "expected " + std::to_string(names_.size()) + " fields as in the header, got " + std::to_string(fields_.size());
     if (fields_.size() < names_.size()) {
       fail(file_, line, names_[fields_.size()],
            counts + " (the row ends before this column); fill in the missing fields");
     }
-    throw InputError(file_ + ":" + std::to_string(line) + ": column " +
-                     std::to_string(names_.size() + 1) + " (after the last column '" +
-                     names_.back() + "'): " + counts +
+    throw InputError(file_ + ":" + std::to_string(line) + ": column " + std::to_string(names_.size() + 1) +
+                     " (after the last column '" + names_.back() + "'): " + counts +
                      "; quote fields that contain commas or remove the extra fields");
   }
   record = RecordView{};

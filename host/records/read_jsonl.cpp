@@ -33,9 +33,7 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
     return value(Kind::kNumber, number_text_);
   }
   // The number exactly as written, parsed by the same rules as a CSV field.
-  bool number_float(number_float_t, const string_t& written) override {
-    return value(Kind::kNumber, written);
-  }
+  bool number_float(number_float_t, const string_t& written) override { return value(Kind::kNumber, written); }
   bool string(string_t& text) override { return value(Kind::kString, text); }
   bool binary(binary_t&) override { return true; }  // not produced by JSON text
 
@@ -81,10 +79,9 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
     std::string detail = error.what();
     const size_t cut = detail.find(": ", detail.find("column"));
     if (cut != std::string::npos) detail = detail.substr(cut + 2);
-    const std::string hint =
-        !last_token.empty() && last_token.front() == '[' && position <= 2
-            ? "; a .json file must hold one JSON object per line (JSONL), not an array"
-            : "; write each record as one JSON object on one line";
+    const std::string hint = !last_token.empty() && last_token.front() == '[' && position <= 2
+                                 ? "; a .json file must hold one JSON object per line (JSONL), not an array"
+                                 : "; write each record as one JSON object on one line";
     throw InputError(file_ + ":" + std::to_string(line_) + ": column " + std::to_string(position) +
                      ": malformed JSON (" + detail + ")" + hint);
   }
@@ -103,13 +100,10 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
  private:
   enum class Kind { kNull, kBool, kNumber, kString };
 
-  FieldSource source() const {
-    return FieldSource{file_, line_, in_probs_ ? probs_column_ : key_};
-  }
+  FieldSource source() const { return FieldSource{file_, line_, in_probs_ ? probs_column_ : key_}; }
   /// Whether the current value is one this reader interprets (not under an unknown key).
   bool in_scope() const {
-    return (depth_ == 1 && (field_ != Field::kIgnored || key_ == "probs")) ||
-           (depth_ == 2 && in_probs_);
+    return (depth_ == 1 && (field_ != Field::kIgnored || key_ == "probs")) || (depth_ == 2 && in_probs_);
   }
   const char* expected() const {
     if (in_probs_ || field_ == Field::kProbability) return "a probability";
@@ -119,7 +113,8 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
   [[noreturn]] void not_an_object(const char* got) const {
     throw InputError(file_ + ":" + std::to_string(line_) +
                      ": column 1: expected a JSON object {\"judge\": …, \"item\": …, \"gold\": …, "
-                     "\"verdict\": …} on each line, got " + got);
+                     "\"verdict\": …} on each line, got " +
+                     got);
   }
 
   bool value(Kind kind, std::string_view text) {
@@ -139,12 +134,12 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
     }
     if (field_ <= Field::kVerdict) seen_[static_cast<int>(field_)] = true;
     if (kind == Kind::kNull && field_ <= Field::kGold) {
-      where.fail("expected a non-empty value (every record names its judge, item and gold "
-                 "label), got null");
+      where.fail(
+          "expected a non-empty value (every record names its judge, item and gold "
+          "label), got null");
     }
     if (kind == Kind::kBool && field_ != Field::kFlag && field_ != Field::kRationaleOk) {
-      where.fail(std::string("expected a string or a number, got ") +
-                 (text == "1" ? "true" : "false"));
+      where.fail(std::string("expected a string or a number, got ") + (text == "1" ? "true" : "false"));
     }
     set_field(record_, field_, text, where);
     return true;
@@ -152,10 +147,9 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
 
   void add_probability(const std::string& label, std::string_view text, const FieldSource& where) {
     if (label.empty()) where.fail("expected a label, as in 'p.A' or \"probs\": {\"A\": 0.9}");
-    if (std::find(record_.prob_labels.begin(), record_.prob_labels.end(), label) !=
-        record_.prob_labels.end()) {
-      where.fail("the probability of label " + shown_text(label) + " is given twice (as 'p." +
-                 label + "' and in 'probs'); give it once");
+    if (std::find(record_.prob_labels.begin(), record_.prob_labels.end(), label) != record_.prob_labels.end()) {
+      where.fail("the probability of label " + shown_text(label) + " is given twice (as 'p." + label +
+                 "' and in 'probs'); give it once");
     }
     record_.prob_labels.push_back(label);
     record_.probs.push_back(parse_probability(text, where, record_.nan_probability));

@@ -9,8 +9,8 @@ namespace judgestat {
 namespace {
 
 // Indices of `wanted` names in `names`; every name must exist.
-std::vector<int32_t> lookup(const std::vector<std::string>& names,
-                            const std::vector<std::string>& wanted, const std::string& what) {
+std::vector<int32_t> lookup(const std::vector<std::string>& names, const std::vector<std::string>& wanted,
+                            const std::string& what) {
   std::vector<int32_t> out;
   for (const auto& name : wanted) {
     const auto it = std::find(names.begin(), names.end(), name);
@@ -64,8 +64,9 @@ Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
   for (int32_t i = 0; i < m.n_items(); ++i)
     if (first_line[i] != never) sel.items.push_back(i);
   if (sel.items.empty())
-    throw UsageError("the selected subset is empty: no records match the judge, benchmark, "
-                     "condition and variant filters; widen them");
+    throw UsageError(
+        "the selected subset is empty: no records match the judge, benchmark, "
+        "condition and variant filters; widen them");
   std::stable_sort(sel.items.begin(), sel.items.end(),
                    [&](int32_t a, int32_t b) { return first_line[a] < first_line[b]; });
 
@@ -78,10 +79,9 @@ Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
     if (options.strata == "condition") return m.item_condition[item];
     return 0;
   };
-  const std::vector<std::string>& group_names =
-      options.strata == "benchmark" ? m.benchmarks
-      : options.strata == "condition" ? m.conditions
-                                      : std::vector<std::string>{"all"};
+  const std::vector<std::string>& group_names = options.strata == "benchmark"   ? m.benchmarks
+                                                : options.strata == "condition" ? m.conditions
+                                                                                : std::vector<std::string>{"all"};
   std::map<int32_t, int32_t> stratum_of_group;
   std::vector<std::vector<int32_t>> stratum_clusters;  // matrix cluster ids per stratum
   std::map<int32_t, int32_t> cluster_stratum;          // matrix cluster → stratum
@@ -98,9 +98,9 @@ Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
     if (new_cluster) {
       stratum_clusters[h].push_back(cluster);
     } else if (cit->second != h) {
-      throw UsageError("cluster '" + m.clusters[cluster] + "' has items in two " + options.strata +
-                       " groups ('" + sel.stratum_names[cit->second] + "' and '" +
-                       sel.stratum_names[h] + "'); a stratified bootstrap needs each cluster "
+      throw UsageError("cluster '" + m.clusters[cluster] + "' has items in two " + options.strata + " groups ('" +
+                       sel.stratum_names[cit->second] + "' and '" + sel.stratum_names[h] +
+                       "'); a stratified bootstrap needs each cluster "
                        "inside one group");
     }
   }

@@ -19,17 +19,17 @@ struct SelectionOptions {
 };
 
 struct Selection {
-  std::vector<int32_t> judges;            // matrix judge indices, in the order asked for
-  std::vector<int32_t> items;             // matrix item indices, by first appearance
-  std::vector<int32_t> variants;          // matrix variant indices kept
-  std::vector<int32_t> item_cluster;      // per matrix item: plan cluster, -1 when not selected
-  std::vector<int32_t> item_stratum;      // per matrix item: stratum, -1 when not selected
-  std::vector<int64_t> stratum_offset;    // clusters of stratum h: [offset[h], offset[h+1])
-  std::vector<std::string> stratum_names; // group names (one "all" stratum when unstratified)
+  std::vector<int32_t> judges;             // matrix judge indices, in the order asked for
+  std::vector<int32_t> items;              // matrix item indices, by first appearance
+  std::vector<int32_t> variants;           // matrix variant indices kept
+  std::vector<int32_t> item_cluster;       // per matrix item: plan cluster, -1 when not selected
+  std::vector<int32_t> item_stratum;       // per matrix item: stratum, -1 when not selected
+  std::vector<int64_t> stratum_offset;     // clusters of stratum h: [offset[h], offset[h+1])
+  std::vector<std::string> stratum_names;  // group names (one "all" stratum when unstratified)
   std::vector<std::string> cluster_names;
-  std::string strata;                     // the grouping key, "" when unstratified
-  int orders = 1;                         // 1 + the largest order among selected cells
-  int64_t records = 0, invalid = 0;       // selected cells and how many are invalid
+  std::string strata;                // the grouping key, "" when unstratified
+  int orders = 1;                    // 1 + the largest order among selected cells
+  int64_t records = 0, invalid = 0;  // selected cells and how many are invalid
 
   int32_t n_strata() const { return static_cast<int32_t>(stratum_names.size()); }
 };
@@ -39,6 +39,5 @@ Selection select_records(const ItemMatrix& matrix, const SelectionOptions& optio
 
 /// A plan with the selection's clusters and strata and no units yet.
 Plan plan_for(const Selection& selection);
-
 
 }  // namespace judgestat

@@ -32,9 +32,8 @@ namespace {
 // compress_portable for n_blocks consecutive blocks with the CPU's SHA extensions (the
 // arrangement of Intel's SHA extensions guide): the message schedule four words at a time,
 // two rounds per sha256rnds2.
-__attribute__((target("sha,sse4.1"))) void compress_with_sha_instructions(uint32_t* state,
-                                                                         const uint8_t* data,
-                                                                         size_t n_blocks) {
+__attribute__((target("sha,sse4.1"))) void compress_with_sha_instructions(uint32_t* state, const uint8_t* data,
+                                                                          size_t n_blocks) {
   const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
   // The instructions keep the state as ABEF and CDGH.
   const __m128i cdab = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(state)), 0xB1);
@@ -55,8 +54,8 @@ __attribute__((target("sha,sse4.1"))) void compress_with_sha_instructions(uint32
                                               _mm_alignr_epi8(previous, w[(group + 2) % 4], 4));
         words = _mm_sha256msg2_epu32(partial, previous);
       }
-      const __m128i message = _mm_add_epi32(
-          words, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kRoundConstants + 4 * group)));
+      const __m128i message =
+          _mm_add_epi32(words, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kRoundConstants + 4 * group)));
       cdgh = _mm_sha256rnds2_epu32(cdgh, abef, message);
       abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(message, 0x0E));
     }
@@ -93,15 +92,14 @@ void Sha256::compress(const uint8_t* blocks, size_t n_blocks) {
 
 Sha256::Sha256(bool cpu_instructions)
     : sha_instructions_(cpu_instructions && sha256_cpu_instructions_supported()),
-      state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-             0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19},
+      state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19},
       buffer_{} {}
 
 void Sha256::compress_portable(const uint8_t* block) {
   uint32_t w[64];
   for (int t = 0; t < 16; ++t) {
-    w[t] = (uint32_t(block[4 * t]) << 24) | (uint32_t(block[4 * t + 1]) << 16) |
-           (uint32_t(block[4 * t + 2]) << 8) | uint32_t(block[4 * t + 3]);
+    w[t] = (uint32_t(block[4 * t]) << 24) | (uint32_t(block[4 * t + 1]) << 16) | (uint32_t(block[4 * t + 2]) << 8) |
+           uint32_t(block[4 * t + 3]);
   }
   for (int t = 16; t < 64; ++t) {
     uint32_t s0 = rotate_right(w[t - 15], 7) ^ rotate_right(w[t - 15], 18) ^ (w[t - 15] >> 3);

@@ -8,9 +8,8 @@ namespace judgestat::loading {
 
 constexpr double kProbabilitySumTolerance = 0.025;  // docs/statistics.md §1 validity
 
-int16_t verdict_code(const NumberedRecord& record, const double* probs,
-                     const std::vector<int32_t>& slots, const VerdictMeaning* verdict,
-                     size_t n_labels) {
+int16_t verdict_code(const NumberedRecord& record, const double* probs, const std::vector<int32_t>& slots,
+                     const VerdictMeaning* verdict, size_t n_labels) {
   bool any_probability = false;
   double sum = 0.0, top = -1.0;
   for (size_t k = 0; k < slots.size(); ++k) {

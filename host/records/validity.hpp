@@ -17,8 +17,7 @@ struct VerdictMeaning {
 /// docs/statistics.md §1 validity. `probs` are the record's probabilities, `slots[k]` the label index of the
 /// k-th (-1: outside the label set, which only happens for probabilities that were not given);
 /// `verdict` is null when no verdict was given.
-int16_t verdict_code(const NumberedRecord& record, const double* probs,
-                     const std::vector<int32_t>& slots, const VerdictMeaning* verdict,
-                     size_t n_labels);
+int16_t verdict_code(const NumberedRecord& record, const double* probs, const std::vector<int32_t>& slots,
+                     const VerdictMeaning* verdict, size_t n_labels);
 
 }  // namespace judgestat::loading

@@ -108,9 +108,10 @@ std::string tables(const BenchReport& report, const std::string& format) {
   const bool w1 = report.workload == "w1";
   const BenchMeasurement& front = report.measured.front();
   Table table;
-  table.header = w1 ? std::vector<std::string>{"replicates", "clusters", "statistics", "columns",
-                                               "cluster draws/s (median)", "range", "with summaries"}
-                    : std::vector<std::string>{"items", "k", "grid", "draws", "draws/s (median)", "range"};
+  table.header =
+      w1 ? std::vector<std::string>{"replicates", "clusters",      "statistics", "columns", "cluster draws/s (median)",
+                                    "range",      "with summaries"}
+         : std::vector<std::string>{"items", "k", "grid", "draws", "draws/s (median)", "range"};
   if (report.probe > 0 && w1) table.header.push_back("of probe");
   if (kernel_timed(report)) table.header.push_back("kernel only");
   for (const BenchMeasurement& m : report.measured) table.rows.push_back(measurement_row(report, m));
@@ -120,7 +121,8 @@ std::string tables(const BenchReport& report, const std::string& format) {
                         (report.input.empty() ? ", synthetic input" : ", input " + report.input));
   if (w1) table.notes.push_back("cluster draws/s over resampling; 'with summaries' adds the intervals (quantiles, SE)");
   if (kernel_timed(report))
-    table.notes.push_back("draws/s end to end (copies, summaries on the host); 'kernel only' over the kernel's CUDA-event time");
+    table.notes.push_back(
+        "draws/s end to end (copies, summaries on the host); 'kernel only' over the kernel's CUDA-event time");
   return table.render(format);
 }
 

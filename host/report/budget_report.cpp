@@ -79,8 +79,8 @@ std::string delta_plot(const BudgetSummary& s, double tol) {
                                     " rule: " + percent(s.loss_share) + " of draws lose more than " +
                                     fixed(100 * tol, 1) + " points");
   out += svg_axes(
-      f, even_ticks(lo, hi, 6), even_ticks(0, f.y1, 4), "held-out Δ = cascade − fallback accuracy",
-      "share of draws", [](double v) { return fixed(v, 3); }, [](double v) { return fixed(v, 3); });
+      f, even_ticks(lo, hi, 6), even_ticks(0, f.y1, 4), "held-out Δ = cascade − fallback accuracy", "share of draws",
+      [](double v) { return fixed(v, 3); }, [](double v) { return fixed(v, 3); });
   const double width = (f.px(hi) - f.px(lo)) / kBars;
   for (int b = 0; b < kBars; ++b) {
     if (bars[b] <= 0) continue;
@@ -207,8 +207,9 @@ Json to_json(const BudgetReport& report, const ReportHead& head) {
 
 std::string tables(const BudgetReport& report, const std::string& format) {
   Table table;
-  table.header = {"k",        "rule", "draws", "loss share", "mean Δ (2.5 %, 97.5 %)", "median fee ratio",
-                  "most chosen τ", "escalate all"};
+  table.header = {
+      "k",           "rule", "draws", "loss share", "mean Δ (2.5 %, 97.5 %)", "median fee ratio", "most chosen τ",
+      "escalate all"};
   for (const auto& s : report.summaries) {
     table.rows.push_back({std::to_string(s.k), rule_name(s.rule), std::to_string(s.draws), percent(s.loss_share, 2),
                           fixed(s.delta_mean) + " (" + fixed(s.delta_q[0]) + ", " + fixed(s.delta_q[2]) + ")",

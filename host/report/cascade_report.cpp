@@ -1,7 +1,7 @@
 // Writers of the cascade report: docs/statistics.md §4's JSON, tables for people and SVG plots, from the typed
 // CascadeReport that run_cascade returns (docs/statistics.md §3.3, §3.4; JEV §7–§9).
-#include "report/probability_report.hpp"
 #include "report/cascade_report.hpp"
+#include "report/probability_report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +36,9 @@ std::string percent_ci(const Interval& v) {
 std::string pp_ci(const Interval& v) {
   return signed_pp(v.estimate) + " [" + fixed(100.0 * v.lo, 2) + ", " + fixed(100.0 * v.hi, 2) + "]";
 }
-std::string ratio_ci(const Interval& v) { return fixed(v.estimate, 3) + " [" + fixed(v.lo, 3) + ", " + fixed(v.hi, 3) + "]"; }
+std::string ratio_ci(const Interval& v) {
+  return fixed(v.estimate, 3) + " [" + fixed(v.lo, 3) + ", " + fixed(v.hi, 3) + "]";
+}
 
 std::string latency_cell(const LatencySummary& latency, bool given) {
   return given ? fixed(latency.p50, 2) + " / " + fixed(latency.p95, 2) : kNotGiven;
@@ -99,11 +101,16 @@ Json pool_json(const CascadeReport& r) {
 
 Json baselines_json(const CascadeReport& r) {
   const CascadeSweep& s = r.sweep;
-  return {{"first_alone", {{"judge", r.options.first}, {"acc", s.first_alone}, {"fee_ratio", s.first_fee_ratio},
-                           {"latency", r.latency ? latency_json(s.first_latency) : Json(nullptr)}}},
-          {"fallback_alone", {{"judge", r.options.fallback}, {"acc", s.fallback_alone},
-                              {"fee_ratio", r.fees ? Json(1.0) : Json(nullptr)},
-                              {"latency", r.latency ? latency_json(s.fallback_latency) : Json(nullptr)}}}};
+  return {{"first_alone",
+           {{"judge", r.options.first},
+            {"acc", s.first_alone},
+            {"fee_ratio", s.first_fee_ratio},
+            {"latency", r.latency ? latency_json(s.first_latency) : Json(nullptr)}}},
+          {"fallback_alone",
+           {{"judge", r.options.fallback},
+            {"acc", s.fallback_alone},
+            {"fee_ratio", r.fees ? Json(1.0) : Json(nullptr)},
+            {"latency", r.latency ? latency_json(s.fallback_latency) : Json(nullptr)}}}};
 }
 
 Json sweep_latency_json(const CascadeReport& r) {
@@ -114,7 +121,8 @@ Json sweep_latency_json(const CascadeReport& r) {
     row["threshold"] = threshold_json(r.options.grid, static_cast<int32_t>(p));
     rows.push_back(row);
   }
-  return {{"thresholds", rows}, {"first_alone", latency_json(r.sweep.first_latency)},
+  return {{"thresholds", rows},
+          {"first_alone", latency_json(r.sweep.first_latency)},
           {"fallback_alone", latency_json(r.sweep.fallback_latency)}};
 }
 
@@ -162,7 +170,8 @@ Json rules_json(const CascadeReport& r) {
     Json tau;
     if (o.per_stratum) {
       tau = Json::object();
-      for (size_t h = 0; h < choice.chosen.size(); ++h) tau[stratum_names[h]] = threshold_json(o.grid, choice.chosen[h]);
+      for (size_t h = 0; h < choice.chosen.size(); ++h)
+        tau[stratum_names[h]] = threshold_json(o.grid, choice.chosen[h]);
     } else {
       tau = threshold_json(o.grid, choice.chosen.front());
     }
@@ -193,12 +202,13 @@ Json rules_json(const CascadeReport& r) {
 
 Json temperature_json(const CascadeReport& r) {
   const TemperatureResult& t = r.rules->temperature;
-  return {{"judge", r.options.first},
-          {"temperature", t.temperature},
-          {"selection", {{"items", t.selection_items}, {"nll_before", t.selection_nll_before},
-                         {"nll_after", t.selection_nll_after}}},
-          {"heldout", {{"items", t.heldout_items}, {"nll_before", t.heldout_nll_before},
-                       {"nll_after", t.heldout_nll_after}}}};
+  return {
+      {"judge", r.options.first},
+      {"temperature", t.temperature},
+      {"selection",
+       {{"items", t.selection_items}, {"nll_before", t.selection_nll_before}, {"nll_after", t.selection_nll_after}}},
+      {"heldout",
+       {{"items", t.heldout_items}, {"nll_before", t.heldout_nll_before}, {"nll_after", t.heldout_nll_after}}}};
 }
 
 Json timing_json(const CascadeReport& r, double load_s) {
@@ -221,33 +231,42 @@ Table sweep_table(const CascadeReport& r) {
   const auto& iv = sweep.result.intervals;
   const std::string level = level_text(r);
   Table table;
-  table.header = {"τ", "escalated (%)", "cascade acc (%)", "Δ vs fallback (pp) [" + level + "]",
-                  "first-stage errors caught (%)", "fee ratio", "random, same fee (%)", "latency p50 / p95 (s)"};
+  table.header = {"τ",
+                  "escalated (%)",
+                  "cascade acc (%)",
+                  "Δ vs fallback (pp) [" + level + "]",
+                  "first-stage errors caught (%)",
+                  "fee ratio",
+                  "random, same fee (%)",
+                  "latency p50 / p95 (s)"};
   for (size_t p = 0; p < sweep.policies.size(); ++p) {
     const PolicyStatistics& s = sweep.policies[p];
     table.rows.push_back({p + 1 == sweep.policies.size() ? "all" : o.grid.labels[p], percent_ci(iv[s.escalated]),
                           percent_ci(iv[s.cascade_acc]), pp_ci(iv[s.cascade_delta]),
                           s.errors_escalated >= 0 ? percent_ci(iv[s.errors_escalated]) : "—",
                           r.fees ? ratio_ci(iv[s.fee_ratio]) : kNotGiven,
-                          r.fees ? percent_ci(iv[s.random_acc]) : kNotGiven, latency_cell(sweep.latencies[p], r.latency)});
+                          r.fees ? percent_ci(iv[s.random_acc]) : kNotGiven,
+                          latency_cell(sweep.latencies[p], r.latency)});
   }
-  table.rows.push_back({"first alone", "0.0", percent(sweep.first_alone), signed_pp(sweep.first_alone - sweep.fallback_alone),
-                        "0.0", r.fees ? fixed(sweep.first_fee_ratio, 3) : kNotGiven, "—",
-                        latency_cell(sweep.first_latency, r.latency)});
+  table.rows.push_back(
+      {"first alone", "0.0", percent(sweep.first_alone), signed_pp(sweep.first_alone - sweep.fallback_alone), "0.0",
+       r.fees ? fixed(sweep.first_fee_ratio, 3) : kNotGiven, "—", latency_cell(sweep.first_latency, r.latency)});
   table.rows.push_back({"fallback alone", "100.0", percent(sweep.fallback_alone), "0.00", "100.0",
-                        r.fees ? std::string("1.000") : kNotGiven, "—", latency_cell(sweep.fallback_latency, r.latency)});
+                        r.fees ? std::string("1.000") : kNotGiven, "—",
+                        latency_cell(sweep.fallback_latency, r.latency)});
   table.rows.push_back({"oracle", "—", percent_ci(iv[sweep.oracle_acc]),
                         signed_pp(iv[sweep.oracle_acc].estimate - sweep.fallback_alone), "—", "—", "—", "—"});
-  table.notes.push_back("cascade " + o.first + " → " + o.fallback + " on " + std::to_string(r.items) + " items (" +
-                        std::to_string(r.clusters) + " clusters); gate: " +
-                        (r.first_orders == 1 ? "order 0" : std::to_string(r.first_orders) + " orders averaged") +
-                        (r.first_orders == 1 ? ", accept iff the order-0 output is valid and q ≥ τ ("
-                                             : ", accept iff every order is valid and q ≥ τ (") +
-                        std::to_string(r.items - r.gate_ok) +
-                        " items with an invalid or missing first-stage order always escalate)");
+  table.notes.push_back(
+      "cascade " + o.first + " → " + o.fallback + " on " + std::to_string(r.items) + " items (" +
+      std::to_string(r.clusters) +
+      " clusters); gate: " + (r.first_orders == 1 ? "order 0" : std::to_string(r.first_orders) + " orders averaged") +
+      (r.first_orders == 1 ? ", accept iff the order-0 output is valid and q ≥ τ ("
+                           : ", accept iff every order is valid and q ≥ τ (") +
+      std::to_string(r.items - r.gate_ok) + " items with an invalid or missing first-stage order always escalate)");
   table.notes.push_back("cells: estimate [" + level + "]; first alone: " + o.first +
                         (r.first_orders == 1 ? " in order 0" : " with order-averaged probabilities") +
-                        "; fallback alone: " + o.fallback + " in order 0; oracle: the better of the two per item; "
+                        "; fallback alone: " + o.fallback +
+                        " in order 0; oracle: the better of the two per item; "
                         "random: escalate each item at random for the same expected fee");
   for (const auto& note : r.notes) table.notes.push_back("note: " + note);
   return table;
@@ -278,13 +297,15 @@ Table trials_table(const CascadeReport& r) {
       trials.rows.push_back(row);
     }
   }
-  trials.notes.push_back("∗: the chosen threshold (most accepted items among those passing; ties go to the stricter; "
-                         "`all` when none passes); tol = " + fixed(100 * o.tol, 2) + " points");
+  trials.notes.push_back(
+      "∗: the chosen threshold (most accepted items among those passing; ties go to the stricter; "
+      "`all` when none passes); tol = " +
+      fixed(100 * o.tol, 2) + " points");
   for (size_t k = 0; k < choices.size(); ++k) {
     std::string chosen;
     for (size_t h = 0; h < choices[k].chosen.size(); ++h)
-      chosen += (h ? ", " : "") + (o.per_stratum ? stratum_names[h] + " " : std::string()) + "τ = " +
-                o.grid.label(choices[k].chosen[h]);
+      chosen += (h ? ", " : "") + (o.per_stratum ? stratum_names[h] + " " : std::string()) +
+                "τ = " + o.grid.label(choices[k].chosen[h]);
     trials.notes.push_back(std::string(k == 0 ? "point" : "lower-bound") + " rule chooses " + chosen);
   }
   return trials;
@@ -296,8 +317,14 @@ Table heldout_table(const CascadeReport& r) {
   const auto& iv = rules.heldout.intervals;
   const std::string level = level_text(r);
   Table held;
-  held.header = {"policy", "first alone (%)", "cascade (%) [" + level + "]", "fallback (%)",
-                 "Δ (pp) [" + level + "]", "escalated (%)", "first-stage errors caught (%)", "fee ratio",
+  held.header = {"policy",
+                 "first alone (%)",
+                 "cascade (%) [" + level + "]",
+                 "fallback (%)",
+                 "Δ (pp) [" + level + "]",
+                 "escalated (%)",
+                 "first-stage errors caught (%)",
+                 "fee ratio",
                  "latency p50 / p95 (s)"};
   for (size_t k = 0; k < rules.choices.size(); ++k) {
     const PolicyStatistics& s = rules.rules[k].statistics;
@@ -310,7 +337,8 @@ Table heldout_table(const CascadeReport& r) {
                          latency_cell(rules.rules[k].latency, r.latency)});
   }
   held.rows.push_back({"fallback alone", "", percent(rules.fallback_alone), percent(rules.fallback_alone), "—", "100.0",
-                       "—", r.fees ? std::string("1.000") : kNotGiven, latency_cell(rules.fallback_latency, r.latency)});
+                       "—", r.fees ? std::string("1.000") : kNotGiven,
+                       latency_cell(rules.fallback_latency, r.latency)});
   held.notes.push_back("held-out part: " + std::to_string(rules.heldout_items) + " items, " +
                        std::to_string(rules.heldout_clusters) + " clusters; CIs from its own clustered bootstrap");
   return held;
@@ -334,7 +362,8 @@ std::string summary_line(const CascadeReport& r) {
   std::snprintf(summary, sizeof summary, "%llu replicates, %s CI, seed %llu, backend %s (%s), %.2fs",
                 static_cast<unsigned long long>(boot.replicates), to_string(boot.ci).c_str(),
                 static_cast<unsigned long long>(boot.seed), r.sweep.result.backend.c_str(),
-                r.sweep.result.device.c_str(), r.sweep.result.resample_s + (r.rules ? r.rules->heldout.resample_s : 0.0));
+                r.sweep.result.device.c_str(),
+                r.sweep.result.resample_s + (r.rules ? r.rules->heldout.resample_s : 0.0));
   return summary;
 }
 
@@ -368,7 +397,9 @@ Json to_json(const CascadeReport& r, const ReportHead& head) {
 }
 
 std::string tables(const CascadeReport& r, const std::string& format) {
-  std::string text = (format == "text" ? "Threshold sweep (docs/statistics.md §3.3):\n" : format == "md" ? "**Threshold sweep (docs/statistics.md §3.3)**\n\n" : "") +
+  std::string text = (format == "text" ? "Threshold sweep (docs/statistics.md §3.3):\n"
+                      : format == "md" ? "**Threshold sweep (docs/statistics.md §3.3)**\n\n"
+                                       : "") +
                      sweep_table(r).render(format);
   if (r.rules) {
     text += heading(format, "Selection part (" + std::to_string(r.rules->selection_items) + " items, " +
@@ -470,7 +501,8 @@ std::string cascade_reliability_svg(const CascadeReport& r) {
   }
   out += svg_line(f.px(f.x0), f.py(f.x0), f.px(1.0), f.py(1.0), "stroke:#d62728;stroke-width:1.5;stroke-dasharray:5,4");
   out += svg_legend_entry(f.left + 10, f.top + 10, "#d62728", "perfect calibration", "5,4");
-  out += svg_circle(f.left + 20, f.top + 26, 3, "#f58518") + svg_text(f.left + 36, f.top + 30, "the bin's mean q", "start", 11);
+  out += svg_circle(f.left + 20, f.top + 26, 3, "#f58518") +
+         svg_text(f.left + 36, f.top + 30, "the bin's mean q", "start", 11);
   return out + "</svg>\n";
 }
 

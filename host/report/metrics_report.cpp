@@ -19,8 +19,8 @@ std::string statistic_title(const StatLabel& label) {
 }
 
 Json settings_json(const MetricsReport& report) {
-  Json settings = bootstrap_settings_json(report.seed, report.replicates, report.ci, report.level,
-                                          report.statistics, report.strata);
+  Json settings = bootstrap_settings_json(report.seed, report.replicates, report.ci, report.level, report.statistics,
+                                          report.strata);
   settings["invalid_match"] = report.invalid_match;
   return settings;
 }
@@ -36,14 +36,12 @@ Table statistics_table(const MetricsReport& report) {
   const std::string level = fixed(100 * report.level, 0) + "% CI";
   table.header = {"judge"};
   if (grouped) table.header.push_back(report.strata);
-  for (const char* h : {"statistic", "estimate", level.c_str(), "SE", "n", "undef"})
-    table.header.push_back(h);
+  for (const char* h : {"statistic", "estimate", level.c_str(), "SE", "n", "undef"}) table.header.push_back(h);
   for (size_t s = 0; s < result.labels.size(); ++s) {
     const StatLabel& label = result.labels[s];
     const Interval& ci = result.intervals[s];
     std::vector<std::string> row{label.judge};
-    if (grouped)
-      row.push_back(label.benchmark ? *label.benchmark : label.condition ? *label.condition : "all");
+    if (grouped) row.push_back(label.benchmark ? *label.benchmark : label.condition ? *label.condition : "all");
     row.push_back(statistic_title(label));
     row.push_back(fixed(ci.estimate));
     row.push_back("(" + fixed(ci.lo) + ", " + fixed(ci.hi) + ")");
@@ -63,13 +61,11 @@ void add_notes(const MetricsReport& report, Table& table) {
   for (const auto& note : report.notes) table.notes.push_back("note: " + note);
   for (const auto& note : report.probability.notes) table.notes.push_back("note: " + note);
   char summary[256];
-  std::snprintf(summary, sizeof summary,
-                "%llu replicates, %s CI, seed %llu, %lld clusters%s, backend %s (%s), %.2fs",
+  std::snprintf(summary, sizeof summary, "%llu replicates, %s CI, seed %llu, %lld clusters%s, backend %s (%s), %.2fs",
                 static_cast<unsigned long long>(report.replicates), to_string(report.ci).c_str(),
-                static_cast<unsigned long long>(report.seed),
-                static_cast<long long>(result.n_clusters),
-                report.strata.empty() ? "" : (", stratified by " + report.strata).c_str(),
-                result.backend.c_str(), result.device.c_str(), result.resample_s);
+                static_cast<unsigned long long>(report.seed), static_cast<long long>(result.n_clusters),
+                report.strata.empty() ? "" : (", stratified by " + report.strata).c_str(), result.backend.c_str(),
+                result.device.c_str(), result.resample_s);
   table.notes.push_back(summary);
 }
 

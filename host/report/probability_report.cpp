@@ -13,9 +13,7 @@
 namespace judgestat {
 namespace {
 
-std::string percent(double share) {
-  return std::isfinite(share) ? fixed(100.0 * share, 1) + " %" : "—";
-}
+std::string percent(double share) { return std::isfinite(share) ? fixed(100.0 * share, 1) + " %" : "—"; }
 
 std::string count_text(double value) {
   char text[32];
@@ -94,10 +92,12 @@ void add_probability_json(const ProbabilityQuality& quality, Json& json) {
         f.table.total_flips ? static_cast<double>(f.table.flips_high) / static_cast<double>(f.table.total_flips) : NAN;
     Json bins = Json::array();
     for (int b = 0; b < kConfidenceBins; ++b)
-      bins.push_back({{"bin", confidence_bin_name(b)},
-                      {"items", f.table.items[b]},
-                      {"flips", f.table.flips[b]},
-                      {"rate", f.table.items[b] ? static_cast<double>(f.table.flips[b]) / static_cast<double>(f.table.items[b]) : NAN}});
+      bins.push_back(
+          {{"bin", confidence_bin_name(b)},
+           {"items", f.table.items[b]},
+           {"flips", f.table.flips[b]},
+           {"rate",
+            f.table.items[b] ? static_cast<double>(f.table.flips[b]) / static_cast<double>(f.table.items[b]) : NAN}});
     row["bins"] = bins;
     flips.push_back(row);
   }
@@ -140,7 +140,8 @@ std::string probability_tables_text(const ProbabilityQuality& quality, const std
     std::vector<std::string> row = lead(s.judge, s.group);
     row.push_back(presentation_name(s.order));
     row.push_back(std::to_string(t.n));
-    row.push_back(percent(t.error_rate_high()) + " (" + count_text(t.errors_high) + " of " + std::to_string(t.n_high) + ")");
+    row.push_back(percent(t.error_rate_high()) + " (" + count_text(t.errors_high) + " of " + std::to_string(t.n_high) +
+                  ")");
     row.push_back(percent(t.error_share_high()));
     row.push_back(fixed(s.risk_coverage.aurc));
     summary.rows.push_back(row);
@@ -172,9 +173,10 @@ std::string probability_tables_text(const ProbabilityQuality& quality, const std
       row.push_back(percent(static_cast<double>(f.table.total_flips) / static_cast<double>(f.table.total_items)));
       for (int b = 0; b < kConfidenceBins; ++b)
         if (flip_used[b])
-          row.push_back(f.table.items[b] ? percent(static_cast<double>(f.table.flips[b]) / static_cast<double>(f.table.items[b])) +
-                                               " (" + std::to_string(f.table.items[b]) + ")"
-                                         : "—");
+          row.push_back(f.table.items[b]
+                            ? percent(static_cast<double>(f.table.flips[b]) / static_cast<double>(f.table.items[b])) +
+                                  " (" + std::to_string(f.table.items[b]) + ")"
+                            : "—");
       row.push_back(std::to_string(f.table.flips_high) + " of " + std::to_string(f.table.total_flips));
       flips.rows.push_back(row);
     }

@@ -64,16 +64,23 @@ std::string header_of(const CellSpec& cell) {
 
 std::string coverage_word(const CellSpec& cell) {
   switch (cell.status) {
-    case Coverage::kDirect: return cell.main_table ? "Direct" : "Direct†";
-    case Coverage::kApprox: return cell.main_table ? "Approx." : "Approx.†";
-    case Coverage::kAugmented: return "Aug.";
-    case Coverage::kUnavailable: return "—";
+    case Coverage::kDirect:
+      return cell.main_table ? "Direct" : "Direct†";
+    case Coverage::kApprox:
+      return cell.main_table ? "Approx." : "Approx.†";
+    case Coverage::kAugmented:
+      return "Aug.";
+    case Coverage::kUnavailable:
+      return "—";
   }
   return "?";
 }
 
 Json interval_json(const Interval& ci, int64_t n) {
-  return {{"n", n}, {"estimate", ci.estimate}, {"ci", Json::array({ci.lo, ci.hi})}, {"se", ci.se},
+  return {{"n", n},
+          {"estimate", ci.estimate},
+          {"ci", Json::array({ci.lo, ci.hi})},
+          {"se", ci.se},
           {"undefined", ci.undefined}};
 }
 
@@ -91,9 +98,14 @@ std::string block(const std::string& title, const Table& table, const std::strin
 class ProfileWriter {
  public:
   ProfileWriter(const ProfileReport& report, std::string format)
-      : options(report.options), plan(report.plan), result(report.result), summary(report.summary),
-        I(report.result.intervals), B(static_cast<int32_t>(report.plan.benchmarks.size())),
-        J(static_cast<int32_t>(report.plan.judges.size())), exact_max_n(report.options.exact_max_n),
+      : options(report.options),
+        plan(report.plan),
+        result(report.result),
+        summary(report.summary),
+        I(report.result.intervals),
+        B(static_cast<int32_t>(report.plan.benchmarks.size())),
+        J(static_cast<int32_t>(report.plan.judges.size())),
+        exact_max_n(report.options.exact_max_n),
         format(std::move(format)) {}
 
   void add_statistics(Json& json) const;
@@ -174,7 +186,8 @@ void ProfileWriter::add_coverage(Json& json) const {
         if (cell.status != Coverage::kUnavailable) {
           row["operator"] = to_string(cell.op);
           row["main_table"] = cell.main_table;
-          row["subset"] = {{"benchmark", cell.subset.benchmarks}, {"condition", cell.subset.conditions},
+          row["subset"] = {{"benchmark", cell.subset.benchmarks},
+                           {"condition", cell.subset.conditions},
                            {"variant", cell.op == CapOperator::kVariantBc ? cell.variant_pair : cell.subset.variants}};
           row["items"] = b.cell_items[c];
         }
@@ -189,8 +202,13 @@ void ProfileWriter::add_coverage(Json& json) const {
 void ProfileWriter::add_spearman(Json& json) const {
   {
     auto entry_json = [&](const SpearmanEntry& e, const char* scope_key) {
-      return Json{{scope_key, e.scope}, {"a", e.a}, {"b", e.b}, {"status_a", to_string(e.status_a)},
-                  {"status_b", to_string(e.status_b)}, {"n", e.result.n}, {"rho", optional_number(e.result.rho)},
+      return Json{{scope_key, e.scope},
+                  {"a", e.a},
+                  {"b", e.b},
+                  {"status_a", to_string(e.status_a)},
+                  {"status_b", to_string(e.status_b)},
+                  {"n", e.result.n},
+                  {"rho", optional_number(e.result.rho)},
                   {"p_t", optional_number(e.result.p_t)},
                   {"p_exact", e.result.exact ? optional_number(e.result.p_exact) : Json(nullptr)},
                   {"judges", e.judges}};
@@ -201,10 +219,11 @@ void ProfileWriter::add_spearman(Json& json) const {
     for (const auto& e : summary.between_benchmarks) between_benchmarks.push_back(entry_json(e, "condition"));
     for (const auto& m : summary.mean_rho)
       mean.push_back({{"condition", m.condition}, {"pairs", m.pairs}, {"mean_rho", m.mean}});
-    spearman_json["note"] = "computed on point estimates (a rank correlation is not a ratio of sums); "
-                            "average ranks for ties; p_t: t approximation with n − 2 df as "
-                            "scipy.stats.spearmanr; p_exact: exact two-sided permutation p over all n! "
-                            "pairings for n <= exact_max_n; mean_rho over direct–direct benchmark pairs";
+    spearman_json["note"] =
+        "computed on point estimates (a rank correlation is not a ratio of sums); "
+        "average ranks for ties; p_t: t approximation with n − 2 df as "
+        "scipy.stats.spearmanr; p_exact: exact two-sided permutation p over all n! "
+        "pairings for n <= exact_max_n; mean_rho over direct–direct benchmark pairs";
     spearman_json["between_conditions"] = between_conditions;
     spearman_json["between_benchmarks"] = between_benchmarks;
     spearman_json["mean_rho"] = mean;
@@ -221,17 +240,17 @@ void ProfileWriter::add_stress(Json& json) const {
       Json deltas = Json::array(), judge_means = Json::array(), condition_means = Json::array();
       for (size_t s = 0; s < plan.stats.size(); ++s) {
         const ProfileStat& stat = plan.stats[s];
-        if (stat.benchmark < 0 || plan.benchmarks[stat.benchmark].spec.name != pair.from ||
-            stat.to < 0 || plan.benchmarks[stat.to].spec.name != pair.to)
+        if (stat.benchmark < 0 || plan.benchmarks[stat.benchmark].spec.name != pair.from || stat.to < 0 ||
+            plan.benchmarks[stat.to].spec.name != pair.to)
           continue;
         Json row = interval_json(I[s], result.labels[s].n);
         if (stat.kind == Kind::kStress) {
-          row.update({{"judge", plan.judges[stat.judge]}, {"condition", stat.condition},
-                      {"status", to_string(stat.status)}});
+          row.update(
+              {{"judge", plan.judges[stat.judge]}, {"condition", stat.condition}, {"status", to_string(stat.status)}});
           deltas.push_back(row);
         } else if (stat.kind == Kind::kStressJudgeMean) {
-          row.update({{"judge", plan.judges[stat.judge]}, {"status", to_string(stat.status)},
-                      {"conditions", stat.over}});
+          row.update(
+              {{"judge", plan.judges[stat.judge]}, {"status", to_string(stat.status)}, {"conditions", stat.over}});
           judge_means.push_back(row);
         } else if (stat.kind == Kind::kStressConditionMean) {
           row.update({{"condition", stat.condition}, {"status", to_string(stat.status)}});
@@ -255,15 +274,22 @@ void ProfileWriter::add_l1(Json& json) const {
       if (stat.kind != Kind::kL1) continue;
       const std::string group = stat.group.substr(0, stat.group.rfind('|'));
       Json row = interval_json(I[s], stat.pairs);
-      row.update({{"benchmark", plan.benchmarks[stat.benchmark].spec.name}, {"status", to_string(stat.status)},
-                  {"group", group}, {"within_family", group != "cross-family"}, {"pairs", stat.pairs},
+      row.update({{"benchmark", plan.benchmarks[stat.benchmark].spec.name},
+                  {"status", to_string(stat.status)},
+                  {"group", group},
+                  {"within_family", group != "cross-family"},
+                  {"pairs", stat.pairs},
                   {"conditions", stat.over}});
       l1.push_back(row);
     }
     Json pairs = Json::array();
     for (const L1Pair& p : summary.l1_pairs)
-      pairs.push_back({{"benchmark", p.benchmark}, {"status", p.status}, {"a", p.judge_a}, {"b", p.judge_b},
-                       {"family", p.family.empty() ? Json(nullptr) : Json(p.family)}, {"distance", p.distance}});
+      pairs.push_back({{"benchmark", p.benchmark},
+                       {"status", p.status},
+                       {"a", p.judge_a},
+                       {"b", p.judge_b},
+                       {"family", p.family.empty() ? Json(nullptr) : Json(p.family)},
+                       {"distance", p.distance}});
     Json families = Json::object();
     for (const FamilySpec& f : plan.families) families[f.name] = f.members;
     json["l1"] = {{"families", families}, {"means", l1}, {"pairs", pairs}};
@@ -274,17 +300,24 @@ void ProfileWriter::add_corrections_and_leave_out(Json& json) const {
   {
     Json corrections = Json::array();
     for (const CorrectionParams& q : plan.corrections)
-      corrections.push_back({{"benchmark", plan.benchmarks[q.benchmark].spec.name}, {"judge", plan.judges[q.judge]},
-                             {"q0", q.q0}, {"q1", q.q1}, {"se_q0", q.se0}, {"se_q1", q.se1},
-                             {"n_q0", q.n0}, {"n_q1", q.n1}});
+      corrections.push_back({{"benchmark", plan.benchmarks[q.benchmark].spec.name},
+                             {"judge", plan.judges[q.judge]},
+                             {"q0", q.q0},
+                             {"q1", q.q1},
+                             {"se_q0", q.se0},
+                             {"se_q1", q.se1},
+                             {"n_q0", q.n0},
+                             {"n_q1", q.n1}});
     json["bias_correction"] = corrections;
     Json leave_out = Json::array();
     for (size_t s = 0; s < plan.stats.size(); ++s) {
       const ProfileStat& stat = plan.stats[s];
       if (stat.kind != Kind::kLeaveOut) continue;
       Json row = interval_json(I[s], result.labels[s].n);
-      row.update({{"benchmark", plan.benchmarks[stat.benchmark].spec.name}, {"judge", plan.judges[stat.judge]},
-                  {"condition", stat.condition}, {"status", to_string(stat.status)}});
+      row.update({{"benchmark", plan.benchmarks[stat.benchmark].spec.name},
+                  {"judge", plan.judges[stat.judge]},
+                  {"condition", stat.condition},
+                  {"status", to_string(stat.status)}});
       leave_out.push_back(row);
     }
     json["leave_out"] = leave_out;
@@ -308,8 +341,9 @@ void ProfileWriter::coverage_table(std::string& text) const {
       }
       coverage.rows.push_back(row);
     }
-    coverage.notes.push_back("cells: coverage status (items in the subset); † computed but not in the main "
-                             "table (n.r.); approx and augmented cells are never averaged with direct ones");
+    coverage.notes.push_back(
+        "cells: coverage status (items in the subset); † computed but not in the main "
+        "table (n.r.); approx and augmented cells are never averaged with direct ones");
     text += block("Coverage matrix", coverage, format);
   }
 }
@@ -347,7 +381,8 @@ void ProfileWriter::benchmark_tables(std::string& text) const {
     for (const CellSpec& cell : bench.spec.cells)
       if (!cell.note.empty() && cell.status != Coverage::kUnavailable)
         table.notes.push_back(header_of(cell) + ": " + cell.note);
-    table.notes.push_back("%, estimate (" + number(100 * options.bootstrap.level, "%g") + "% CI); — not measurable; n.r. computed "
+    table.notes.push_back("%, estimate (" + number(100 * options.bootstrap.level, "%g") +
+                          "% CI); — not measurable; n.r. computed "
                           "but not aggregated (listed below)");
     text += block("CAP profile — " + name + " (" + std::to_string(bench.items) + " items)", table, format);
     text += block("Per-condition n — " + name, counts, format);
@@ -358,7 +393,8 @@ void ProfileWriter::benchmark_tables(std::string& text) const {
       if (cell.status == Coverage::kUnavailable || cell.main_table) continue;
       for (int32_t jj = 0; jj < J; ++jj) {
         const int32_t s = stat_of(Kind::kCell, b, jj, cell.name);
-        if (s >= 0) unreported_table.rows.push_back({plan.judges[jj], cell.name, to_string(cell.status), paper_cell(I[s])});
+        if (s >= 0)
+          unreported_table.rows.push_back({plan.judges[jj], cell.name, to_string(cell.status), paper_cell(I[s])});
       }
     }
     text += block("Computed but not aggregated (n.r.) — " + name, unreported_table, format);
@@ -443,8 +479,9 @@ void ProfileWriter::spearman_list(std::string& text) const {
     for (const auto& m : summary.mean_rho)
       list.notes.push_back("mean ρ " + m.condition + " over " + std::to_string(m.pairs) +
                            " direct–direct benchmark pairs: " + number(m.mean, "%.3f"));
-    list.notes.push_back("between conditions: scope = benchmark; between benchmarks: scope = condition, "
-                         "over the judges both share; p_exact: exact permutation (all n! pairings)");
+    list.notes.push_back(
+        "between conditions: scope = benchmark; between benchmarks: scope = condition, "
+        "over the judges both share; p_exact: exact permutation (all n! pairings)");
     text += block("Spearman rank correlations", list, format);
   }
 }
@@ -480,8 +517,16 @@ void ProfileWriter::spearman_benchmark_tables(std::string& text) const {
 // Stress degradation [CAP Table 6].
 void ProfileWriter::stress_tables(std::string& text) const {
   for (const StressSpec& pair : plan.stress) {
-    const int32_t from = [&] { for (int32_t b = 0; b < B; ++b) if (plan.benchmarks[b].spec.name == pair.from) return b; return -1; }();
-    const int32_t to = [&] { for (int32_t b = 0; b < B; ++b) if (plan.benchmarks[b].spec.name == pair.to) return b; return -1; }();
+    const int32_t from = [&] {
+      for (int32_t b = 0; b < B; ++b)
+        if (plan.benchmarks[b].spec.name == pair.from) return b;
+      return -1;
+    }();
+    const int32_t to = [&] {
+      for (int32_t b = 0; b < B; ++b)
+        if (plan.benchmarks[b].spec.name == pair.to) return b;
+      return -1;
+    }();
     std::vector<std::string> conditions;
     std::map<std::string, int> per_status;  // conditions per coverage status
     for (const ProfileStat& stat : plan.stats)
@@ -497,9 +542,10 @@ void ProfileWriter::stress_tables(std::string& text) const {
     std::sort(conditions.begin(), conditions.end());
     Table table;
     table.header = {"judge"};
-    for (const auto& c : conditions) table.header.push_back(header_of(*std::find_if(
-        plan.benchmarks[from].spec.cells.begin(), plan.benchmarks[from].spec.cells.end(),
-        [&](const CellSpec& cell) { return cell.name == c; })));
+    for (const auto& c : conditions)
+      table.header.push_back(
+          header_of(*std::find_if(plan.benchmarks[from].spec.cells.begin(), plan.benchmarks[from].spec.cells.end(),
+                                  [&](const CellSpec& cell) { return cell.name == c; })));
     for (const auto& s : statuses) table.header.push_back("mean (" + s + ")");
     for (int32_t jj = 0; jj < J; ++jj) {
       std::vector<std::string> row{plan.judges[jj]};
@@ -522,7 +568,8 @@ void ProfileWriter::stress_tables(std::string& text) const {
     }
     for (size_t k = 0; k < statuses.size(); ++k) means.push_back("");
     table.rows.push_back(means);
-    table.notes.push_back("δ = CAP(" + pair.from + ") − CAP(" + pair.to + ") in points; positive = worse under stress; "
+    table.notes.push_back("δ = CAP(" + pair.from + ") − CAP(" + pair.to +
+                          ") in points; positive = worse under stress; "
                           "row means per coverage status (approx never averaged with direct)");
     text += block("Stress degradation " + pair.from + " → " + pair.to, table, format);
   }
@@ -539,7 +586,8 @@ void ProfileWriter::l1_table(std::string& text) const {
           std::find(columns.begin(), columns.end(), std::make_pair(stat.benchmark, stat.status)) == columns.end())
         columns.push_back({stat.benchmark, stat.status});
     for (const auto& [b, status] : columns)
-      table.header.push_back(plan.benchmarks[b].spec.name + (status == Coverage::kDirect ? "" : " (" + to_string(status) + ")"));
+      table.header.push_back(plan.benchmarks[b].spec.name +
+                             (status == Coverage::kDirect ? "" : " (" + to_string(status) + ")"));
     std::vector<std::string> groups;
     for (const FamilySpec& f : plan.families) groups.push_back(f.name);
     groups.push_back("cross-family");
@@ -557,8 +605,9 @@ void ProfileWriter::l1_table(std::string& text) const {
       }
       if (any) table.rows.push_back(row);
     }
-    table.notes.push_back("mean L1 = Σ_c |CAP_c(j1) − CAP_c(j2)| in points over the benchmark's main-table "
-                          "conditions of one coverage status, within each family (WF) and across families");
+    table.notes.push_back(
+        "mean L1 = Σ_c |CAP_c(j1) − CAP_c(j2)| in points over the benchmark's main-table "
+        "conditions of one coverage status, within each family (WF) and across families");
     if (!columns.empty()) text += block("L1 profile distance", table, format);
   }
 }
@@ -569,7 +618,8 @@ void ProfileWriter::correction_tables(std::string& text) const {
     Table table;
     table.header = {"judge", "q0", "q1"};
     std::vector<std::string> corrected;
-    for (const std::string& c : {std::string("overall"), std::string("C1"), std::string("C2"), std::string("C3"), std::string("C4")})
+    for (const std::string& c :
+         {std::string("overall"), std::string("C1"), std::string("C2"), std::string("C3"), std::string("C4")})
       for (int32_t jj = 0; jj < J; ++jj)
         if (stat_of(Kind::kCorrected, b, jj, c) >= 0) {
           corrected.push_back(c);
@@ -585,13 +635,14 @@ void ProfileWriter::correction_tables(std::string& text) const {
           row.push_back("—");
           continue;
         }
-        row.push_back(number(I[raw].estimate) + "→" + number(I[s].estimate) + (I[s].estimate > 1 ? "†" : "") +
-                      " [" + number(I[s].lo) + "," + number(I[s].hi) + "]");
+        row.push_back(number(I[raw].estimate) + "→" + number(I[s].estimate) + (I[s].estimate > 1 ? "†" : "") + " [" +
+                      number(I[s].lo) + "," + number(I[s].hi) + "]");
       }
       table.rows.push_back(row);
     }
-    table.notes.push_back("raw → (raw + q0 − 1)/(q0 + q1 − 1) with joint-bootstrap CI (items × normal draws of "
-                          "q0, q1); q1/q0 = accuracy with the gold response shown first/second; † saturated (> 1)");
+    table.notes.push_back(
+        "raw → (raw + q0 − 1)/(q0 + q1 − 1) with joint-bootstrap CI (items × normal draws of "
+        "q0, q1); q1/q0 = accuracy with the gold response shown first/second; † saturated (> 1)");
     text += block("Bias-corrected values — " + plan.benchmarks[b].spec.name, table, format);
   }
 }
@@ -616,8 +667,9 @@ void ProfileWriter::leave_out_tables(std::string& text) const {
       }
       table.rows.push_back(row);
     }
-    table.notes.push_back("change in points when flag = 1 items (and their variants) are left out; positive = "
-                          "the value rises");
+    table.notes.push_back(
+        "change in points when flag = 1 items (and their variants) are left out; positive = "
+        "the value rises");
     text += block("Leave-out sensitivity — " + plan.benchmarks[b].spec.name, table, format);
   }
 }
@@ -631,15 +683,16 @@ void ProfileWriter::tail(std::string& text) const {
     std::snprintf(summary_line, sizeof summary_line,
                   "%llu replicates, %s CI, seed %llu, %lld clusters stratified by benchmark, %zu statistics, "
                   "backend %s (%s), %.2fs",
-                  static_cast<unsigned long long>(options.bootstrap.replicates), to_string(options.bootstrap.ci).c_str(),
-                  static_cast<unsigned long long>(options.bootstrap.seed), static_cast<long long>(result.n_clusters),
-                  plan.stats.size(), result.backend.c_str(), result.device.c_str(), result.resample_s);
+                  static_cast<unsigned long long>(options.bootstrap.replicates),
+                  to_string(options.bootstrap.ci).c_str(), static_cast<unsigned long long>(options.bootstrap.seed),
+                  static_cast<long long>(result.n_clusters), plan.stats.size(), result.backend.c_str(),
+                  result.device.c_str(), result.resample_s);
     text += tail + summary_line + "\n";
   }
 }
 
-const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-                                "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
 // Radar chart of one benchmark's main-table conditions [CAP Fig. 3]: one polygon per judge.
 std::string radar_svg(const ProfilePlan& plan, const BootstrapResult& result, int32_t b) {
@@ -709,8 +762,8 @@ void set_profile_inputs(Json& envelope, const std::vector<InputFile>& files) {
   }
   Json inputs = Json::array();
   for (const InputFile& file : files)
-    inputs.push_back({{"path", file.path}, {"sha256", file.sha256}, {"records", file.records},
-                      {"invalid", file.invalid}});
+    inputs.push_back(
+        {{"path", file.path}, {"sha256", file.sha256}, {"records", file.records}, {"invalid", file.invalid}});
   envelope["input"] = inputs;
 }
 

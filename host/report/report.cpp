@@ -49,7 +49,10 @@ void dump_value(std::string& out, const Json& value, int indent, int depth) {
       return;
     }
     case Json::value_t::object: {
-      if (value.empty()) { out += "{}"; return; }
+      if (value.empty()) {
+        out += "{}";
+        return;
+      }
       out += '{';
       bool first = true;
       for (auto it = value.begin(); it != value.end(); ++it) {
@@ -65,7 +68,10 @@ void dump_value(std::string& out, const Json& value, int indent, int depth) {
       return;
     }
     case Json::value_t::array: {
-      if (value.empty()) { out += "[]"; return; }
+      if (value.empty()) {
+        out += "[]";
+        return;
+      }
       // Short arrays of scalars (a CI, quantiles) stay on one line.
       bool scalars = value.size() <= 4;
       for (const auto& element : value) scalars = scalars && element.is_primitive();
@@ -89,9 +95,7 @@ void dump_value(std::string& out, const Json& value, int indent, int depth) {
   }
 }
 
-Json optional_json(const std::optional<std::string>& value) {
-  return value ? Json(*value) : Json(nullptr);
-}
+Json optional_json(const std::optional<std::string>& value) { return value ? Json(*value) : Json(nullptr); }
 
 }  // namespace
 
@@ -115,10 +119,8 @@ Json json_envelope(const std::string& command, int argc, char** argv, const Item
   Json args = Json::array();
   for (int i = 0; i < argc; ++i) args.push_back(argv[i]);
   envelope["argv"] = args;
-  envelope["input"] = {{"path", input.path},
-                       {"sha256", input.sha256},
-                       {"records", input.records},
-                       {"invalid", input.invalid}};
+  envelope["input"] = {
+      {"path", input.path}, {"sha256", input.sha256}, {"records", input.records}, {"invalid", input.invalid}};
   return envelope;
 }
 
@@ -137,7 +139,9 @@ Json bootstrap_settings_json(uint64_t seed, uint64_t replicates, CiMethod ci, do
 
 Json bootstrap_timing_json(double load_s, const BootstrapResult& result) {
   const double rate = result.resample_s > 0 ? result.replicates_run / result.resample_s : 0.0;
-  return {{"load_s", load_s}, {"resample_s", result.resample_s}, {"replicates_per_s", rate},
+  return {{"load_s", load_s},
+          {"resample_s", result.resample_s},
+          {"replicates_per_s", rate},
           {"summary_s", result.summary_s}};
 }
 
@@ -181,8 +185,7 @@ std::string fixed(double value, int digits) {
 
 std::string estimate_cell(const Interval& interval, int digits) {
   if (!std::isfinite(interval.estimate)) return "—";
-  return fixed(interval.estimate, digits) + " (" + fixed(interval.lo, digits) + ", " +
-         fixed(interval.hi, digits) + ")";
+  return fixed(interval.estimate, digits) + " (" + fixed(interval.lo, digits) + ", " + fixed(interval.hi, digits) + ")";
 }
 
 namespace {
@@ -194,11 +197,10 @@ size_t display_width(const std::string& text) {
 }
 
 bool looks_numeric(const std::string& text) {
-  return !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) ||
-                           ((text[0] == '-' || text[0] == '+') && text.size() > 1 &&
-                            std::isdigit(static_cast<unsigned char>(text[1]))));
+  return !text.empty() &&
+         (std::isdigit(static_cast<unsigned char>(text[0])) ||
+          ((text[0] == '-' || text[0] == '+') && text.size() > 1 && std::isdigit(static_cast<unsigned char>(text[1]))));
 }
-
 
 }  // namespace
 
@@ -230,15 +232,16 @@ std::string Table::render(const std::string& format) const {
   std::vector<size_t> width(header.size(), 0);
   for (size_t c = 0; c < header.size(); ++c) width[c] = display_width(header[c]);
   for (const auto& row : rows)
-    for (size_t c = 0; c < row.size() && c < width.size(); ++c)
-      width[c] = std::max(width[c], display_width(row[c]));
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], display_width(row[c]));
   auto line = [&](const std::vector<std::string>& cells, bool is_header) {
     for (size_t c = 0; c < cells.size() && c < width.size(); ++c) {
       const size_t fill = width[c] - display_width(cells[c]);
       const bool right = !is_header && c > 0 && looks_numeric(cells[c]);
       if (c) out << "  ";
-      if (right) out << std::string(fill, ' ') << cells[c];
-      else out << cells[c] << (c + 1 < cells.size() ? std::string(fill, ' ') : "");
+      if (right)
+        out << std::string(fill, ' ') << cells[c];
+      else
+        out << cells[c] << (c + 1 < cells.size() ? std::string(fill, ' ') : "");
     }
     out << "\n";
   };
@@ -264,9 +267,7 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
 
 // Under MPI only rank 0 shows progress (its share stands for the run's; see run_progress).
@@ -281,9 +282,8 @@ void Progress::operator()(uint64_t done, uint64_t total) {
   shown_ = true;
   const double rate = done / std::max(elapsed, 1e-9);
   const double eta = rate > 0 ? (total - done) / rate : 0;
-  std::fprintf(stderr, "\r%s %llu/%llu  %.3g/s  ETA %.0fs   ", what_.c_str(),
-               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), rate,
-               eta);
+  std::fprintf(stderr, "\r%s %llu/%llu  %.3g/s  ETA %.0fs   ", what_.c_str(), static_cast<unsigned long long>(done),
+               static_cast<unsigned long long>(total), rate, eta);
   std::fflush(stderr);
 }
 

@@ -10,28 +10,33 @@ std::string svg_number(double value) {
   return text;
 }
 
-std::string svg_text(double x, double y, const std::string& text, const char* anchor, int size,
-                     const char* extra) {
+std::string svg_text(double x, double y, const std::string& text, const char* anchor, int size, const char* extra) {
   std::string escaped;
   for (char ch : text) {
-    if (ch == '<') escaped += "&lt;";
-    else if (ch == '>') escaped += "&gt;";
-    else if (ch == '&') escaped += "&amp;";
-    else if (ch == '"') escaped += "&quot;";
-    else escaped += ch;
+    if (ch == '<')
+      escaped += "&lt;";
+    else if (ch == '>')
+      escaped += "&gt;";
+    else if (ch == '&')
+      escaped += "&amp;";
+    else if (ch == '"')
+      escaped += "&quot;";
+    else
+      escaped += ch;
   }
-  return "<text x=\"" + svg_number(x) + "\" y=\"" + svg_number(y) + "\" text-anchor=\"" + anchor +
-         "\" font-size=\"" + std::to_string(size) + "\"" + extra + ">" + escaped + "</text>\n";
+  return "<text x=\"" + svg_number(x) + "\" y=\"" + svg_number(y) + "\" text-anchor=\"" + anchor + "\" font-size=\"" +
+         std::to_string(size) + "\"" + extra + ">" + escaped + "</text>\n";
 }
 
 std::string svg_line(double x1, double y1, double x2, double y2, const char* style) {
-  return "<line x1=\"" + svg_number(x1) + "\" y1=\"" + svg_number(y1) + "\" x2=\"" + svg_number(x2) +
-         "\" y2=\"" + svg_number(y2) + "\" style=\"" + style + "\"/>\n";
+  return "<line x1=\"" + svg_number(x1) + "\" y1=\"" + svg_number(y1) + "\" x2=\"" + svg_number(x2) + "\" y2=\"" +
+         svg_number(y2) + "\" style=\"" + style + "\"/>\n";
 }
 
 std::string svg_open(const PlotFrame& f, const std::string& title) {
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + svg_number(f.width) + "\" height=\"" +
-         svg_number(f.height) + "\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
+         svg_number(f.height) +
+         "\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
          svg_text(f.width / 2, 22, title, "middle", 14);
 }
 
@@ -67,12 +72,13 @@ std::string svg_circle(double cx, double cy, double r, const std::string& fill, 
                     "\" fill=\"" + fill + "\"";
   if (title.empty()) return out + "/>\n";
   std::string escaped;
-  for (char ch : title) escaped += ch == '<' ? std::string("&lt;") : ch == '&' ? std::string("&amp;") : std::string(1, ch);
+  for (char ch : title)
+    escaped += ch == '<' ? std::string("&lt;") : ch == '&' ? std::string("&amp;") : std::string(1, ch);
   return out + "><title>" + escaped + "</title></circle>\n";
 }
 
-std::string svg_polyline(const std::vector<std::pair<double, double>>& points, const std::string& stroke,
-                         double width, const std::string& dash) {
+std::string svg_polyline(const std::vector<std::pair<double, double>>& points, const std::string& stroke, double width,
+                         const std::string& dash) {
   std::string coordinates;
   for (const auto& [x, y] : points) coordinates += svg_number(x) + "," + svg_number(y) + " ";
   return "<polyline points=\"" + coordinates + "\" fill=\"none\" stroke=\"" + stroke + "\" stroke-width=\"" +

@@ -12,8 +12,8 @@ std::string svg_number(double value);
 
 /// A <text> element; `text` is escaped. `extra` is inserted verbatim into the tag
 /// (e.g. a transform attribute).
-std::string svg_text(double x, double y, const std::string& text, const char* anchor = "middle",
-                     int size = 12, const char* extra = "");
+std::string svg_text(double x, double y, const std::string& text, const char* anchor = "middle", int size = 12,
+                     const char* extra = "");
 
 std::string svg_line(double x1, double y1, double x2, double y2, const char* style);
 
@@ -31,16 +31,15 @@ std::string svg_open(const PlotFrame& frame, const std::string& title);
 using TickLabel = std::function<std::string(double)>;
 
 /// Axes with ticks at the given data values, light grid lines, and axis titles.
-std::string svg_axes(const PlotFrame& frame, const std::vector<double>& x_ticks,
-                     const std::vector<double>& y_ticks, const std::string& x_title,
-                     const std::string& y_title, const TickLabel& label_x, const TickLabel& label_y);
+std::string svg_axes(const PlotFrame& frame, const std::vector<double>& x_ticks, const std::vector<double>& y_ticks,
+                     const std::string& x_title, const std::string& y_title, const TickLabel& label_x,
+                     const TickLabel& label_y);
 
 /// count + 1 evenly spaced ticks from lo to hi.
 std::vector<double> even_ticks(double lo, double hi, int count);
 
 /// A filled circle; `title` (when not empty) becomes a hover tooltip.
-std::string svg_circle(double cx, double cy, double r, const std::string& fill,
-                       const std::string& title = "");
+std::string svg_circle(double cx, double cy, double r, const std::string& fill, const std::string& title = "");
 
 /// A polyline through the points (pixel coordinates).
 std::string svg_polyline(const std::vector<std::pair<double, double>>& points, const std::string& stroke,

@@ -14,8 +14,8 @@
 #include <set>
 #include <tuple>
 
-#include "records/csv.hpp"
 #include "judgestat/records.hpp"
+#include "records/csv.hpp"
 
 namespace judgestat {
 namespace {
@@ -23,8 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-[[noreturn]] void fail(const std::string& where, const std::string& field,
-                       const std::string& what) {
+[[noreturn]] void fail(const std::string& where, const std::string& field, const std::string& what) {
   throw InputError(where + ": field '" + field + "': " + what);
 }
 
@@ -97,14 +96,13 @@ std::string folder_name(const fs::path& folder) {
 
 bool ImportedRecord::operator==(const ImportedRecord& other) const {
   return std::tie(judge, item, cluster, benchmark, condition, order, gold, verdict, p_a, p_b) ==
-         std::tie(other.judge, other.item, other.cluster, other.benchmark, other.condition,
-                  other.order, other.gold, other.verdict, other.p_a, other.p_b);
+         std::tie(other.judge, other.item, other.cluster, other.benchmark, other.condition, other.order, other.gold,
+                  other.verdict, other.p_a, other.p_b);
 }
 
 const std::vector<std::string>& imported_header() {
-  static const std::vector<std::string> kHeader = {
-      "judge", "item", "cluster", "benchmark", "condition", "order", "gold", "verdict", "p.A",
-      "p.B"};
+  static const std::vector<std::string> kHeader = {"judge", "item", "cluster", "benchmark", "condition",
+                                                   "order", "gold", "verdict", "p.A",       "p.B"};
   return kHeader;
 }
 
@@ -112,15 +110,13 @@ std::string imported_csv(const std::vector<ImportedRecord>& records) {
   std::string text;
   append_csv_row(text, imported_header());
   for (const ImportedRecord& r : records) {
-    append_csv_row(text, {r.judge, r.item, r.cluster, r.benchmark, r.condition,
-                          std::to_string(r.order), r.gold, r.verdict, r.p_a, r.p_b});
+    append_csv_row(text, {r.judge, r.item, r.cluster, r.benchmark, r.condition, std::to_string(r.order), r.gold,
+                          r.verdict, r.p_a, r.p_b});
   }
   return text;
 }
 
-double reward_probability(double score_a, double score_b) {
-  return 1.0 / (1.0 + std::exp(-(score_a - score_b)));
-}
+double reward_probability(double score_a, double score_b) { return 1.0 / (1.0 + std::exp(-(score_a - score_b))); }
 
 std::string probability_text(double p) {
   char buffer[32];
@@ -138,15 +134,17 @@ std::vector<ImportedRecord> convert_judgebench_pair(const Json& pair, const std:
   // before the first '-'.
   base.benchmark = base.condition.substr(0, base.condition.find('-'));
   const std::string label = string_member(pair, "label", where);
-  if (label == "A>B") base.gold = "A";
-  else if (label == "B>A") base.gold = "B";
-  else fail(where, "label", "expected \"A>B\" or \"B>A\", got \"" + label + "\"");
+  if (label == "A>B")
+    base.gold = "A";
+  else if (label == "B>A")
+    base.gold = "B";
+  else
+    fail(where, "label", "expected \"A>B\" or \"B>A\", got \"" + label + "\"");
 
   const Json& judgments = member(pair, "judgments", where);
   if (!judgments.is_array() || judgments.empty() || judgments.size() > 2) {
     fail(where, "judgments",
-         "expected a list of one or two judgments (original and swapped order), got " +
-             shown(judgments));
+         "expected a list of one or two judgments (original and swapped order), got " + shown(judgments));
   }
   std::vector<ImportedRecord> records;
   for (size_t order = 0; order < judgments.size(); ++order) {
@@ -170,8 +168,7 @@ std::vector<ImportedRecord> convert_judgebench_pair(const Json& pair, const std:
 
     auto scores = judgment.find("scores");
     if (scores != judgment.end() && !scores->is_null()) {
-      if (!scores->is_array() || scores->size() != 2 || !(*scores)[0].is_number() ||
-          !(*scores)[1].is_number()) {
+      if (!scores->is_array() || scores->size() != 2 || !(*scores)[0].is_number() || !(*scores)[1].is_number()) {
         fail(entry_where, "scores", "expected two numbers, got " + shown(*scores));
       }
       // Scores are in presentation order; in the swapped order the first is response B's.
@@ -204,8 +201,7 @@ std::vector<ImportedRecord> convert_judgebench_file(const std::string& path) {
       pair = Json::parse(line_text);
     } catch (const Json::parse_error& error) {
       throw InputError(where + ": column " + std::to_string(error.byte) +
-                       ": malformed JSON; expected one JudgeBench pair object per line (" +
-                       error.what() + ")");
+                       ": malformed JSON; expected one JudgeBench pair object per line (" + error.what() + ")");
     }
     std::vector<ImportedRecord> converted = convert_judgebench_pair(pair, where);
     records.insert(records.end(), converted.begin(), converted.end());
@@ -219,8 +215,7 @@ std::vector<ImportedRecord> convert_judgebench_file(const std::string& path) {
 // --- LLMBar ----------------------------------------------------------------------------------
 
 std::vector<ImportedRecord> convert_llmbar_results(const Json& results, const std::string& judge,
-                                                   const std::string& benchmark,
-                                                   const std::string& condition,
+                                                   const std::string& benchmark, const std::string& condition,
                                                    const std::string& where) {
   if (!results.is_array()) {
     throw InputError(where + ": expected a JSON array of evaluated items, got " + shown(results));
@@ -272,14 +267,14 @@ std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
   const fs::path root(dir);
   std::error_code error;
   if (!fs::is_directory(root, error)) {
-    throw InputError(dir + ": not a directory; expected the LLMBar dataset folder that holds "
-                           "Natural/ and Adversarial/");
+    throw InputError(dir +
+                     ": not a directory; expected the LLMBar dataset folder that holds "
+                     "Natural/ and Adversarial/");
   }
   // Subsets: folders holding an evaluators/ folder.
   std::vector<fs::path> subsets;
   if (fs::is_directory(root / "evaluators")) subsets.push_back(root);
-  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
-       ++it) {
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
     if (!it->is_directory()) continue;
     if (it->path().filename() == "evaluators") {
       subsets.push_back(it->path().parent_path());
@@ -291,16 +286,14 @@ std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
     return relative == "." ? 0 : static_cast<int>(std::distance(relative.begin(), relative.end()));
   };
   std::sort(subsets.begin(), subsets.end(), [&](const fs::path& a, const fs::path& b) {
-    return std::make_pair(depth(a), a.generic_string()) <
-           std::make_pair(depth(b), b.generic_string());
+    return std::make_pair(depth(a), a.generic_string()) < std::make_pair(depth(b), b.generic_string());
   });
 
   std::vector<ImportedRecord> records;
   for (const fs::path& subset : subsets) {
     const fs::path relative = subset.lexically_relative(root);
     const std::string condition = relative == "." ? folder_name(root) : folder_name(subset);
-    const std::string benchmark =
-        depth(subset) >= 2 ? relative.begin()->string() : std::string("LLMBar");
+    const std::string benchmark = depth(subset) >= 2 ? relative.begin()->string() : std::string("LLMBar");
 
     // Judges "<evaluator>/<strategy>", in byte order of the whole name.
     std::set<std::pair<std::string, fs::path>> judges;
@@ -309,9 +302,7 @@ std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
       for (const auto& strategy : fs::directory_iterator(evaluator.path())) {
         const fs::path result = strategy.path() / "result.json";
         if (strategy.is_directory() && fs::is_regular_file(result)) {
-          judges.emplace(evaluator.path().filename().string() + "/" +
-                             strategy.path().filename().string(),
-                         result);
+          judges.emplace(evaluator.path().filename().string() + "/" + strategy.path().filename().string(), result);
         }
       }
     }
@@ -322,18 +313,17 @@ std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
         results = Json::parse(read_text(where));
       } catch (const Json::parse_error& error) {
         throw InputError(where + ": byte " + std::to_string(error.byte) +
-                         ": malformed JSON; expected LLMBar's result.json array (" +
-                         error.what() + ")");
+                         ": malformed JSON; expected LLMBar's result.json array (" + error.what() + ")");
       }
-      std::vector<ImportedRecord> converted =
-          convert_llmbar_results(results, judge, benchmark, condition, where);
+      std::vector<ImportedRecord> converted = convert_llmbar_results(results, judge, benchmark, condition, where);
       records.insert(records.end(), converted.begin(), converted.end());
     }
   }
   if (records.empty()) {
-    throw InputError(dir + ": no <subset>/evaluators/<evaluator>/<strategy>/result.json files; "
-                           "expected the LLMBar dataset folder that holds Natural/ and "
-                           "Adversarial/");
+    throw InputError(dir +
+                     ": no <subset>/evaluators/<evaluator>/<strategy>/result.json files; "
+                     "expected the LLMBar dataset folder that holds Natural/ and "
+                     "Adversarial/");
   }
   return records;
 }

@@ -33,8 +33,7 @@ std::string probability_text(double p);
 /// One JudgeBench output line (a pair with its judgments): one record per judgment, order 0 =
 /// as presented first, 1 = swapped, with the swapped decision and scores flipped back to
 /// canonical terms. `where` ("file:line") prefixes error messages. Throws InputError.
-std::vector<ImportedRecord> convert_judgebench_pair(const nlohmann::json& pair,
-                                                    const std::string& where);
+std::vector<ImportedRecord> convert_judgebench_pair(const nlohmann::json& pair, const std::string& where);
 
 /// A JudgeBench outputs/*.jsonl file, one pair per line.
 std::vector<ImportedRecord> convert_judgebench_file(const std::string& path);
@@ -42,10 +41,8 @@ std::vector<ImportedRecord> convert_judgebench_file(const std::string& path);
 /// One LLMBar result.json (an array of items) of evaluator/strategy `judge` on subset
 /// `condition` of `benchmark`; item i is "<condition>-<i>" and its own cluster. `where` names the
 /// file in error messages. Throws InputError.
-std::vector<ImportedRecord> convert_llmbar_results(const nlohmann::json& results,
-                                                   const std::string& judge,
-                                                   const std::string& benchmark,
-                                                   const std::string& condition,
+std::vector<ImportedRecord> convert_llmbar_results(const nlohmann::json& results, const std::string& judge,
+                                                   const std::string& benchmark, const std::string& condition,
                                                    const std::string& where);
 
 /// Every <subset>/evaluators/<evaluator>/<strategy>/result.json under an LLMBar dataset root

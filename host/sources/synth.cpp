@@ -22,8 +22,7 @@ namespace {
 const char* const kVariants[] = {"plain", "polished", "padded"};
 const char* const kDomains[] = {"medical", "legal", "math", "science", "logic", "general"};
 
-std::map<std::string, double> per_type(double factual, double logical, double overclaim,
-                                       double omission) {
+std::map<std::string, double> per_type(double factual, double logical, double overclaim, double omission) {
   return {{"factual", factual}, {"logical", logical}, {"overclaim", overclaim}, {"omission", omission}};
 }
 
@@ -36,7 +35,7 @@ std::string domain_name(int d) {
 
 struct SynthItem {
   std::string id, cluster, domain;
-  int type = 0;     // index into synth_failure_types()
+  int type = 0;  // index into synth_failure_types()
   bool gold_a = true;
   bool flagged = false;
 };
@@ -64,8 +63,8 @@ std::vector<SynthItem> make_items(const SynthOptions& options, std::mt19937_64& 
     for (size_t i = 0; i < items.size(); ++i)
       if (items[i].type == t) of_type.push_back(i);
     const auto share = options.flag_share.find(types[t]);
-    const size_t flagged = static_cast<size_t>(
-        std::lround((share == options.flag_share.end() ? 0.0 : share->second) * of_type.size()));
+    const size_t flagged =
+        static_cast<size_t>(std::lround((share == options.flag_share.end() ? 0.0 : share->second) * of_type.size()));
     for (size_t k = 0; k < flagged; ++k) {
       const size_t pick = k + static_cast<size_t>(uniform(rng) * static_cast<double>(of_type.size() - k));
       std::swap(of_type[k], of_type[pick]);
@@ -93,9 +92,8 @@ double misled_of(const SynthJudge& judge, const std::string& type) {
 
 std::vector<SynthJudge> default_synth_judges() {
   std::vector<SynthJudge> judges;
-  auto add = [&](const std::string& name, std::map<std::string, double> skill,
-                 std::map<std::string, double> misled, double position, double style, double length,
-                 double rationale) {
+  auto add = [&](const std::string& name, std::map<std::string, double> skill, std::map<std::string, double> misled,
+                 double position, double style, double length, double rationale) {
     judges.push_back({name, std::move(skill), std::move(misled), position, style, length, rationale});
   };
   // Strong overall but blind to omitted qualifications (the paper's Sonnet-on-C4 pattern).
@@ -160,8 +158,9 @@ std::vector<SynthJudge> parse_synth_judges(const std::string& json_text, const s
                       : key == "rationale"     ? &judge.rationale
                                                : nullptr;
       if (!field)
-        judges_error(where, "unknown key '" + key + "' (allowed: name, skill, misled, position_bias, "
-                            "style_fooled, length_fooled, rationale)");
+        judges_error(where, "unknown key '" + key +
+                                "' (allowed: name, skill, misled, position_bias, "
+                                "style_fooled, length_fooled, rationale)");
       if (!it->is_number()) judges_error(where, "'" + key + "' must be a number");
       *field = it->get<double>();
     }
@@ -177,7 +176,8 @@ void check_synth_options(const SynthOptions& options) {
   if (options.items_per_type < 1) throw std::invalid_argument("items_per_type: need at least 1");
   if (options.domains < 1) throw std::invalid_argument("domains: need at least 1");
   if (options.items_per_cluster < 1) throw std::invalid_argument("items_per_cluster: need at least 1");
-  if (!probability(options.flag_skill_drop)) throw std::invalid_argument("flag_skill_drop: expected a number in [0, 1]");
+  if (!probability(options.flag_skill_drop))
+    throw std::invalid_argument("flag_skill_drop: expected a number in [0, 1]");
   if (!probability(options.skill_scale)) throw std::invalid_argument("skill_scale: expected a number in [0, 1]");
   for (const auto& [type, share] : options.flag_share)
     if (!probability(share)) throw std::invalid_argument("flag_share: '" + type + "' share must be in [0, 1]");
@@ -198,7 +198,8 @@ void check_synth_options(const SynthOptions& options) {
     }
     for (double p : {judge.position_bias, judge.style_fooled, judge.length_fooled, judge.rationale})
       if (!probability(p))
-        throw UsageError("synth: " + where + ": position_bias, style_fooled, length_fooled and "
+        throw UsageError("synth: " + where +
+                         ": position_bias, style_fooled, length_fooled and "
                          "rationale must be in [0, 1]");
   }
 }
@@ -258,9 +259,9 @@ int64_t write_synth_cap(std::ostream& out, const SynthOptions& given) {
           const char* verdict = correct == item.gold_a ? "A" : "B";
           std::string rationale;
           if (v == 0 && o == 0 && correct) rationale = uniform(rng) < judge.rationale ? "1" : "0";
-          out << judge.name << ',' << item.id << ',' << item.cluster << ',' << options.benchmark << ','
-              << type << ',' << o << ',' << kVariants[v] << ',' << gold << ',' << verdict << ','
-              << rationale << ',' << (item.flagged ? 1 : 0) << ',' << item.domain << '\n';
+          out << judge.name << ',' << item.id << ',' << item.cluster << ',' << options.benchmark << ',' << type << ','
+              << o << ',' << kVariants[v] << ',' << gold << ',' << verdict << ',' << rationale << ','
+              << (item.flagged ? 1 : 0) << ',' << item.domain << '\n';
           ++records;
         }
       }
@@ -277,8 +278,8 @@ std::map<std::string, std::map<std::string, double>> synth_truth(const SynthOpti
   std::map<std::string, std::map<std::string, double>> truth;
   for (const SynthJudge& judge : options.judges) {
     const double a = judge.position_bias;
-    const double both_guess_right = a * (1 - a);            // bc of a guessing judge, per variant
-    const double same_guess = a * a + (1 - a) * (1 - a);   // same position in two variants
+    const double both_guess_right = a * (1 - a);          // bc of a guessing judge, per variant
+    const double same_guess = a * a + (1 - a) * (1 - a);  // same position in two variants
     // Expected per-item values; `all` over every item, `kept` over unflagged items only.
     struct Sums {
       std::map<std::string, double> value;

@@ -49,9 +49,9 @@ struct SynthOptions {
   std::map<std::string, double> flag_share{
       {"factual", 0.10}, {"logical", 0.10}, {"overclaim", 0.12}, {"omission", 0.48}};
   double flag_skill_drop = 0.15;
-  double skill_scale = 1.0;          // every skill times this (a harder "stress" benchmark)
+  double skill_scale = 1.0;  // every skill times this (a harder "stress" benchmark)
   std::string benchmark = "judgerEva";
-  std::vector<SynthJudge> judges;    // empty: default_synth_judges()
+  std::vector<SynthJudge> judges;  // empty: default_synth_judges()
 };
 
 /// Seven judges in four families (alpha, beta, gamma, delta) with distinct profiles: an

@@ -28,8 +28,8 @@ inline void wait_all_then_rethrow(std::vector<std::future<void>>& tasks) {
 /// them), n_parts = min(max_parts, hardware threads, at least 1), and waits for all.
 template <typename Work>
 void run_in_parts(uint64_t max_parts, const Work& work) {
-  const auto n_parts = static_cast<int32_t>(std::max<uint64_t>(
-      1, std::min<uint64_t>(max_parts, std::max(1u, std::thread::hardware_concurrency()))));
+  const auto n_parts = static_cast<int32_t>(
+      std::max<uint64_t>(1, std::min<uint64_t>(max_parts, std::max(1u, std::thread::hardware_concurrency()))));
   std::vector<std::future<void>> tasks;
   for (int32_t part = 1; part < n_parts; ++part)
     tasks.push_back(std::async(std::launch::async, [&work, part, n_parts] { work(part, n_parts); }));

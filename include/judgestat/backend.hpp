@@ -21,8 +21,7 @@ class Backend {
   virtual uint64_t max_chunk(const CompiledPlan& plan) const = 0;
   /// Replicates [first, first + count): writes out[(r - first) * n_statistics + s] for every
   /// statistic s; NaN marks an undefined replicate value.
-  virtual void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first,
-                              uint64_t count, double* out) = 0;
+  virtual void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, double* out) = 0;
   /// A host buffer of at least n values for run_replicates to fill, kept and reused by later
   /// calls, so a repeated run pays the allocation and the pages' first touch once (at B·S of a
   /// million by 31 that first touch alone outlasted the GPU's resampling). The CUDA backend's
@@ -35,9 +34,8 @@ class Backend {
   /// caller then runs chunks into replicate_buffer() and summarises on the host. Either way
   /// the summaries are the same bits (replicate_summary.hpp). `progress(done)` is called as
   /// parts of the run finish.
-  virtual std::unique_ptr<KeptReplicates> run_replicates_kept(
-      const CompiledPlan& plan, uint64_t seed, uint64_t count,
-      const std::function<void(uint64_t)>& progress = {}) {
+  virtual std::unique_ptr<KeptReplicates> run_replicates_kept(const CompiledPlan& plan, uint64_t seed, uint64_t count,
+                                                              const std::function<void(uint64_t)>& progress = {}) {
     (void)plan, (void)seed, (void)count, (void)progress;
     return nullptr;
   }
@@ -61,7 +59,6 @@ int cuda_device_count();
 /// node, round-robin over the visible devices; device 0 in a single process.
 int default_cuda_device();
 
-
 /// The device() of a split backend or engine: "2 × NVIDIA H200" when the parts' devices are
 /// alike, else their names joined with " + ".
 std::string split_device_name(const std::vector<std::string>& part_devices);
@@ -78,6 +75,5 @@ std::string split_device_name_of(const Parts& parts) {
 /// the replicate number only (docs/statistics.md §2), so they equal any single backend's.
 /// std::invalid_argument for an empty list or parts of different names (cpu and cuda).
 std::unique_ptr<Backend> make_split_backend(std::vector<std::unique_ptr<Backend>> parts);
-
 
 }  // namespace judgestat

@@ -19,12 +19,13 @@ struct BenchSizes {
   uint64_t replicates = 100000;
   int64_t k = 96;
   uint64_t draws = 0;  // 0: 1e6 on CUDA, 1e5 on the CPU
-  int64_t grid = 0;    // W2 thresholds: 0 = the default grid (docs/statistics.md §3.3) (or grid_values), else evenly spaced
+  int64_t grid =
+      0;  // W2 thresholds: 0 = the default grid (docs/statistics.md §3.3) (or grid_values), else evenly spaced
 };
 
 struct BenchOptions {
-  std::string workload;    // "w1" or "w2"
-  std::string input;       // records file; empty = synthesise
+  std::string workload;  // "w1" or "w2"
+  std::string input;     // records file; empty = synthesise
   BenchSizes base;
   std::vector<std::string> grid_values;  // W2's explicit thresholds ({"0.6", "0.8"}) when base.grid is 0
   int warmup = 1, repeats = 3;

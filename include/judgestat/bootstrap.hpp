@@ -35,8 +35,8 @@ struct BootstrapResult {
   std::vector<StatLabel> labels;
   std::vector<Interval> intervals;
   std::vector<double> replicates;  // B x S, replicate-major, when keep_replicates
-  double resample_s = 0;  // running the replicates (and gathering them under MPI)
-  double summary_s = 0;   // intervals from the replicates (quantile selection, SE, BCa)
+  double resample_s = 0;           // running the replicates (and gathering them under MPI)
+  double summary_s = 0;            // intervals from the replicates (quantile selection, SE, BCa)
   uint64_t replicates_run = 0;
   int64_t n_clusters = 0;
   std::string backend, device;
@@ -45,8 +45,8 @@ struct BootstrapResult {
 /// Compiles the plan, runs options.replicates replicates in memory-bounded chunks on the
 /// backend and summarises each statistic.
 BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const BootstrapOptions& options);
-BootstrapResult run_bootstrap(const CompiledPlan& compiled, const std::vector<StatLabel>& labels,
-                              Backend& backend, const BootstrapOptions& options);
+BootstrapResult run_bootstrap(const CompiledPlan& compiled, const std::vector<StatLabel>& labels, Backend& backend,
+                              const BootstrapOptions& options);
 
 /// Quantile type 7 (numpy's linear) of sorted values, q in [0, 1].
 double quantile_type7(const std::vector<double>& sorted, double q);
@@ -59,9 +59,8 @@ std::vector<JackknifeValues> jackknife(const CompiledPlan& compiled);
 /// docs/statistics.md §2 intervals of every statistic from its B replicate values, wherever they are kept
 /// (host memory, a device): estimates[s] is statistic s's point estimate; `jack` (one entry per
 /// statistic) is needed for BCa only.
-std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B,
-                                     const std::vector<double>& estimates, CiMethod method,
-                                     double level, const std::vector<JackknifeValues>* jack = nullptr);
+std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std::vector<double>& estimates,
+                                     CiMethod method, double level, const std::vector<JackknifeValues>* jack = nullptr);
 
 /// docs/statistics.md §2 interval from the replicate values of one statistic (NaN = undefined).
 /// `jack` is needed for BCa only.

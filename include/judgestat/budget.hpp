@@ -36,8 +36,8 @@ ThresholdGrid default_grid();
 /// values that do not strictly ascend, or more than kMaxGrid values.
 ThresholdGrid threshold_grid(const std::vector<std::string>& values);
 
-inline constexpr int32_t kMaxGrid = 254;          // chosen indices (grid + `all`) fit in uint8
-inline constexpr int32_t kMaxStrata = 1 << 21;    // stratum field of ItemCode
+inline constexpr int32_t kMaxGrid = 254;        // chosen indices (grid + `all`) fit in uint8
+inline constexpr int32_t kMaxStrata = 1 << 21;  // stratum field of ItemCode
 
 /// Per-item code: level (bits 0–7) = how many grid thresholds accept the item (0 when its gate
 /// fails; the item is accepted at grid index g iff g < level), 2d + 2 (bits 8–10) where
@@ -55,10 +55,10 @@ JS_HD int32_t item_stratum(uint32_t code) { return static_cast<int32_t>(code >> 
 /// The simulation's input in exact units, derived from a CascadePool and a grid.
 struct BudgetProblem {
   int32_t n_items = 0;
-  int32_t n_grid = 0;    // grid thresholds; choice index n_grid = `all`
-  int32_t n_strata = 1;  // strata choosing their own τ; 1 = pooled rule
-  int fee_shift = 0;     // fees are stored as llround(fee · 2^fee_shift); sums fit in int64
-  std::vector<uint32_t> item_code;                  // per item, pack_item
+  int32_t n_grid = 0;               // grid thresholds; choice index n_grid = `all`
+  int32_t n_strata = 1;             // strata choosing their own τ; 1 = pooled rule
+  int fee_shift = 0;                // fees are stored as llround(fee · 2^fee_shift); sums fit in int64
+  std::vector<uint32_t> item_code;  // per item, pack_item
   std::vector<int64_t> fee_first_fx, fee_fallback_fx;  // per item, fixed point
   // Pool totals per stratum h and choice c in [0, n_grid], index h * (n_grid + 1) + c:
   std::vector<int64_t> total_accepted_2d;  // Σ 2d over the stratum's items accepted at c
@@ -151,9 +151,9 @@ struct BudgetSummary {
   ThresholdRule rule = ThresholdRule::kLower;
   bool per_stratum = false;
   uint64_t draws = 0;
-  double loss_share = 0;        // share of draws with Δ < −tol
+  double loss_share = 0;  // share of draws with Δ < −tol
   double delta_mean = 0;
-  double delta_q[3] = {0, 0, 0};      // 2.5, 50, 97.5 % (type 7)
+  double delta_q[3] = {0, 0, 0};  // 2.5, 50, 97.5 % (type 7)
   double fee_ratio_median = 0;
   double fee_ratio_q[3] = {0, 0, 0};  // 2.5, 50, 97.5 % (type 7) over draws with a defined ratio
   uint64_t fee_ratio_undefined = 0;   // draws whose held-out fallback fee is 0
@@ -193,7 +193,7 @@ double histogram_quantile(const std::vector<uint64_t>& hist, int64_t offset, dou
 /// each rank runs its share and every rank returns rank 0's summary (equal to one process's).
 /// progress(draws done) is called after each chunk. std::invalid_argument ("k: …", "draws: …")
 /// for a k that check_budget_k refuses or draws outside [1, 2^32].
-BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem, const BudgetRun& run,
-                              uint64_t draws, const std::function<void(uint64_t)>& progress = {});
+BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem, const BudgetRun& run, uint64_t draws,
+                              const std::function<void(uint64_t)>& progress = {});
 
 }  // namespace judgestat

@@ -24,17 +24,17 @@ namespace judgestat {
 
 /// What run_cascade is asked. Invalid fields throw std::invalid_argument("field: …").
 struct CascadeOptions {
-  std::string first, fallback;             // judges: the first stage (needs probabilities), the fallback
-  ThresholdGrid grid = default_grid();     // ascending thresholds; `all` is implied
-  int gate_orders = 2;                     // 1: F's order 0; 2: all orders, probabilities averaged
-  std::map<std::string, double> fee;       // judge → per-call fee (USD), replacing the file's fee_usd
-  std::map<std::string, double> latency;   // judge → per-call latency (s), replacing the file's latency_s
-  double select = 0.4;                     // share of clusters per benchmark choosing the threshold; 0 = sweep only
-  double tol = 0.02;                       // tolerated accuracy loss of the rules
-  double z = 1.645;                        // z of the lower-bound rule
-  bool per_stratum = false;                // each stratum chooses its own threshold
-  std::string strata = "benchmark";        // strata of per_stratum: benchmark or condition
-  BootstrapOptions bootstrap;              // replicates, seed, ci, level, keep_replicates (the sweep's)
+  std::string first, fallback;            // judges: the first stage (needs probabilities), the fallback
+  ThresholdGrid grid = default_grid();    // ascending thresholds; `all` is implied
+  int gate_orders = 2;                    // 1: F's order 0; 2: all orders, probabilities averaged
+  std::map<std::string, double> fee;      // judge → per-call fee (USD), replacing the file's fee_usd
+  std::map<std::string, double> latency;  // judge → per-call latency (s), replacing the file's latency_s
+  double select = 0.4;                    // share of clusters per benchmark choosing the threshold; 0 = sweep only
+  double tol = 0.02;                      // tolerated accuracy loss of the rules
+  double z = 1.645;                       // z of the lower-bound rule
+  bool per_stratum = false;               // each stratum chooses its own threshold
+  std::string strata = "benchmark";       // strata of per_stratum: benchmark or condition
+  BootstrapOptions bootstrap;             // replicates, seed, ci, level, keep_replicates (the sweep's)
   /// (replicates done, total) over the sweep's and then the held-out part's bootstrap.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
@@ -54,8 +54,7 @@ struct FeeScale {
 
 /// Indices into a BootstrapResult's statistics of one policy's statistics (−1 where not built).
 struct PolicyStatistics {
-  int32_t cascade_acc = -1, cascade_delta = -1, escalated = -1, errors_escalated = -1, fee_ratio = -1,
-          random_acc = -1;
+  int32_t cascade_acc = -1, cascade_delta = -1, escalated = -1, errors_escalated = -1, fee_ratio = -1, random_acc = -1;
 };
 
 /// Latency quantiles (type 7) and mean over items, on the original data.
@@ -91,10 +90,10 @@ struct TemperatureResult {
 
 /// The threshold sweep over the whole pool: every grid threshold, then `all`.
 struct CascadeSweep {
-  BootstrapResult result;                   // the JSON's `statistics`
-  std::vector<PolicyStatistics> policies;   // per threshold, then `all`
+  BootstrapResult result;                  // the JSON's `statistics`
+  std::vector<PolicyStatistics> policies;  // per threshold, then `all`
   int32_t oracle_acc = -1;
-  std::vector<LatencySummary> latencies;    // per policy
+  std::vector<LatencySummary> latencies;  // per policy
   LatencySummary first_latency, fallback_latency;
   double first_alone = NAN, fallback_alone = NAN, first_fee_ratio = NAN;  // accuracies; fee ratio NaN without fees
 };
@@ -108,9 +107,9 @@ struct HeldoutRule {
 /// The selection / held-out split, the rules chosen on it and their held-out scores.
 struct CascadeRules {
   int64_t selection_items = 0, selection_clusters = 0, heldout_items = 0, heldout_clusters = 0;
-  std::vector<RuleChoice> choices;  // point rule, then lower-bound rule
-  BootstrapResult heldout;          // the held-out part's bootstrap, both rules
-  std::vector<HeldoutRule> rules;   // per choice
+  std::vector<RuleChoice> choices;                 // point rule, then lower-bound rule
+  BootstrapResult heldout;                         // the held-out part's bootstrap, both rules
+  std::vector<HeldoutRule> rules;                  // per choice
   double first_alone = NAN, fallback_alone = NAN;  // held-out accuracies
   LatencySummary fallback_latency;
   TemperatureResult temperature;

@@ -21,8 +21,8 @@ namespace judgestat {
 inline constexpr uint64_t kDefaultBudgetDrawsCuda = 1000000, kDefaultBudgetDrawsCpu = 100000;
 
 struct BudgetOptions {
-  std::string first;     // first-stage judge (needs probabilities)
-  std::string fallback;  // fallback judge
+  std::string first;                              // first-stage judge (needs probabilities)
+  std::string fallback;                           // fallback judge
   std::vector<uint32_t> ks = {48, 96, 192, 384};  // labelling budgets
   std::vector<ThresholdRule> rules = {ThresholdRule::kPoint, ThresholdRule::kLower};
   /// Draws per (k, rule), 1 to 2^32; unset = kDefaultBudgetDrawsCuda on CUDA,
@@ -31,9 +31,9 @@ struct BudgetOptions {
   bool per_stratum = false;  // each stratum chooses its own threshold
   std::string strata;        // with per_stratum: "benchmark" (when empty) or "condition"
   ThresholdGrid grid = default_grid();
-  double tol = 0.02;   // tolerated accuracy loss
-  double z = 1.645;    // z of the lower-bound rule
-  int gate_orders = 2; // first-stage orders: 1 (order 0) or 2 (all orders)
+  double tol = 0.02;    // tolerated accuracy loss
+  double z = 1.645;     // z of the lower-bound rule
+  int gate_orders = 2;  // first-stage orders: 1 (order 0) or 2 (all orders)
   uint64_t seed = 1;
   std::map<std::string, double> fee_per_call;  // judge → fee per call, replacing the file's fee_usd
   /// (draws done, draws in all) after each chunk of draws.
@@ -51,7 +51,7 @@ struct BudgetReport {
   std::string strata;  // resolved ("benchmark" by default) when per_stratum
   int gate_orders = 2;
   // The cascade pool.
-  int64_t pool_items = 0, gate_ok = 0;  // items covered by first; those with every order valid
+  int64_t pool_items = 0, gate_ok = 0;   // items covered by first; those with every order valid
   std::vector<std::string> pool_strata;  // the problem's strata ("all" when pooled)
   /// One per (k, rule), k-major in the options' order.
   std::vector<BudgetSummary> summaries;

@@ -59,14 +59,13 @@ struct MetricsReport {
   double level = 0;
   std::string strata;  // the stratification column, "" = none
   bool invalid_match = false;
-  double plan_s = 0;   // selecting the records and building the plan (joins timing.load_s)
+  double plan_s = 0;  // selecting the records and building the plan (joins timing.load_s)
 };
 
 /// Selects the records, builds the plan and runs the bootstrap on `target`. Errors:
 /// UsageError/InputError for names that are not in the data; std::invalid_argument naming the
 /// target's fields for a target that cannot run.
-MetricsReport run_metrics(const ItemMatrix& matrix, const MetricsOptions& options,
-                          const ExecTarget& target);
+MetricsReport run_metrics(const ItemMatrix& matrix, const MetricsOptions& options, const ExecTarget& target);
 
 /// The report's JSON (docs/statistics.md §4): head.envelope, then settings, statistics,
 /// validity, notes, reliability, risk_coverage, flip_by_confidence and timing.

@@ -24,8 +24,7 @@ JS_HD uint32_t mulhi32(uint32_t a, uint32_t b) {
 }
 
 /// Philox4x32 with 10 rounds: counter (c0..c3), key (k0, k1) -> four 32-bit words.
-JS_HD Words4 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0,
-                           uint32_t k1) {
+JS_HD Words4 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1) {
   constexpr uint32_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u;
   constexpr uint32_t W0 = 0x9E3779B9u, W1 = 0xBB67AE85u;
 #if defined(__CUDA_ARCH__)
@@ -53,8 +52,7 @@ JS_HD constexpr uint32_t normal_stream(uint32_t k) { return (1u << 31) + k; }
 /// The seed's key: (seed mod 2^32, seed div 2^32).
 struct PhiloxKey {
   uint32_t k0, k1;
-  JS_HD explicit PhiloxKey(uint64_t seed)
-      : k0(static_cast<uint32_t>(seed)), k1(static_cast<uint32_t>(seed >> 32)) {}
+  JS_HD explicit PhiloxKey(uint64_t seed) : k0(static_cast<uint32_t>(seed)), k1(static_cast<uint32_t>(seed >> 32)) {}
 };
 
 /// The block of four words holding draws 4*block .. 4*block+3 of (replicate, stream).
@@ -68,8 +66,6 @@ JS_HD uint32_t draw_word(PhiloxKey key, uint64_t d, uint32_t replicate, uint32_t
 }
 
 /// Uniform index in [0, n) from one 32-bit word: (u * n) >> 32.
-JS_HD uint32_t scale_to(uint32_t u, uint32_t n) {
-  return static_cast<uint32_t>((static_cast<uint64_t>(u) * n) >> 32);
-}
+JS_HD uint32_t scale_to(uint32_t u, uint32_t n) { return static_cast<uint32_t>((static_cast<uint64_t>(u) * n) >> 32); }
 
 }  // namespace judgestat

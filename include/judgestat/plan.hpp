@@ -20,12 +20,12 @@ enum class OpCode : uint8_t {
   kAdd,
   kSub,
   kMul,
-  kDiv,       // x / y; y == 0 makes the statistic undefined for this replicate
-  kDivOrZero, // x / y, or 0 when y == 0 (e.g. F1 of a label absent from a replicate)
+  kDiv,        // x / y; y == 0 makes the statistic undefined for this replicate
+  kDivOrZero,  // x / y, or 0 when y == 0 (e.g. F1 of a label absent from a replicate)
   kAbs,
-  kNormal,    // push extras[arg] * value: normal draw `arg` of this replicate (stream 2^31 + arg)
-  kRank,      // push extras[arg]: a rank term's 2U (bilinear statistic, e.g. AUROC); compile()
-              // turns the builder's term index into n_normals + term
+  kNormal,  // push extras[arg] * value: normal draw `arg` of this replicate (stream 2^31 + arg)
+  kRank,    // push extras[arg]: a rank term's 2U (bilinear statistic, e.g. AUROC); compile()
+            // turns the builder's term index into n_normals + term
 };
 
 struct Op {
@@ -38,12 +38,12 @@ inline constexpr int kMaxStack = 16;
 
 /// Statistic's identity in reports (docs/statistics.md §4 field names).
 struct StatLabel {
-  std::string name;                     // acc, pa, bc, ...
+  std::string name;  // acc, pa, bc, ...
   std::string judge;
   std::optional<std::string> reference, benchmark, condition, variant, threshold;
-  std::optional<std::string> of;       // the statistic a `diff` row differences (acc, pa, bc)
+  std::optional<std::string> of;  // the statistic a `diff` row differences (acc, pa, bc)
   std::optional<int> order;
-  int64_t n = 0;                        // units entering the statistic on the original data
+  int64_t n = 0;  // units entering the statistic on the original data
 };
 
 struct StatisticDef {
@@ -55,7 +55,7 @@ struct StatisticDef {
 /// 2U = Σ_{i positive, j negative} m_i m_j (2·[s_i > s_j] + [s_i = s_j]) — the Mann–Whitney
 /// count behind AUROC, ties counted ½, exact in integers.
 struct RankTerm {
-  std::vector<int32_t> units;   // plan unit indices
+  std::vector<int32_t> units;  // plan unit indices
   std::vector<double> scores;
   std::vector<uint8_t> positive;
 };
@@ -66,12 +66,12 @@ struct Plan {
   // [stratum_offset[h], stratum_offset[h+1]), in first-appearance order within the stratum.
   std::vector<int64_t> stratum_offset{0, 0};
   std::vector<std::string> stratum_names{"all"};
-  std::vector<std::string> cluster_names;     // for messages
-  std::vector<int32_t> unit_cluster;          // per unit
-  std::vector<std::vector<double>> columns;   // columns[k][unit]
+  std::vector<std::string> cluster_names;    // for messages
+  std::vector<int32_t> unit_cluster;         // per unit
+  std::vector<std::vector<double>> columns;  // columns[k][unit]
   std::vector<std::string> column_names;
   std::vector<StatisticDef> statistics;
-  std::vector<RankTerm> rank_terms;           // referenced by {OpCode::kRank, term}
+  std::vector<RankTerm> rank_terms;  // referenced by {OpCode::kRank, term}
 
   int64_t n_clusters() const { return stratum_offset.back(); }
   int32_t n_strata() const { return static_cast<int32_t>(stratum_offset.size()) - 1; }
@@ -89,21 +89,21 @@ struct CompiledPlan {
   int64_t n_clusters = 0;
   int32_t n_columns = 0;
   int32_t n_statistics = 0;
-  std::vector<int64_t> stratum_offset;        // H + 1 entries
-  std::vector<int64_t> cluster_sums;          // n_clusters x n_columns, row-major, fixed point
-  std::vector<double> column_unscale;         // 2^-shift per column: sum * unscale = real sum
-  std::vector<int64_t> totals;                // column sums of the original data
-  bool fits_int32 = false;                    // every replicate sum fits in int32
-  std::vector<Op> ops;                        // all statistics' programs, concatenated
-  std::vector<int32_t> op_offset;             // n_statistics + 1
-  int32_t n_normals = 0;                      // normal draws per replicate (kNormal args)
+  std::vector<int64_t> stratum_offset;  // H + 1 entries
+  std::vector<int64_t> cluster_sums;    // n_clusters x n_columns, row-major, fixed point
+  std::vector<double> column_unscale;   // 2^-shift per column: sum * unscale = real sum
+  std::vector<int64_t> totals;          // column sums of the original data
+  bool fits_int32 = false;              // every replicate sum fits in int32
+  std::vector<Op> ops;                  // all statistics' programs, concatenated
+  std::vector<int32_t> op_offset;       // n_statistics + 1
+  int32_t n_normals = 0;                // normal draws per replicate (kNormal args)
   // Rank terms, each sorted by ascending score: entries [rank_offset[t], rank_offset[t+1]).
   // Per replicate the backends fill extras[n_normals + t] = 2U of term t (rank_term_2u).
   int32_t n_rank_terms = 0;
   std::vector<int64_t> rank_offset{0};
-  std::vector<int32_t> rank_cluster;          // the entry's cluster
-  std::vector<uint8_t> rank_positive;         // 1 = positive (e.g. an error)
-  std::vector<uint8_t> rank_tie_start;        // 1 = first entry of a group of equal scores
+  std::vector<int32_t> rank_cluster;    // the entry's cluster
+  std::vector<uint8_t> rank_positive;   // 1 = positive (e.g. an error)
+  std::vector<uint8_t> rank_tie_start;  // 1 = first entry of a group of equal scores
 
   int32_t n_strata() const { return static_cast<int32_t>(stratum_offset.size()) - 1; }
 };
@@ -115,8 +115,7 @@ CompiledPlan compile(const Plan& plan);
 /// Evaluates a statistic's program on column sums `sums` (fixed point); NaN when undefined.
 /// `extras` holds the replicate's normal draws (kNormal), then its rank terms' 2U (kRank).
 template <typename Sum>
-JS_HD double evaluate(const Op* ops, int32_t n_ops, const Sum* sums, const double* unscale,
-                      const double* extras) {
+JS_HD double evaluate(const Op* ops, int32_t n_ops, const Sum* sums, const double* unscale, const double* extras) {
   double stack[kMaxStack];
   int top = 0;
   for (int32_t i = 0; i < n_ops; ++i) {
@@ -141,12 +140,23 @@ JS_HD double evaluate(const Op* ops, int32_t n_ops, const Sum* sums, const doubl
         const double y = stack[--top];
         double& x = stack[top - 1];
         switch (op.code) {
-          case OpCode::kAdd: x = x + y; break;
-          case OpCode::kSub: x = x - y; break;
-          case OpCode::kMul: x = x * y; break;
-          case OpCode::kDiv: x = (y == 0.0) ? NAN : x / y; break;
-          case OpCode::kDivOrZero: x = (y == 0.0) ? 0.0 : x / y; break;
-          default: break;
+          case OpCode::kAdd:
+            x = x + y;
+            break;
+          case OpCode::kSub:
+            x = x - y;
+            break;
+          case OpCode::kMul:
+            x = x * y;
+            break;
+          case OpCode::kDiv:
+            x = (y == 0.0) ? NAN : x / y;
+            break;
+          case OpCode::kDivOrZero:
+            x = (y == 0.0) ? 0.0 : x / y;
+            break;
+          default:
+            break;
         }
       }
     }
@@ -172,9 +182,8 @@ JS_HD double normal_draw(PhiloxKey key, uint32_t replicate, uint32_t k) {
 /// the value saved at the group's first entry is its start value. Integer arithmetic, exact on
 /// every backend; branch-free (tie starts and positive flags are unpredictable).
 template <typename Count>
-JS_HD int64_t rank_term_2u(const int64_t* rank_offset, const int32_t* rank_cluster,
-                           const uint8_t* rank_positive, const uint8_t* rank_tie_start,
-                           int32_t t, const Count* m) {
+JS_HD int64_t rank_term_2u(const int64_t* rank_offset, const int32_t* rank_cluster, const uint8_t* rank_positive,
+                           const uint8_t* rank_tie_start, int32_t t, const Count* m) {
   int64_t negatives = 0, at_group_start = 0, twice_u = 0;
   for (int64_t e = rank_offset[t]; e < rank_offset[t + 1]; ++e) {
     const int64_t starts = -static_cast<int64_t>(rank_tie_start[e]);  // all ones at a new group

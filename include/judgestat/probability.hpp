@@ -8,9 +8,9 @@
 
 namespace judgestat {
 
-inline constexpr int kConfidenceBins = 10;       // docs/statistics.md §3.2: equal width on q
-inline constexpr double kHighConfidence = 0.9;   // "error rate at q >= 0.9" (JEV §7.1)
-inline constexpr double kNllFloor = 1e-6;        // nll = −ln(max(p_gold, 1e-6))
+inline constexpr int kConfidenceBins = 10;      // docs/statistics.md §3.2: equal width on q
+inline constexpr double kHighConfidence = 0.9;  // "error rate at q >= 0.9" (JEV §7.1)
+inline constexpr double kNllFloor = 1e-6;       // nll = −ln(max(p_gold, 1e-6))
 
 /// Reliability table: per bin n, mean q and accuracy (mean correctness), and the confident
 /// errors: errors (Σ 1 − correct) made at q >= 0.9.
@@ -22,9 +22,9 @@ struct ReliabilityTable {
   std::vector<ReliabilityBin> bins;  // kConfidenceBins
   int64_t n = 0, n_high = 0;         // outputs, outputs at q >= 0.9
   double errors = 0, errors_high = 0;
-  double ece = 0;                    // Σ_bins |Σ (correct − q)| / n (the estimate, for checks)
-  double error_rate_high() const;    // errors_high / n_high (NaN when n_high = 0)
-  double error_share_high() const;   // errors_high / errors (NaN when there are no errors)
+  double ece = 0;                   // Σ_bins |Σ (correct − q)| / n (the estimate, for checks)
+  double error_rate_high() const;   // errors_high / n_high (NaN when n_high = 0)
+  double error_share_high() const;  // errors_high / errors (NaN when there are no errors)
 };
 
 /// Risk–coverage (docs/statistics.md §3.2): outputs sorted by q descending; at coverage k/n the selective risk
@@ -43,7 +43,7 @@ struct RiskCoverage {
 /// order present and a valid base order with probabilities, binned by the base order's q; a
 /// flip is a verdict that differs between orders (an invalid verdict matches nothing).
 struct FlipTable {
-  std::vector<int64_t> items, flips;  // per bin (kConfidenceBins)
+  std::vector<int64_t> items, flips;                         // per bin (kConfidenceBins)
   int64_t total_items = 0, total_flips = 0, flips_high = 0;  // flips_high: base q >= 0.9
 };
 
@@ -62,7 +62,7 @@ struct FlipSummary {
 };
 
 struct ProbabilityQuality {
-  std::string strata;                       // the grouping key of `group` ("" overall only)
+  std::string strata;  // the grouping key of `group` ("" overall only)
   std::vector<ProbabilitySummary> summaries;
   std::vector<FlipSummary> flips;
   std::vector<std::string> notes;

@@ -43,7 +43,7 @@ struct RecordFilter {
 };
 
 struct CellSpec {
-  std::string name;                       // C1 … C8 or overall
+  std::string name;  // C1 … C8 or overall
   Coverage status = Coverage::kUnavailable;
   CapOperator op = CapOperator::kPa;
   RecordFilter subset;                    // within the benchmark's records
@@ -69,7 +69,7 @@ struct StressSpec {
 };
 
 struct ProfileConfig {
-  std::string source;       // the file it came from, for messages
+  std::string source;  // the file it came from, for messages
   std::string description;
   std::vector<BenchmarkSpec> benchmarks;
   std::vector<FamilySpec> families;
@@ -100,27 +100,27 @@ ProfileInput load_profile_inputs(const std::vector<std::string>& paths, const Lo
 /// What plan statistic s is.
 struct ProfileStat {
   enum class Kind {
-    kCell,              // C1 … C8, overall
-    kConsistency,       // C5_cons … C7_cons
-    kStableWrong,       // cons − strict of C5 … C7
-    kSupportedCorrect,  // overall × C8
-    kCorrected,         // (raw + q0 − 1) / (q0 + q1 − 1), joint bootstrap
-    kStress,            // CAP_c(from) − CAP_c(to)
-    kStressJudgeMean,   // a judge's mean δ over the conditions of one status
+    kCell,                 // C1 … C8, overall
+    kConsistency,          // C5_cons … C7_cons
+    kStableWrong,          // cons − strict of C5 … C7
+    kSupportedCorrect,     // overall × C8
+    kCorrected,            // (raw + q0 − 1) / (q0 + q1 − 1), joint bootstrap
+    kStress,               // CAP_c(from) − CAP_c(to)
+    kStressJudgeMean,      // a judge's mean δ over the conditions of one status
     kStressConditionMean,  // a condition's mean δ over judges
-    kL1,                // mean L1 distance of judge pairs within a family, or across families
-    kLeaveOut,          // value without flag = 1 items minus the value with them
+    kL1,                   // mean L1 distance of judge pairs within a family, or across families
+    kLeaveOut,             // value without flag = 1 items minus the value with them
   };
   Kind kind = Kind::kCell;
-  int32_t benchmark = -1;      // index into ProfilePlan::benchmarks (stress: from)
-  int32_t to = -1;             // stress: the `to` benchmark
-  int32_t judge = -1;          // index into ProfilePlan::judges; -1 for means over judges
-  std::string condition;       // C1 … C8 / overall; empty for judge means and L1
+  int32_t benchmark = -1;  // index into ProfilePlan::benchmarks (stress: from)
+  int32_t to = -1;         // stress: the `to` benchmark
+  int32_t judge = -1;      // index into ProfilePlan::judges; -1 for means over judges
+  std::string condition;   // C1 … C8 / overall; empty for judge means and L1
   Coverage status = Coverage::kDirect;
   bool main_table = true;
-  std::string group;           // L1: family name or "cross-family"; stress judge means: status
+  std::string group;              // L1: family name or "cross-family"; stress judge means: status
   std::vector<std::string> over;  // conditions a mean or L1 distance runs over
-  int64_t pairs = 0;           // L1: judge pairs averaged
+  int64_t pairs = 0;              // L1: judge pairs averaged
 };
 
 /// Per judge and benchmark, the position-conditional accuracies of the bias correction
@@ -133,25 +133,25 @@ struct CorrectionParams {
 
 struct ProfiledBenchmark {
   BenchmarkSpec spec;
-  int64_t items = 0;                     // items in its records
-  std::vector<int64_t> cell_items;       // per cell: items in the cell's subset (0: unavailable)
-  bool has_flagged = false;              // some item has flag = 1
+  int64_t items = 0;                // items in its records
+  std::vector<int64_t> cell_items;  // per cell: items in the cell's subset (0: unavailable)
+  bool has_flagged = false;         // some item has flag = 1
 };
 
 struct ProfilePlan {
   Plan plan;
-  std::vector<ProfileStat> stats;        // parallel to plan.statistics
-  std::vector<std::string> judges;       // in report order
+  std::vector<ProfileStat> stats;   // parallel to plan.statistics
+  std::vector<std::string> judges;  // in report order
   std::vector<ProfiledBenchmark> benchmarks;
-  std::vector<FamilySpec> families;      // members resolved to judge names
-  std::vector<StressSpec> stress;        // pairs that were computed
+  std::vector<FamilySpec> families;  // members resolved to judge names
+  std::vector<StressSpec> stress;    // pairs that were computed
   std::vector<CorrectionParams> corrections;
-  std::vector<std::string> notes;        // what was left out and why
+  std::vector<std::string> notes;  // what was left out and why
   int32_t orders = 1;
 
   /// Index of a statistic, or -1 when it was not computed.
-  int32_t find(ProfileStat::Kind kind, int32_t benchmark, int32_t judge,
-               const std::string& condition, const std::string& group = "", int32_t to = -1) const;
+  int32_t find(ProfileStat::Kind kind, int32_t benchmark, int32_t judge, const std::string& condition,
+               const std::string& group = "", int32_t to = -1) const;
   /// Index of the L1 mean of `group` (a family or "cross-family") over the benchmark's
   /// conditions of one coverage status, or -1.
   int32_t find_l1(int32_t benchmark, const std::string& group, Coverage status) const;
@@ -180,8 +180,8 @@ struct SpearmanResult {
 
 /// Spearman ρ of one pair of judge rankings.
 struct SpearmanEntry {
-  std::string scope;   // between conditions: the benchmark; between benchmarks: the condition
-  std::string a, b;    // the conditions (or benchmarks) compared
+  std::string scope;  // between conditions: the benchmark; between benchmarks: the condition
+  std::string a, b;   // the conditions (or benchmarks) compared
   Coverage status_a = Coverage::kDirect, status_b = Coverage::kDirect;
   std::vector<std::string> judges;  // judges with a value on both sides
   SpearmanResult result;
@@ -189,7 +189,7 @@ struct SpearmanEntry {
 
 struct MeanRho {
   std::string condition;
-  int pairs = 0;      // direct–direct benchmark pairs with a defined ρ
+  int pairs = 0;  // direct–direct benchmark pairs with a defined ρ
   double mean = 0;
 };
 
@@ -220,17 +220,16 @@ struct ProfileOptions {
 /// A profile: the plan (what each statistic is), its bootstrap intervals and what is derived
 /// from the point estimates.
 struct ProfileReport {
-  ProfileOptions options;   // as run (config, bootstrap settings)
+  ProfileOptions options;  // as run (config, bootstrap settings)
   ProfilePlan plan;
-  BootstrapResult result;   // parallel to plan.stats
+  BootstrapResult result;  // parallel to plan.stats
   ProfileSummary summary;
-  double plan_s = 0;        // building the plan (joins the load time in `timing`)
+  double plan_s = 0;  // building the plan (joins the load time in `timing`)
 };
 
 /// Builds the plan, runs the bootstrap on `target` and summarizes. UsageError names the
 /// benchmark and cell for cells the data cannot fill; std::invalid_argument names the field.
-ProfileReport run_profile(const ItemMatrix& matrix, const ProfileOptions& options,
-                          const ExecTarget& target);
+ProfileReport run_profile(const ItemMatrix& matrix, const ProfileOptions& options, const ExecTarget& target);
 
 /// docs/statistics.md §4's `input` for the profile's files: the envelope's own for one file (its path set),
 /// an array of {path, sha256, records, invalid} for several.

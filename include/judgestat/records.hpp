@@ -27,13 +27,13 @@ inline constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
 struct Record {
   std::string judge, item, gold, verdict, cluster, benchmark, condition, variant;
   int order = 0;
-  bool verdict_given = false;                  // false: empty or null verdict
-  std::vector<std::string> prob_labels;        // labels named by p.<label> / probs keys
-  std::vector<double> probs;                   // same length; NaN where the field was empty
-  bool nan_probability = false;                // a probability was given as NaN: output invalid
+  bool verdict_given = false;            // false: empty or null verdict
+  std::vector<std::string> prob_labels;  // labels named by p.<label> / probs keys
+  std::vector<double> probs;             // same length; NaN where the field was empty
+  bool nan_probability = false;          // a probability was given as NaN: output invalid
   double rationale_ok = kMissing, fee_usd = kMissing, latency_s = kMissing;
   int flag = 0;
-  int64_t line = 0;                            // 1-based line in the file (header = line 1 in CSV)
+  int64_t line = 0;  // 1-based line in the file (header = line 1 in CSV)
 };
 
 struct LoadOptions {
@@ -49,25 +49,25 @@ inline constexpr int16_t kTie = -3;      // valid "tie" on a two-label item: wro
 /// Items, clusters, benchmarks, conditions, variants and judges are numbered by first appearance
 /// in the file; analyses renumber clusters after their own filters (docs/statistics.md §2) from `line`.
 struct ItemMatrix {
-  std::string path;                      // as given by the user
-  std::string sha256;                    // of the file's bytes
-  int64_t records = 0;                   // records read
-  int64_t invalid = 0;                   // records whose output is invalid
+  std::string path;     // as given by the user
+  std::string sha256;   // of the file's bytes
+  int64_t records = 0;  // records read
+  int64_t invalid = 0;  // records whose output is invalid
   std::vector<std::string> judges, items, labels, clusters, benchmarks, conditions, variants;
-  int orders = 1;                        // 1 + the largest order index
+  int orders = 1;  // 1 + the largest order index
   bool has_probs = false, has_fee = false, has_latency = false, has_rationale = false;
 
   // Per item.
-  std::vector<int32_t> gold;             // label index
-  std::vector<int32_t> item_cluster;     // index into clusters
-  std::vector<int32_t> item_benchmark;   // index into benchmarks ("default" when empty)
-  std::vector<int32_t> item_condition;   // index into conditions ("" when empty)
-  std::vector<uint8_t> item_flag;        // 1 when any record of the item had flag = 1
+  std::vector<int32_t> gold;            // label index
+  std::vector<int32_t> item_cluster;    // index into clusters
+  std::vector<int32_t> item_benchmark;  // index into benchmarks ("default" when empty)
+  std::vector<int32_t> item_condition;  // index into conditions ("" when empty)
+  std::vector<uint8_t> item_flag;       // 1 when any record of the item had flag = 1
 
   // Per cell, index cell(j, i, o, v).
-  std::vector<int16_t> verdict;          // label index, kAbsent, kInvalid or kTie
-  std::vector<int64_t> line;             // file line of the cell's record (0 when absent)
-  std::vector<double> prob;              // cells x labels; NaN where not given
+  std::vector<int16_t> verdict;                    // label index, kAbsent, kInvalid or kTie
+  std::vector<int64_t> line;                       // file line of the cell's record (0 when absent)
+  std::vector<double> prob;                        // cells x labels; NaN where not given
   std::vector<double> fee, latency, rationale_ok;  // NaN where not given
 
   int32_t n_judges() const { return static_cast<int32_t>(judges.size()); }
@@ -82,7 +82,7 @@ struct ItemMatrix {
   bool correct(size_t c, int32_t item) const { return verdict[c] == gold[item]; }
   const double* probs_of(size_t c) const { return prob.data() + c * labels.size(); }
 
-  int32_t judge_index(const std::string& name) const;  // UsageError naming the judges when absent
+  int32_t judge_index(const std::string& name) const;    // UsageError naming the judges when absent
   int32_t variant_index(const std::string& name) const;  // -1 when absent
 };
 

@@ -22,10 +22,10 @@ namespace judgestat {
 constexpr uint64_t kSummaryBlock = 256;
 
 struct ReplicateFacts {
-  uint64_t defined = 0;  // values that are not NaN; the rest are undefined replicates
-  double mean = std::numeric_limits<double>::quiet_NaN();         // of the defined values
+  uint64_t defined = 0;                                    // values that are not NaN; the rest are undefined replicates
+  double mean = std::numeric_limits<double>::quiet_NaN();  // of the defined values
   double sum_squares = std::numeric_limits<double>::quiet_NaN();  // Σ (v − mean)², defined v
-  uint64_t below = 0, at_or_below = 0;  // defined values < and ≤ the statistic's reference
+  uint64_t below = 0, at_or_below = 0;                            // defined values < and ≤ the statistic's reference
 };
 
 /// Order statistics `rank` and min(rank + 1, defined − 1) (0-based, among the defined values
@@ -43,15 +43,12 @@ class KeptReplicates {
   virtual std::vector<ReplicateFacts> facts(const std::vector<double>& reference) = 0;
   /// The pair of order statistics per query (a query needs rank < defined), −0 read as +0 so
   /// that which of two equal zeros a selection meets first cannot show.
-  virtual std::vector<std::pair<double, double>> order_statistics(
-      const std::vector<OrderStatisticQuery>& queries) = 0;
+  virtual std::vector<std::pair<double, double>> order_statistics(const std::vector<OrderStatisticQuery>& queries) = 0;
 };
 
 /// A NaN fact (overflowing replicates: inf − inf) as one bit pattern on every backend; x86 and
 /// GPUs make different NaNs.
-inline double canonical_nan(double x) {
-  return x != x ? std::numeric_limits<double>::quiet_NaN() : x;
-}
+inline double canonical_nan(double x) { return x != x ? std::numeric_limits<double>::quiet_NaN() : x; }
 
 /// Replicate-major host values (B × S, value of statistic s in replicate r at r·S + s),
 /// summarised on all cores. The values must outlive the result.

@@ -83,9 +83,7 @@ JS_HD int32_t choose_threshold(const RuleSettings& settings, int32_t n_grid, con
   return choice.chosen(n_grid);
 }
 
-inline const char* rule_name(ThresholdRule rule) {
-  return rule == ThresholdRule::kPoint ? "point" : "lower";
-}
+inline const char* rule_name(ThresholdRule rule) { return rule == ThresholdRule::kPoint ? "point" : "lower"; }
 
 /// "point" or "lower"; std::invalid_argument otherwise (callers turn it into a usage error).
 inline ThresholdRule parse_rule(const std::string& name) {

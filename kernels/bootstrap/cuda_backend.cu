@@ -36,10 +36,10 @@
 #include <utility>
 #include <vector>
 
-#include "cuda_backend_paths.hpp"
-#include "detail/byte_planes.hpp"
 #include "../detail/cuda_check.cuh"
 #include "../summaries/device_summary.hpp"
+#include "cuda_backend_paths.hpp"
+#include "detail/byte_planes.hpp"
 #include "detail/gather_agent.cuh"
 #include "detail/multiplicity_tile_agent.cuh"
 #include "detail/replicate_common.cuh"
@@ -118,8 +118,7 @@ void validate_plan(const CompiledPlan& plan) {
       plan.op_offset.back() != int64_t(plan.ops.size()))
     reject_plan("op_offset must run from 0 to ops.size() over n_statistics + 1 entries");
   for (int32_t s = 0; s < plan.n_statistics; ++s) {
-    if (plan.op_offset[s + 1] < plan.op_offset[s])
-      reject_plan("op_offset decreases at statistic " + std::to_string(s));
+    if (plan.op_offset[s + 1] < plan.op_offset[s]) reject_plan("op_offset decreases at statistic " + std::to_string(s));
     // The stack discipline evaluate() relies on: no underflow, no overflow past kMaxStack.
     int depth = 0;
     for (int32_t i = plan.op_offset[s]; i < plan.op_offset[s + 1]; ++i) {
@@ -127,20 +126,17 @@ void validate_plan(const CompiledPlan& plan) {
       switch (op.code) {
         case OpCode::kColumn:
           if (op.arg < 0 || op.arg >= plan.n_columns)
-            reject_plan("statistic " + std::to_string(s) + " reads column " +
-                        std::to_string(op.arg));
+            reject_plan("statistic " + std::to_string(s) + " reads column " + std::to_string(op.arg));
           ++depth;
           break;
         case OpCode::kNormal:
           if (op.arg < 0 || op.arg >= plan.n_normals)
-            reject_plan("statistic " + std::to_string(s) + " reads normal draw " +
-                        std::to_string(op.arg));
+            reject_plan("statistic " + std::to_string(s) + " reads normal draw " + std::to_string(op.arg));
           ++depth;
           break;
         case OpCode::kRank:  // extras[n_normals + t] holds rank term t's 2U
           if (op.arg < plan.n_normals || op.arg >= plan.n_normals + plan.n_rank_terms)
-            reject_plan("statistic " + std::to_string(s) + " reads rank extra " +
-                        std::to_string(op.arg));
+            reject_plan("statistic " + std::to_string(s) + " reads rank extra " + std::to_string(op.arg));
           ++depth;
           break;
         case OpCode::kConstant:
@@ -150,12 +146,10 @@ void validate_plan(const CompiledPlan& plan) {
           if (depth < 1) reject_plan("statistic " + std::to_string(s) + ": abs of nothing");
           break;
         default:
-          if (depth < 2)
-            reject_plan("statistic " + std::to_string(s) + ": binary op on a short stack");
+          if (depth < 2) reject_plan("statistic " + std::to_string(s) + ": binary op on a short stack");
           --depth;
       }
-      if (depth > kMaxStack)
-        reject_plan("statistic " + std::to_string(s) + " needs more than kMaxStack slots");
+      if (depth > kMaxStack) reject_plan("statistic " + std::to_string(s) + " needs more than kMaxStack slots");
     }
   }
 }
@@ -234,13 +228,11 @@ StratumVectors stratum_vectors(const CompiledPlan& plan) {
   StratumVectors tables;
   tables.cluster_offset.resize(H + 1);
   tables.block_offset.assign(H + 1, 0);
-  for (int32_t h = 0; h <= H; ++h)
-    tables.cluster_offset[h] = static_cast<uint32_t>(plan.stratum_offset[h]);
+  for (int32_t h = 0; h <= H; ++h) tables.cluster_offset[h] = static_cast<uint32_t>(plan.stratum_offset[h]);
   for (int32_t h = 0; h < H; ++h) {
     const uint32_t size = tables.cluster_offset[h + 1] - tables.cluster_offset[h];
     tables.block_offset[h + 1] =
-        tables.block_offset[h] + (size + cuda_detail::kDrawsPerPhiloxBlock - 1) /
-                                     cuda_detail::kDrawsPerPhiloxBlock;
+        tables.block_offset[h] + (size + cuda_detail::kDrawsPerPhiloxBlock - 1) / cuda_detail::kDrawsPerPhiloxBlock;
   }
   return tables;
 }
@@ -280,13 +272,13 @@ struct UploadedPlan {
   const CompiledPlan* address = nullptr;
   uint64_t fingerprint = 0;
   CudaKernelPath path = CudaKernelPath::kGather;
-  bool narrow_words = false;   // gather path: uint32 per-cluster sums
-  size_t shared_bytes = 0;     // dynamic shared memory per block
-  int threads = 0;             // per block
-  int blocks_per_sm = 0;       // resident blocks per multiprocessor at that shared memory
+  bool narrow_words = false;  // gather path: uint32 per-cluster sums
+  size_t shared_bytes = 0;    // dynamic shared memory per block
+  int threads = 0;            // per block
+  int blocks_per_sm = 0;      // resident blocks per multiprocessor at that shared memory
   uint32_t replicates_per_block = 1;
-  int tile_options = 0;        // tile path: its kernel (kTilePrefetch | kTileSharedProgram)
-  bool gather_rows = false;    // gather path: the rows-in-flight kernel
+  int tile_options = 0;      // tile path: its kernel (kTilePrefetch | kTileSharedProgram)
+  bool gather_rows = false;  // gather path: the rows-in-flight kernel
 
   DeviceBuffer<uint32_t> cluster_offset, block_offset;
   DeviceBuffer<int64_t> rank_offset;
@@ -316,8 +308,7 @@ struct UploadedPlan {
 std::string tile_counter_refusal(const CompiledPlan& plan) {
   int64_t largest_stratum = 0;
   for (size_t h = 1; h < plan.stratum_offset.size(); ++h)
-    largest_stratum =
-        std::max(largest_stratum, plan.stratum_offset[h] - plan.stratum_offset[h - 1]);
+    largest_stratum = std::max(largest_stratum, plan.stratum_offset[h] - plan.stratum_offset[h - 1]);
   // A counter never exceeds its stratum's size: one draw per cluster of the stratum.
   if (largest_stratum > int64_t(cuda_detail::kMaxStratumForCounters))
     return "a stratum has " + std::to_string(largest_stratum) +
@@ -331,22 +322,23 @@ std::string tile_counter_refusal(const CompiledPlan& plan) {
 class CudaBackend final : public Backend {
  public:
   CudaBackend(int device, uint64_t max_chunk, CudaKernelPath path)
-      : device_(device), max_chunk_(max_chunk), forced_path_(path),
+      : device_(device),
+        max_chunk_(max_chunk),
+        forced_path_(path),
         tile_prefetch_(switch_on("JUDGESTAT_TILE_PREFETCH")),
         tile_shared_program_(switch_on("JUDGESTAT_TILE_SHARED_PROGRAM")),
         gather_rows_(switch_on("JUDGESTAT_GATHER_ROWS")),
-        summary_scratch_(switch_on("JUDGESTAT_SUMMARY_REUSE") ? cuda_detail::make_summary_scratch()
-                                                               : nullptr) {
+        summary_scratch_(switch_on("JUDGESTAT_SUMMARY_REUSE") ? cuda_detail::make_summary_scratch() : nullptr) {
     int n_devices = 0;
     JS_CUDA_CHECK(cudaGetDeviceCount(&n_devices));
     if (device < 0 || device >= n_devices)
-      throw std::runtime_error("CUDA backend: no device " + std::to_string(device) + " (" +
-                               std::to_string(n_devices) + " present)");
+      throw std::runtime_error("CUDA backend: no device " + std::to_string(device) + " (" + std::to_string(n_devices) +
+                               " present)");
     JS_CUDA_CHECK(cudaGetDeviceProperties(&props_, device));
     if (props_.major < 8)
-      throw std::runtime_error("CUDA backend: " + std::string(props_.name) +
-                               " has compute capability " + std::to_string(props_.major) + "." +
-                               std::to_string(props_.minor) + "; 8.0 or newer is needed");
+      throw std::runtime_error("CUDA backend: " + std::string(props_.name) + " has compute capability " +
+                               std::to_string(props_.major) + "." + std::to_string(props_.minor) +
+                               "; 8.0 or newer is needed");
     JS_CUDA_CHECK(cudaSetDevice(device_));
     try {
       create_streams_and_kernel_limits();
@@ -359,13 +351,11 @@ class CudaBackend final : public Backend {
   void create_streams_and_kernel_limits() {
     JS_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_stream_, cudaStreamNonBlocking));
     JS_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
-    for (cudaEvent_t& event : slice_done_)
-      JS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    for (cudaEvent_t& event : slice_done_) JS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
     // Permission to use the device's whole opt-in shared memory; each launch asks for its own.
     const int optin = static_cast<int>(props_.sharedMemPerBlockOptin);
     for (int options = 0; options < cuda_detail::kTileOptionCount; ++options)
-      JS_CUDA_CHECK(cudaFuncSetAttribute(tile_kernel(options),
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+      JS_CUDA_CHECK(cudaFuncSetAttribute(tile_kernel(options), cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
     for (bool rows : {false, true}) {
       JS_CUDA_CHECK(cudaFuncSetAttribute(gather_kernel_for<unsigned int>(rows),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
@@ -417,21 +407,18 @@ class CudaBackend final : public Backend {
     // upload_gather keeps under 1/8 of free memory.
     uint64_t usable = uint64_t(free_bytes) + output_.bytes();
     if (!uploaded_ || uploaded_->address != &plan) {
-      const uint64_t plan_bytes =
-          plan.cluster_sums.size() * sizeof(int64_t) + plan.stratum_offset.size() * 8 +
-          plan.ops.size() * sizeof(Op) + plan.rank_cluster.size() * 16 +
-          (plan.n_rank_terms > 0 ? uint64_t(plan.n_clusters) * 4 + free_bytes / 8 : 0);
+      const uint64_t plan_bytes = plan.cluster_sums.size() * sizeof(int64_t) + plan.stratum_offset.size() * 8 +
+                                  plan.ops.size() * sizeof(Op) + plan.rank_cluster.size() * 16 +
+                                  (plan.n_rank_terms > 0 ? uint64_t(plan.n_clusters) * 4 + free_bytes / 8 : 0);
       usable = usable > plan_bytes ? usable - plan_bytes : 0;
     }
-    const uint64_t per_replicate =
-        uint64_t(std::max<int32_t>(1, plan.n_statistics)) * sizeof(double);
+    const uint64_t per_replicate = uint64_t(std::max<int32_t>(1, plan.n_statistics)) * sizeof(double);
     uint64_t chunk = std::max<uint64_t>(1, usable / 4 / per_replicate);
     if (max_chunk_) chunk = std::min(chunk, max_chunk_);
     return chunk;
   }
 
-  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
-                      double* out) override {
+  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, double* out) override {
     if (count == 0) return;
     JS_CUDA_CHECK(cudaSetDevice(device_));
     const UploadedPlan& uploaded = prepare(plan);
@@ -442,7 +429,8 @@ class CudaBackend final : public Backend {
     if (output_.size() < count * n_statistics) output_.allocate(count * n_statistics);
 
     // Slices: copying slice i to the host overlaps the kernel of slice i + 1 (fully when `out`
-    // is page-locked, as replicate_buffer's is; a pageable copy blocks the host meanwhile). Each slice fills the GPU several times over.
+    // is page-locked, as replicate_buffer's is; a pageable copy blocks the host meanwhile). Each slice fills the GPU
+    // several times over.
     const uint64_t slice = slice_size(uploaded, count);
     const uint64_t n_slices = (count + slice - 1) / slice;
     auto slice_count = [&](uint64_t i) { return std::min(slice, count - i * slice); };
@@ -452,15 +440,14 @@ class CudaBackend final : public Backend {
       for (uint64_t i = 0; i < n_slices; ++i) {
         if (i + 1 < n_slices) {
           const uint64_t next = (i + 1) * slice;
-          launch(uploaded, seed, first + next, slice_count(i + 1),
-                 output_.data() + next * n_statistics);
+          launch(uploaded, seed, first + next, slice_count(i + 1), output_.data() + next * n_statistics);
           JS_CUDA_CHECK(cudaEventRecord(slice_done_[(i + 1) % 2], compute_stream_));
         }
         JS_CUDA_CHECK(cudaStreamWaitEvent(copy_stream_, slice_done_[i % 2], 0));
         const uint64_t begin = i * slice * n_statistics;
         JS_CUDA_CHECK(cudaMemcpyAsync(out + begin, output_.data() + begin,
-                                      slice_count(i) * n_statistics * sizeof(double),
-                                      cudaMemcpyDeviceToHost, copy_stream_));
+                                      slice_count(i) * n_statistics * sizeof(double), cudaMemcpyDeviceToHost,
+                                      copy_stream_));
       }
       JS_CUDA_CHECK(cudaStreamSynchronize(copy_stream_));
       JS_CUDA_CHECK(cudaStreamSynchronize(compute_stream_));
@@ -474,9 +461,8 @@ class CudaBackend final : public Backend {
 
   // The values stay in device memory for device summaries when they fit there with their
   // working space (and the caller set no smaller chunk); otherwise nullptr and the host path.
-  std::unique_ptr<KeptReplicates> run_replicates_kept(
-      const CompiledPlan& plan, uint64_t seed, uint64_t count,
-      const std::function<void(uint64_t)>& progress) override {
+  std::unique_ptr<KeptReplicates> run_replicates_kept(const CompiledPlan& plan, uint64_t seed, uint64_t count,
+                                                      const std::function<void(uint64_t)>& progress) override {
     if (count == 0 || plan.n_statistics == 0 || (max_chunk_ && max_chunk_ < count)) return nullptr;
     JS_CUDA_CHECK(cudaSetDevice(device_));
     const UploadedPlan& uploaded = prepare(plan);
@@ -516,16 +502,15 @@ class CudaBackend final : public Backend {
   /// Replicates per launch when a call of `count` is split: at most kMaxSlices slices, each
   /// filling the GPU kWavesPerSlice times over.
   uint64_t slice_size(const UploadedPlan& uploaded, uint64_t count) const {
-    const uint64_t resident = uint64_t(uploaded.blocks_per_sm) * props_.multiProcessorCount *
-                              uploaded.replicates_per_block;
+    const uint64_t resident =
+        uint64_t(uploaded.blocks_per_sm) * props_.multiProcessorCount * uploaded.replicates_per_block;
     return std::max(resident * kWavesPerSlice, (count + kMaxSlices - 1) / kMaxSlices);
   }
 
   /// The uploaded form of `plan`, uploading it when it is not the cached one.
   const UploadedPlan& prepare(const CompiledPlan& plan) {
     const uint64_t fingerprint = plan_fingerprint(plan);
-    if (uploaded_ && uploaded_->address == &plan && uploaded_->fingerprint == fingerprint)
-      return *uploaded_;
+    if (uploaded_ && uploaded_->address == &plan && uploaded_->fingerprint == fingerprint) return *uploaded_;
     uploaded_.reset();  // free the old plan's device memory before taking the new one's
     validate_plan(plan);
     auto up = std::make_unique<UploadedPlan>();
@@ -548,11 +533,9 @@ class CudaBackend final : public Backend {
     up.ops.upload(plan.ops);
     up.op_offset.upload(plan.op_offset);
     up.column_unscale.upload(plan.column_unscale);
-    up.strata = {up.cluster_offset.data(), up.block_offset.data(), plan.n_strata(),
-                 tables.block_offset.back()};
-    up.program = {up.ops.data(),     up.op_offset.data(), up.column_unscale.data(),
-                  plan.n_statistics, plan.n_columns,      plan.n_normals,
-                  plan.n_rank_terms};
+    up.strata = {up.cluster_offset.data(), up.block_offset.data(), plan.n_strata(), tables.block_offset.back()};
+    up.program = {up.ops.data(),  up.op_offset.data(), up.column_unscale.data(), plan.n_statistics,
+                  plan.n_columns, plan.n_normals,      plan.n_rank_terms};
     up.rank_offset.upload(plan.rank_offset);
     up.rank_cluster.upload(plan.rank_cluster);
     up.rank_positive.upload(plan.rank_positive);
@@ -570,28 +553,28 @@ class CudaBackend final : public Backend {
       size_t program_bytes = 0;
       if (refusal.empty()) {
         layout = plane_layout(plan);
-        shared_bytes = cuda_detail::TileSharedLayout::of(plan.n_columns, up.program.n_extras(),
-                                                         layout.n_tiles, layout.row_stride)
-                           .total;
+        shared_bytes =
+            cuda_detail::TileSharedLayout::of(plan.n_columns, up.program.n_extras(), layout.n_tiles, layout.row_stride)
+                .total;
         // The tables' shared copy only where it fits beside the histograms.
-        const size_t program = cuda_detail::SharedProgramLayout::of(
-            static_cast<int32_t>(plan.ops.size()), plan.n_statistics, plan.n_columns).total;
+        const size_t program = cuda_detail::SharedProgramLayout::of(static_cast<int32_t>(plan.ops.size()),
+                                                                    plan.n_statistics, plan.n_columns)
+                                   .total;
         if (tile_shared_program_ && shared_bytes + program <= size_t(props_.sharedMemPerBlockOptin)) {
           program_bytes = program;
           shared_bytes += program;
         }
         if (shared_bytes > size_t(props_.sharedMemPerBlockOptin))
-          refusal = "16 multiplicity histograms of " + std::to_string(plan.n_clusters) +
-                    " clusters need " + std::to_string(shared_bytes) +
-                    " bytes of shared memory; the device offers " +
+          refusal = "16 multiplicity histograms of " + std::to_string(plan.n_clusters) + " clusters need " +
+                    std::to_string(shared_bytes) + " bytes of shared memory; the device offers " +
                     std::to_string(props_.sharedMemPerBlockOptin);
       }
       int blocks_per_sm = 0;
-      const int options = (tile_prefetch_ ? cuda_detail::kTilePrefetch : 0) |
-                          (program_bytes ? cuda_detail::kTileSharedProgram : 0);
+      const int options =
+          (tile_prefetch_ ? cuda_detail::kTilePrefetch : 0) | (program_bytes ? cuda_detail::kTileSharedProgram : 0);
       if (refusal.empty()) {
-        JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks_per_sm, tile_kernel(options), cuda_detail::kTileThreads, shared_bytes));
+        JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, tile_kernel(options),
+                                                                    cuda_detail::kTileThreads, shared_bytes));
         if (blocks_per_sm == 0) refusal = "the tile kernel cannot be resident on this device";
       }
       if (refusal.empty()) {
@@ -629,25 +612,23 @@ class CudaBackend final : public Backend {
     // modulo 2^32 are exact; half the bytes to gather.
     up.narrow_words = plan.fits_int32;
     const int32_t n_extras = up.program.n_extras();
-    up.shared_bytes =
-        up.narrow_words
-            ? cuda_detail::gather_shared_bytes<unsigned int>(plan.n_columns, n_extras)
-            : cuda_detail::gather_shared_bytes<unsigned long long>(plan.n_columns, n_extras);
+    up.shared_bytes = up.narrow_words ? cuda_detail::gather_shared_bytes<unsigned int>(plan.n_columns, n_extras)
+                                      : cuda_detail::gather_shared_bytes<unsigned long long>(plan.n_columns, n_extras);
     if (up.shared_bytes > size_t(props_.sharedMemPerBlockOptin))
-      return "a plan of " + std::to_string(plan.n_columns) + " columns and " +
-             std::to_string(n_extras) + " normal draws and rank terms needs " +
-             std::to_string(up.shared_bytes) + " bytes of shared memory per block; the " +
-             "device offers " + std::to_string(props_.sharedMemPerBlockOptin);
+      return "a plan of " + std::to_string(plan.n_columns) + " columns and " + std::to_string(n_extras) +
+             " normal draws and rank terms needs " + std::to_string(up.shared_bytes) +
+             " bytes of shared memory per block; the " + "device offers " +
+             std::to_string(props_.sharedMemPerBlockOptin);
     if (up.narrow_words) {
       up.values32.upload(gather_words<unsigned int>(plan));
-      JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &up.blocks_per_sm, gather_kernel_for<unsigned int>(gather_rows_),
-          cuda_detail::kGatherThreads, up.shared_bytes));
+      JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&up.blocks_per_sm,
+                                                                  gather_kernel_for<unsigned int>(gather_rows_),
+                                                                  cuda_detail::kGatherThreads, up.shared_bytes));
     } else {
       up.values64.upload(gather_words<unsigned long long>(plan));
-      JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &up.blocks_per_sm, gather_kernel_for<unsigned long long>(gather_rows_),
-          cuda_detail::kGatherThreads, up.shared_bytes));
+      JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&up.blocks_per_sm,
+                                                                  gather_kernel_for<unsigned long long>(gather_rows_),
+                                                                  cuda_detail::kGatherThreads, up.shared_bytes));
     }
     if (up.blocks_per_sm == 0) return "the gather kernel cannot be resident on this device";
     up.max_gather_blocks = uint64_t(up.blocks_per_sm) * props_.multiProcessorCount;
@@ -667,11 +648,19 @@ class CudaBackend final : public Backend {
       up.rank_slot_counts.allocate(up.max_gather_blocks * std::max<uint32_t>(1, slots.n_slots));
     }
     const cuda_detail::ProgramView& program = up.program;
-    up.gather32 = {up.strata,          program,           up.rank,
-                   up.values32.data(), up.rank_cluster_slot.data(), up.rank_slots,
+    up.gather32 = {up.strata,
+                   program,
+                   up.rank,
+                   up.values32.data(),
+                   up.rank_cluster_slot.data(),
+                   up.rank_slots,
                    up.rank_slot_counts.data()};
-    up.gather64 = {up.strata,          program,           up.rank,
-                   up.values64.data(), up.rank_cluster_slot.data(), up.rank_slots,
+    up.gather64 = {up.strata,
+                   program,
+                   up.rank,
+                   up.values64.data(),
+                   up.rank_cluster_slot.data(),
+                   up.rank_slots,
                    up.rank_slot_counts.data()};
     up.path = CudaKernelPath::kGather;
     up.gather_rows = gather_rows_;
@@ -681,24 +670,21 @@ class CudaBackend final : public Backend {
   }
 
   /// Replicates [first, first + count) into device `out` (count x n_statistics), asynchronously.
-  void launch(const UploadedPlan& up, uint64_t seed, uint64_t first, uint64_t count,
-              double* out) {
+  void launch(const UploadedPlan& up, uint64_t seed, uint64_t first, uint64_t count, double* out) {
     uint64_t resident_blocks = uint64_t(up.blocks_per_sm) * props_.multiProcessorCount;
     if (up.path == CudaKernelPath::kGather)  // each block owns rank counters: no more blocks
       resident_blocks = std::min(resident_blocks, up.max_gather_blocks);
     const uint64_t units = (count + up.replicates_per_block - 1) / up.replicates_per_block;
     const auto grid = static_cast<unsigned>(std::max<uint64_t>(1, std::min(units, resident_blocks)));
     if (up.path == CudaKernelPath::kMultiplicityTile) {
-      tile_kernel(up.tile_options)<<<grid, up.threads, up.shared_bytes, compute_stream_>>>(
-          up.tile, seed, first, count, out);
+      tile_kernel(up.tile_options)<<<grid, up.threads, up.shared_bytes, compute_stream_>>>(up.tile, seed, first, count,
+                                                                                           out);
     } else if (up.narrow_words) {
-      gather_kernel_for<unsigned int>(up.gather_rows)
-          <<<grid, up.threads, up.shared_bytes, compute_stream_>>>(up.gather32, seed, first,
-                                                                   count, out);
+      gather_kernel_for<unsigned int>(up.gather_rows)<<<grid, up.threads, up.shared_bytes, compute_stream_>>>(
+          up.gather32, seed, first, count, out);
     } else {
-      gather_kernel_for<unsigned long long>(up.gather_rows)
-          <<<grid, up.threads, up.shared_bytes, compute_stream_>>>(up.gather64, seed, first,
-                                                                   count, out);
+      gather_kernel_for<unsigned long long>(up.gather_rows)<<<grid, up.threads, up.shared_bytes, compute_stream_>>>(
+          up.gather64, seed, first, count, out);
     }
     JS_CUDA_CHECK(cudaGetLastError());
   }
@@ -706,7 +692,7 @@ class CudaBackend final : public Backend {
   int device_;
   uint64_t max_chunk_;
   CudaKernelPath forced_path_;
-  bool tile_prefetch_, tile_shared_program_, gather_rows_;  // the switches, read when made
+  bool tile_prefetch_, tile_shared_program_, gather_rows_;        // the switches, read when made
   std::shared_ptr<cuda_detail::SummaryScratch> summary_scratch_;  // JUDGESTAT_SUMMARY_REUSE
   cudaDeviceProp props_{};
   cudaStream_t compute_stream_ = nullptr, copy_stream_ = nullptr;
@@ -742,15 +728,14 @@ bool cuda_available(std::string* why) {
     }
     if (props.major >= 8) return true;
     if (d == 0)
-      first_device = std::string(props.name) + " has compute capability " +
-                     std::to_string(props.major) + "." + std::to_string(props.minor);
+      first_device = std::string(props.name) + " has compute capability " + std::to_string(props.major) + "." +
+                     std::to_string(props.minor);
   }
   if (why) *why = "no CUDA device of compute capability 8.0 or newer (" + first_device + ")";
   return false;
 }
 
-std::unique_ptr<Backend> make_cuda_backend_with_path(int device, uint64_t max_chunk,
-                                                     CudaKernelPath path) {
+std::unique_ptr<Backend> make_cuda_backend_with_path(int device, uint64_t max_chunk, CudaKernelPath path) {
   std::string why;
   if (!cuda_available(&why)) throw std::runtime_error("CUDA backend unavailable: " + why);
   return std::make_unique<CudaBackend>(device, max_chunk, path);

@@ -17,7 +17,6 @@ enum class CudaKernelPath {
 
 /// make_cuda_backend with a fixed kernel path. A plan the forced path cannot run makes
 /// run_replicates throw std::invalid_argument saying why.
-std::unique_ptr<Backend> make_cuda_backend_with_path(int device, uint64_t max_chunk,
-                                                     CudaKernelPath path);
+std::unique_ptr<Backend> make_cuda_backend_with_path(int device, uint64_t max_chunk, CudaKernelPath path);
 
 }  // namespace judgestat

@@ -284,13 +284,12 @@ class CudaBudgetEngine final : public BudgetEngine {
     const size_t shared_limit = properties_.sharedMemPerBlockOptin;
     if (warp_bytes > shared_limit)
       throw std::runtime_error("CUDA budget engine: k = " + std::to_string(run.k) + " with " +
-                               std::to_string(problem_.n_strata) + " strata and " +
-                               std::to_string(problem_.n_grid) +
+                               std::to_string(problem_.n_strata) + " strata and " + std::to_string(problem_.n_grid) +
                                " thresholds needs more shared memory than one block has (use --backend cpu)");
     const int warps = static_cast<int>(std::min<size_t>(kWarpsPerBlockMax, shared_limit / warp_bytes));
     const size_t block_bytes = warp_bytes * warps;
-    JS_CUDA_CHECK(cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(block_bytes)));
+    JS_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel_, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(block_bytes)));
     int blocks_per_sm = 0;
     JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel_, warps * 32, block_bytes));
     const uint64_t needed = (static_cast<uint64_t>(count) + warps - 1) / warps;
@@ -323,8 +322,8 @@ class CudaBudgetEngine final : public BudgetEngine {
     kernel_<<<blocks, warps * 32, block_bytes>>>(args);
     JS_CUDA_CHECK(cudaGetLastError());
     JS_CUDA_CHECK(cudaEventRecord(kernel_end_, 0));
-    JS_CUDA_CHECK(cudaMemcpy(out.heldout_2d.data(), heldout_2d_.data(), count * sizeof(int64_t),
-                             cudaMemcpyDeviceToHost));
+    JS_CUDA_CHECK(
+        cudaMemcpy(out.heldout_2d.data(), heldout_2d_.data(), count * sizeof(int64_t), cudaMemcpyDeviceToHost));
     JS_CUDA_CHECK(cudaMemcpy(out.fee_ratio.data(), fee_ratio_.data(), count * sizeof(double), cudaMemcpyDeviceToHost));
     JS_CUDA_CHECK(cudaMemcpy(out.chosen.data(), chosen_.data(), out.chosen.size(), cudaMemcpyDeviceToHost));
     float kernel_ms = 0;  // the copies above were ordered after kernel_end_ on the same stream
@@ -340,8 +339,7 @@ class CudaBudgetEngine final : public BudgetEngine {
                                std::to_string(problem_.n_items) + " items and the " + rule_name(run.rule.rule) +
                                " rule");
     // The packed choice (accepted << 8 | g) must stay a non-negative int32.
-    if (run.k >= (1u << 23))
-      throw std::runtime_error("CUDA budget engine: k must be below 2^23 (use --backend cpu)");
+    if (run.k >= (1u << 23)) throw std::runtime_error("CUDA budget engine: k must be below 2^23 (use --backend cpu)");
   }
 
   const BudgetProblem& problem_;

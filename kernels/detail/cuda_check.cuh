@@ -13,8 +13,8 @@ namespace judgestat::cuda_detail {
 inline void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
   if (status == cudaSuccess) return;
   (void)cudaGetLastError();  // clear a non-sticky error so the next call starts clean
-  throw std::runtime_error(std::string("CUDA backend: ") + call + " failed at " + file + ":" +
-                           std::to_string(line) + ": " + cudaGetErrorString(status));
+  throw std::runtime_error(std::string("CUDA backend: ") + call + " failed at " + file + ":" + std::to_string(line) +
+                           ": " + cudaGetErrorString(status));
 }
 
 #define JS_CUDA_CHECK(call) ::judgestat::cuda_detail::check_cuda((call), #call, __FILE__, __LINE__)

@@ -38,8 +38,8 @@ unsigned grid_for(uint64_t n) {
 }
 
 // Thread i = b·S + s: block b of statistic s, its defined values' sum and count.
-__global__ void block_sums_kernel(const double* values, uint64_t B, int32_t S, uint64_t n_blocks,
-                                  double* block_sum, Count* block_defined) {
+__global__ void block_sums_kernel(const double* values, uint64_t B, int32_t S, uint64_t n_blocks, double* block_sum,
+                                  Count* block_defined) {
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n_blocks * uint64_t(S)) return;
   const uint64_t b = i / uint64_t(S), s = i % uint64_t(S);
@@ -59,9 +59,8 @@ __global__ void block_sums_kernel(const double* values, uint64_t B, int32_t S, u
 
 // The same blocks: squared deviations from the statistic's mean, and counts against its
 // reference.
-__global__ void block_squares_kernel(const double* values, uint64_t B, int32_t S, uint64_t n_blocks,
-                                     const double* mean, const double* reference,
-                                     double* block_squares, Count* block_below,
+__global__ void block_squares_kernel(const double* values, uint64_t B, int32_t S, uint64_t n_blocks, const double* mean,
+                                     const double* reference, double* block_squares, Count* block_below,
                                      Count* block_at_or_below) {
   const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n_blocks * uint64_t(S)) return;
@@ -84,9 +83,8 @@ __global__ void block_squares_kernel(const double* values, uint64_t B, int32_t S
 }
 
 // Thread s: statistic s's block totals added in block order (counts: any order, exact).
-__global__ void add_blocks_kernel(const double* block_real, const Count* block_a,
-                                  const Count* block_b, uint64_t n_blocks, int32_t S,
-                                  double* real, Count* a, Count* b) {
+__global__ void add_blocks_kernel(const double* block_real, const Count* block_a, const Count* block_b,
+                                  uint64_t n_blocks, int32_t S, double* real, Count* a, Count* b) {
   const int32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= S) return;
   double total = 0;
@@ -104,17 +102,15 @@ __global__ void add_blocks_kernel(const double* block_real, const Count* block_a
   if (b) b[s] = total_b;
 }
 
-__global__ void order_keys_kernel(const double* values, uint64_t B, int32_t S, int32_t s,
-                                  uint64_t* keys) {
-  for (uint64_t r = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < B;
-       r += uint64_t(gridDim.x) * blockDim.x)
+__global__ void order_keys_kernel(const double* values, uint64_t B, int32_t S, int32_t s, uint64_t* keys) {
+  for (uint64_t r = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < B; r += uint64_t(gridDim.x) * blockDim.x)
     keys[r] = order_key(values[r * S + s]);
 }
 
 // Query i: the sorted keys at rank and rank + 1 (the rank's own when rank + 1 is past the
 // defined values); NaN at the rank itself marks a rank beyond the defined values.
-__global__ void pick_order_statistics_kernel(const uint64_t* sorted, uint64_t B,
-                                             const uint64_t* ranks, int64_t n, double* out) {
+__global__ void pick_order_statistics_kernel(const uint64_t* sorted, uint64_t B, const uint64_t* ranks, int64_t n,
+                                             double* out) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   constexpr uint64_t kUndefined = ~uint64_t(0);
@@ -171,12 +167,10 @@ class DeviceKept final : public DeviceKeptReplicates {
     return synchronized_on_error([&] { return compute_facts(reference); });
   }
 
-  std::vector<std::pair<double, double>> order_statistics(
-      const std::vector<OrderStatisticQuery>& queries) override {
+  std::vector<std::pair<double, double>> order_statistics(const std::vector<OrderStatisticQuery>& queries) override {
     if (queries.empty()) return {};
     for (const OrderStatisticQuery& q : queries)
-      if (q.statistic < 0 || q.statistic >= S_)
-        throw std::invalid_argument("order_statistics: no such statistic");
+      if (q.statistic < 0 || q.statistic >= S_) throw std::invalid_argument("order_statistics: no such statistic");
     JS_CUDA_CHECK(cudaSetDevice(device_));
     return synchronized_on_error([&] { return pick_order_statistics(queries); });
   }
@@ -207,11 +201,11 @@ class DeviceKept final : public DeviceKeptReplicates {
     std::vector<double> totals(S_), squares(S_);
     std::vector<Count> defined(S_), below(S_), at_or_below(S_);
 
-    block_sums_kernel<<<grid_for(cells), kThreads, 0, stream_>>>(values_.data(), B_, S_, n_blocks,
-                                                                 block_real.data(), block_a.data());
+    block_sums_kernel<<<grid_for(cells), kThreads, 0, stream_>>>(values_.data(), B_, S_, n_blocks, block_real.data(),
+                                                                 block_a.data());
     JS_CUDA_CHECK(cudaGetLastError());
-    add_blocks_kernel<<<grid_for(S_), kThreads, 0, stream_>>>(block_real.data(), block_a.data(), nullptr,
-                                                              n_blocks, S_, real.data(), a.data(), nullptr);
+    add_blocks_kernel<<<grid_for(S_), kThreads, 0, stream_>>>(block_real.data(), block_a.data(), nullptr, n_blocks, S_,
+                                                              real.data(), a.data(), nullptr);
     JS_CUDA_CHECK(cudaGetLastError());
     copy_back(totals, real);
     copy_back(defined, a);
@@ -229,12 +223,11 @@ class DeviceKept final : public DeviceKeptReplicates {
     JS_CUDA_CHECK(cudaMemcpyAsync(mean_and_reference.data(), mean_then_reference.data(),
                                   mean_then_reference.size() * sizeof(double), cudaMemcpyHostToDevice, stream_));
     block_squares_kernel<<<grid_for(cells), kThreads, 0, stream_>>>(
-        values_.data(), B_, S_, n_blocks, mean_and_reference.data(), mean_and_reference.data() + S_,
-        block_real.data(), block_a.data(), block_b.data());
+        values_.data(), B_, S_, n_blocks, mean_and_reference.data(), mean_and_reference.data() + S_, block_real.data(),
+        block_a.data(), block_b.data());
     JS_CUDA_CHECK(cudaGetLastError());
-    add_blocks_kernel<<<grid_for(S_), kThreads, 0, stream_>>>(block_real.data(), block_a.data(),
-                                                              block_b.data(), n_blocks, S_,
-                                                              real.data(), a.data(), b.data());
+    add_blocks_kernel<<<grid_for(S_), kThreads, 0, stream_>>>(block_real.data(), block_a.data(), block_b.data(),
+                                                              n_blocks, S_, real.data(), a.data(), b.data());
     JS_CUDA_CHECK(cudaGetLastError());
     copy_back(squares, real);
     copy_back(below, a);
@@ -248,8 +241,7 @@ class DeviceKept final : public DeviceKeptReplicates {
     return out;
   }
 
-  std::vector<std::pair<double, double>> pick_order_statistics(
-      const std::vector<OrderStatisticQuery>& queries) {
+  std::vector<std::pair<double, double>> pick_order_statistics(const std::vector<OrderStatisticQuery>& queries) {
     // Queries grouped by statistic: one sort per statistic serves all of its queries.
     std::vector<size_t> order(queries.size());
     std::iota(order.begin(), order.end(), size_t(0));
@@ -275,8 +267,8 @@ class DeviceKept final : public DeviceKeptReplicates {
       const int32_t s = queries[order[first]].statistic;
       size_t last = first;
       while (last < order.size() && queries[order[last]].statistic == s) ++last;
-      order_keys_kernel<<<grid_for(std::min<uint64_t>(B_, 1u << 22)), kThreads, 0, stream_>>>(
-          values_.data(), B_, S_, s, sort_keys.Current());
+      order_keys_kernel<<<grid_for(std::min<uint64_t>(B_, 1u << 22)), kThreads, 0, stream_>>>(values_.data(), B_, S_, s,
+                                                                                              sort_keys.Current());
       JS_CUDA_CHECK(cudaGetLastError());
       JS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), temp_bytes, sort_keys, B_, 0, 64, stream_));
       const auto n = static_cast<int64_t>(last - first);
@@ -292,8 +284,7 @@ class DeviceKept final : public DeviceKeptReplicates {
 
     std::vector<std::pair<double, double>> out(queries.size());
     for (size_t i = 0; i < order.size(); ++i) {
-      if (std::isnan(grouped[2 * i]))
-        throw std::invalid_argument("order_statistics: rank beyond the defined values");
+      if (std::isnan(grouped[2 * i])) throw std::invalid_argument("order_statistics: rank beyond the defined values");
       out[order[i]] = {grouped[2 * i], grouped[2 * i + 1]};
     }
     return out;
@@ -302,7 +293,8 @@ class DeviceKept final : public DeviceKeptReplicates {
   // Copies host.size() elements (a kept buffer may be larger than this call needs).
   template <typename T>
   void copy_back(std::vector<T>& host, const DeviceBuffer<T>& device) {
-    JS_CUDA_CHECK(cudaMemcpyAsync(host.data(), device.data(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    JS_CUDA_CHECK(
+        cudaMemcpyAsync(host.data(), device.data(), host.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
   }
 
   // At least `count` elements: grown (after the stream's earlier work that may use it) when

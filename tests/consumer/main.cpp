@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   target.kind = judgestat::ExecTarget::Kind::kCpu;
   target.threads = 1;
   const auto backend = judgestat::make_backend(target);
-  std::printf("records %lld judges %zu backend %s\n", static_cast<long long>(matrix.records),
-              matrix.judges.size(), backend->name().c_str());
+  std::printf("records %lld judges %zu backend %s\n", static_cast<long long>(matrix.records), matrix.judges.size(),
+              backend->name().c_str());
   return 0;
 }

@@ -26,7 +26,6 @@ namespace distributed = judgestat::distributed;
 
 namespace {
 
-
 bool same_bits(const double* x, const double* y, size_t n) { return std::memcmp(x, y, n * sizeof(double)) == 0; }
 
 // The CPU backend, except on one rank, which runs out of memory (a device that fails).
@@ -36,8 +35,7 @@ class OutOfMemoryOnRank final : public Backend {
   std::string name() const override { return "cpu"; }
   std::string device() const override { return cpu_->device(); }
   uint64_t max_chunk(const CompiledPlan& plan) const override { return cpu_->max_chunk(plan); }
-  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
-                      double* out) override {
+  void run_replicates(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, double* out) override {
     if (distributed::rank() == failing_rank_) throw std::bad_alloc();
     cpu_->run_replicates(plan, seed, first, count, out);
   }
@@ -109,7 +107,8 @@ TEST(Ranks, FailureAgreementNamesTheLowestFailingRank) {
   }
   EXPECT_EQ(failed, P - 1);
   EXPECT_EQ(exit_code, 3);
-  EXPECT_EQ(seen, "rank " + std::to_string(P - 1) + " of " + std::to_string(P) + ": bad input: x.csv:7: no verdict column");
+  EXPECT_EQ(seen,
+            "rank " + std::to_string(P - 1) + " of " + std::to_string(P) + ": bad input: x.csv:7: no verdict column");
   // Every rank but 0 fails: rank 1 is named.
   failed = -1;
   try {
@@ -153,9 +152,9 @@ TEST(Ranks, BootstrapEqualsOneProcess) {
       for (uint64_t rep = 0; rep < options.replicates; ++rep) column.push_back(values[rep * S + s]);
       std::vector<double> extras = point_extras(compiled);
       extras.push_back(0.0);
-      const double estimate = evaluate(compiled.ops.data() + compiled.op_offset[s],
-                                       compiled.op_offset[s + 1] - compiled.op_offset[s], compiled.totals.data(),
-                                       compiled.column_unscale.data(), extras.data());
+      const double estimate =
+          evaluate(compiled.ops.data() + compiled.op_offset[s], compiled.op_offset[s + 1] - compiled.op_offset[s],
+                   compiled.totals.data(), compiled.column_unscale.data(), extras.data());
       const Interval expected = summarize(estimate, column, ci, options.level, &jack[s]);
       const Interval& interval = got.intervals[s];
       const double a[] = {interval.estimate, interval.lo, interval.hi, interval.se};
@@ -206,12 +205,12 @@ TEST(Ranks, BudgetEqualsOneProcess) {
     EXPECT_EQ(got.delta_hist, expected.delta_hist);
     EXPECT_EQ(got.tau_hist, expected.tau_hist);
     EXPECT_EQ(got.fee_ratio_undefined, expected.fee_ratio_undefined);
-    const double a[] = {got.loss_share,     got.delta_mean,     got.delta_q[0],       got.delta_q[1],
-                        got.delta_q[2],     got.fee_ratio_median, got.fee_ratio_q[0], got.fee_ratio_q[2],
-                        got.escalate_all_share};
-    const double b[] = {expected.loss_share,     expected.delta_mean,       expected.delta_q[0],
-                        expected.delta_q[1],     expected.delta_q[2],       expected.fee_ratio_median,
-                        expected.fee_ratio_q[0], expected.fee_ratio_q[2],   expected.escalate_all_share};
+    const double a[] = {got.loss_share,     got.delta_mean,     got.delta_q[0],
+                        got.delta_q[1],     got.delta_q[2],     got.fee_ratio_median,
+                        got.fee_ratio_q[0], got.fee_ratio_q[2], got.escalate_all_share};
+    const double b[] = {expected.loss_share,     expected.delta_mean,     expected.delta_q[0],
+                        expected.delta_q[1],     expected.delta_q[2],     expected.fee_ratio_median,
+                        expected.fee_ratio_q[0], expected.fee_ratio_q[2], expected.escalate_all_share};
     EXPECT_TRUE(same_bits(a, b, 9)) << "rank " << distributed::rank() << (per_stratum ? ", per stratum" : "");
   }
 }

@@ -15,13 +15,13 @@
 
 namespace judgestat::cuda_detail {
 
-constexpr uint32_t kTileReplicates = 16;       // M of mma.m16n8k32: one row per replicate
-constexpr uint32_t kClustersPerKStep = 32;     // K of mma.m16n8k32
-constexpr uint32_t kPlaneColumnsPerNTile = 8;  // N of mma.m16n8k32
-constexpr uint32_t kFragmentLanes = 32;        // one warp
-constexpr uint32_t kClusterPadding = 64;       // histogram rows are padded to this multiple...
-constexpr uint32_t kRowSkew = 16;              // ...plus 16 counters, so that the eight rows a
-                                               // warp's A-fragment load touches hit distinct banks
+constexpr uint32_t kTileReplicates = 16;            // M of mma.m16n8k32: one row per replicate
+constexpr uint32_t kClustersPerKStep = 32;          // K of mma.m16n8k32
+constexpr uint32_t kPlaneColumnsPerNTile = 8;       // N of mma.m16n8k32
+constexpr uint32_t kFragmentLanes = 32;             // one warp
+constexpr uint32_t kClusterPadding = 64;            // histogram rows are padded to this multiple...
+constexpr uint32_t kRowSkew = 16;                   // ...plus 16 counters, so that the eight rows a
+                                                    // warp's A-fragment load touches hit distinct banks
 constexpr uint32_t kMaxStratumForCounters = 65535;  // uint16 counters cannot overflow below this
 
 struct PlaneLayout {
@@ -29,9 +29,9 @@ struct PlaneLayout {
   std::vector<int32_t> column_first_plane;  // n_columns + 1: column k owns [f[k], f[k + 1])
   std::vector<int32_t> plane_column;        // per plane column: its column
   std::vector<int32_t> plane_byte;          // per plane column: which byte of (value - min)
-  uint32_t n_tiles = 0;     // plane-column tiles of 8
-  uint32_t k_steps = 0;     // cluster steps of 32 over the padded clusters
-  uint32_t row_stride = 0;  // uint16 counters per histogram row
+  uint32_t n_tiles = 0;                     // plane-column tiles of 8
+  uint32_t k_steps = 0;                     // cluster steps of 32 over the padded clusters
+  uint32_t row_stride = 0;                  // uint16 counters per histogram row
 };
 
 inline PlaneLayout plane_layout(const CompiledPlan& plan) {
@@ -58,8 +58,7 @@ inline PlaneLayout plane_layout(const CompiledPlan& plan) {
     }
   }
   const auto n_planes = static_cast<uint32_t>(layout.plane_column.size());
-  const auto padded_clusters =
-      static_cast<uint32_t>((C + kClusterPadding - 1) / kClusterPadding * kClusterPadding);
+  const auto padded_clusters = static_cast<uint32_t>((C + kClusterPadding - 1) / kClusterPadding * kClusterPadding);
   layout.n_tiles = (n_planes + kPlaneColumnsPerNTile - 1) / kPlaneColumnsPerNTile;
   layout.k_steps = padded_clusters / kClustersPerKStep;
   layout.row_stride = padded_clusters + kRowSkew;
@@ -76,8 +75,7 @@ inline std::vector<uint32_t> b_fragments(const CompiledPlan& plan, const PlaneLa
   auto plane_byte = [&](uint32_t c, uint32_t n) -> uint32_t {
     if (c >= C || n >= n_planes) return 0;  // padding meets zero counters
     const int32_t k = layout.plane_column[n];
-    const uint64_t offset = uint64_t(plan.cluster_sums[size_t(c) * K + k]) -
-                            uint64_t(layout.column_min[k]);
+    const uint64_t offset = uint64_t(plan.cluster_sums[size_t(c) * K + k]) - uint64_t(layout.column_min[k]);
     return static_cast<uint32_t>((offset >> (8 * layout.plane_byte[n])) & 0xFFu);
   };
   std::vector<uint32_t> words(size_t(layout.n_tiles) * layout.k_steps * kFragmentLanes * 2);

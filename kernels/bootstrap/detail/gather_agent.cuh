@@ -51,8 +51,7 @@ __host__ __device__ inline size_t gather_shared_bytes(int32_t n_columns, int32_t
 /// together; a separate kernel, so that the default keeps its registers.
 template <typename Word, bool RowsInFlight>
 class GatherAgent {
-  static_assert(std::is_same<Word, unsigned int>::value ||
-                    std::is_same<Word, unsigned long long>::value,
+  static_assert(std::is_same<Word, unsigned int>::value || std::is_same<Word, unsigned long long>::value,
                 "column sums are formed in uint32 or uint64 (the types atomicAdd takes)");
   using SignedWord = std::make_signed_t<Word>;
 
@@ -97,10 +96,9 @@ class GatherAgent {
     const uint32_t* counts = slot_counts_;
     const int32_t* entry_slot = plan_.rank.entry_slot;
     for (int32_t t = warp; t < plan_.rank.n_terms; t += n_warps) {
-      const int64_t twice_u = warp_rank_term_2u(
-          plan_.rank, t, [=](int64_t e) { return __ldcg(counts + load_readonly(entry_slot + e)); });
-      if (threadIdx.x % kWarpSize == 0)
-        extras_[plan_.program.n_normals + t] = static_cast<double>(twice_u);
+      const int64_t twice_u =
+          warp_rank_term_2u(plan_.rank, t, [=](int64_t e) { return __ldcg(counts + load_readonly(entry_slot + e)); });
+      if (threadIdx.x % kWarpSize == 0) extras_[plan_.program.n_normals + t] = static_cast<double>(twice_u);
     }
   }
 
@@ -185,16 +183,15 @@ class GatherAgent {
 
   const GatherPlanView<Word> plan_;
   PhiloxKey key_;
-  double* extras_;          // [n_normals + n_rank_terms]
-  Word* sums_;              // [n_columns]
-  uint32_t* slot_counts_;   // this block's [n_slots] rank-cluster multiplicities (global)
+  double* extras_;         // [n_normals + n_rank_terms]
+  Word* sums_;             // [n_columns]
+  uint32_t* slot_counts_;  // this block's [n_slots] rank-cluster multiplicities (global)
 };
 
 /// Grid-stride loop over the chunk's replicates, one block each.
 template <typename Word, bool RowsInFlight>
 __global__ void __launch_bounds__(kGatherThreads)
-    gather_kernel(GatherPlanView<Word> plan, uint64_t seed, uint64_t first, uint64_t count,
-                  double* out) {
+    gather_kernel(GatherPlanView<Word> plan, uint64_t seed, uint64_t first, uint64_t count, double* out) {
   extern __shared__ __align__(16) unsigned char shared[];
   GatherAgent<Word, RowsInFlight> agent(plan, PhiloxKey(seed), shared);
   const int32_t n_statistics = plan.program.n_statistics;

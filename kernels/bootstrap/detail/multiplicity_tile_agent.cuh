@@ -39,15 +39,15 @@ struct TilePlanView {
   StratumTable strata;
   ProgramView program;
   RankView rank;
-  uint32_t n_clusters;         // C, every stratum together
-  uint32_t row_stride;         // uint16 counters per histogram row: round_up(C, 64) + 16
-  uint32_t k_steps;            // round_up(C, 64) / 32
-  uint32_t n_tiles;            // round_up(N, 8) / 8 plane-column tiles
-  const uint2* b_fragments;    // [n_tile][k_step][lane]: b_fragments() of byte_planes.hpp
+  uint32_t n_clusters;                // C, every stratum together
+  uint32_t row_stride;                // uint16 counters per histogram row: round_up(C, 64) + 16
+  uint32_t k_steps;                   // round_up(C, 64) / 32
+  uint32_t n_tiles;                   // round_up(N, 8) / 8 plane-column tiles
+  const uint2* b_fragments;           // [n_tile][k_step][lane]: b_fragments() of byte_planes.hpp
   const int32_t* column_first_plane;  // n_columns + 1: column k owns plane columns [f[k], f[k+1])
   const int64_t* column_min;          // n_columns
-  uint32_t program_bytes;   // kTileSharedProgram: bytes of the tables' shared copy, else 0
-  int32_t n_ops;            // ops in program.ops (for that copy)
+  uint32_t program_bytes;             // kTileSharedProgram: bytes of the tables' shared copy, else 0
+  int32_t n_ops;                      // ops in program.ops (for that copy)
 };
 
 /// Performance switches (bench/NOTES.md), compiled into separate kernels so that the default
@@ -63,9 +63,8 @@ constexpr int kTilePrefetch = 1, kTileSharedProgram = 2, kTileOptionCount = 4;
 struct TileSharedLayout {
   size_t column_sums, extras, plane_sums, program, histogram, total;  // byte offsets, then the size
 
-  __host__ __device__ static TileSharedLayout of(int32_t n_columns, int32_t n_extras,
-                                                 uint32_t n_tiles, uint32_t row_stride,
-                                                 size_t program_bytes = 0) {
+  __host__ __device__ static TileSharedLayout of(int32_t n_columns, int32_t n_extras, uint32_t n_tiles,
+                                                 uint32_t row_stride, size_t program_bytes = 0) {
     TileSharedLayout layout{};
     size_t offset = 0;
     layout.column_sums = offset;
@@ -89,8 +88,7 @@ struct TileSharedLayout {
 ///   a[2]: row g,     k 16+4t..      a[3]: row g + 8, k 16+4t..      (byte i = k offset i)
 ///   b[0]: column g,  k 4t..4t+3     b[1]: column g,  k 16+4t..
 ///   d[0], d[1]: row g, columns 2t, 2t+1     d[2], d[3]: row g + 8, columns 2t, 2t+1
-__device__ __forceinline__ void mma_u8_m16n8k32(int32_t (&d)[4], const uint32_t (&a)[4],
-                                                uint2 b) {
+__device__ __forceinline__ void mma_u8_m16n8k32(int32_t (&d)[4], const uint32_t (&a)[4], uint2 b) {
   asm volatile(
       "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
@@ -101,12 +99,10 @@ __device__ __forceinline__ void mma_u8_m16n8k32(int32_t (&d)[4], const uint32_t 
 template <int Options>
 class MultiplicityTileAgent {
  public:
-  __device__ MultiplicityTileAgent(const TilePlanView& plan, PhiloxKey key,
-                                   unsigned char* shared)
+  __device__ MultiplicityTileAgent(const TilePlanView& plan, PhiloxKey key, unsigned char* shared)
       : plan_(plan), key_(key) {
-    const TileSharedLayout layout =
-        TileSharedLayout::of(plan.program.n_columns, plan.program.n_extras(), plan.n_tiles,
-                             plan.row_stride, plan.program_bytes);
+    const TileSharedLayout layout = TileSharedLayout::of(plan.program.n_columns, plan.program.n_extras(), plan.n_tiles,
+                                                         plan.row_stride, plan.program_bytes);
     program_section_ = shared + layout.program;
     column_sums_ = reinterpret_cast<int64_t*>(shared + layout.column_sums);
     extras_ = reinterpret_cast<double*>(shared + layout.extras);
@@ -120,8 +116,8 @@ class MultiplicityTileAgent {
   __device__ void load_program() {
     if constexpr ((Options & kTileSharedProgram) != 0) {
       const ProgramView& p = plan_.program;
-      copy_program_share(p.ops, plan_.n_ops, p.op_offset, p.n_statistics, p.column_unscale,
-                         p.n_columns, program_section_, threadIdx.x, blockDim.x);
+      copy_program_share(p.ops, plan_.n_ops, p.op_offset, p.n_statistics, p.column_unscale, p.n_columns,
+                         program_section_, threadIdx.x, blockDim.x);
       __syncthreads();
     }
   }
@@ -150,8 +146,7 @@ class MultiplicityTileAgent {
     const size_t n_words = histogram_bytes_ / sizeof(uint4);
     for (size_t i = threadIdx.x; i < n_words; i += blockDim.x) words[i] = make_uint4(0, 0, 0, 0);
     const uint32_t plane_width = plan_.n_tiles * kPlaneColumnsPerNTile;
-    for (uint32_t i = threadIdx.x; i < kTileReplicates * plane_width; i += blockDim.x)
-      plane_sums_[i] = 0;
+    for (uint32_t i = threadIdx.x; i < kTileReplicates * plane_width; i += blockDim.x) plane_sums_[i] = 0;
     const int32_t n_normals = plan_.program.n_normals, n_extras = plan_.program.n_extras();
     for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_normals); i += blockDim.x) {
       const uint32_t row = i / n_normals, k = i % n_normals;
@@ -168,8 +163,7 @@ class MultiplicityTileAgent {
       const uint32_t row = w % kTileReplicates;
       if (row >= rows) continue;  // the chunk's last tile may be short
       const auto replicate = static_cast<uint32_t>(tile_first + row);
-      const ClusterDraws draws =
-          draw_clusters(key_, replicate, w / kTileReplicates, plan_.strata);
+      const ClusterDraws draws = draw_clusters(key_, replicate, w / kTileReplicates, plan_.strata);
       uint32_t* counters = histogram_ + row * row_words;
 #pragma unroll
       for (uint32_t i = 0; i < kDrawsPerPhiloxBlock; ++i) {
@@ -202,22 +196,18 @@ class MultiplicityTileAgent {
       int32_t acc[4] = {0, 0, 0, 0};
       uint2 b[Depth];
       for_each_k_step<Depth>(
-          slice, slices, k_steps,
-          [&](int u, uint32_t ks) { b[u] = __ldg(b_tile + size_t(ks) * kWarpSize); },
+          slice, slices, k_steps, [&](int u, uint32_t ks) { b[u] = __ldg(b_tile + size_t(ks) * kWarpSize); },
           [&](int u, uint32_t ks) {
             const uint32_t k0 = ks * kClustersPerKStep;
             uint2 q[4];
 #pragma unroll
             for (int i = 0; i < 4; ++i)
-              q[i] = *reinterpret_cast<const uint2*>(
-                  counters + a_counter_index(plan_.row_stride, lane, k0, i));
-            const uint32_t a_low[4] = {
-                counter_low_bytes(q[0].x, q[0].y), counter_low_bytes(q[1].x, q[1].y),
-                counter_low_bytes(q[2].x, q[2].y), counter_low_bytes(q[3].x, q[3].y)};
+              q[i] = *reinterpret_cast<const uint2*>(counters + a_counter_index(plan_.row_stride, lane, k0, i));
+            const uint32_t a_low[4] = {counter_low_bytes(q[0].x, q[0].y), counter_low_bytes(q[1].x, q[1].y),
+                                       counter_low_bytes(q[2].x, q[2].y), counter_low_bytes(q[3].x, q[3].y)};
             mma_u8_m16n8k32(acc, a_low, b[u]);
-            const uint32_t a_high[4] = {
-                counter_high_bytes(q[0].x, q[0].y), counter_high_bytes(q[1].x, q[1].y),
-                counter_high_bytes(q[2].x, q[2].y), counter_high_bytes(q[3].x, q[3].y)};
+            const uint32_t a_high[4] = {counter_high_bytes(q[0].x, q[0].y), counter_high_bytes(q[1].x, q[1].y),
+                                        counter_high_bytes(q[2].x, q[2].y), counter_high_bytes(q[3].x, q[3].y)};
             // A cluster drawn 256+ times in a replicate (possible only when C_h >= 256, and
             // then rare): its high byte's product counts 256 times.
             if (__any_sync(kFullMask, (a_high[0] | a_high[1] | a_high[2] | a_high[3]) != 0u)) {
@@ -247,10 +237,10 @@ class MultiplicityTileAgent {
       const uint32_t row = pair / n_terms, t = pair % n_terms;
       const uint16_t* multiplicity = counters + row * plan_.row_stride;
       const int32_t* entry_cluster = plan_.rank.entry_cluster;
-      const int64_t twice_u = warp_rank_term_2u(plan_.rank, static_cast<int32_t>(t),
-          [=](int64_t e) { return uint32_t(multiplicity[load_readonly(entry_cluster + e)]); });
-      if (threadIdx.x % kWarpSize == 0)
-        extras_[row * n_extras + n_normals + t] = static_cast<double>(twice_u);
+      const int64_t twice_u = warp_rank_term_2u(plan_.rank, static_cast<int32_t>(t), [=](int64_t e) {
+        return uint32_t(multiplicity[load_readonly(entry_cluster + e)]);
+      });
+      if (threadIdx.x % kWarpSize == 0) extras_[row * n_extras + n_normals + t] = static_cast<double>(twice_u);
     }
   }
 
@@ -277,8 +267,7 @@ class MultiplicityTileAgent {
     const int32_t n_columns = plan_.program.n_columns;
     const int32_t n_extras = plan_.program.n_extras();
     if constexpr ((Options & kTileSharedProgram) != 0) {  // the shared copy (load_program)
-      const SharedProgramLayout layout =
-          SharedProgramLayout::of(plan_.n_ops, n_statistics, n_columns);
+      const SharedProgramLayout layout = SharedProgramLayout::of(plan_.n_ops, n_statistics, n_columns);
       const Op* ops = reinterpret_cast<const Op*>(program_section_ + layout.ops);
       const int32_t* op_offset = reinterpret_cast<const int32_t*>(program_section_ + layout.op_offset);
       const double* unscale = reinterpret_cast<const double*>(program_section_ + layout.unscale);
@@ -290,18 +279,18 @@ class MultiplicityTileAgent {
     } else {
       for (uint32_t i = threadIdx.x; i < rows * uint32_t(n_statistics); i += blockDim.x) {
         const uint32_t row = i / n_statistics, s = i % n_statistics;
-        tile_out[i] = evaluate_statistic(plan_.program, static_cast<int32_t>(s),
-                                         column_sums_ + row * n_columns, extras_ + row * n_extras);
+        tile_out[i] = evaluate_statistic(plan_.program, static_cast<int32_t>(s), column_sums_ + row * n_columns,
+                                         extras_ + row * n_extras);
       }
     }
   }
 
   const TilePlanView plan_;
   PhiloxKey key_;
-  int64_t* column_sums_;   // [16][n_columns]
-  double* extras_;         // [16][n_normals + n_rank_terms]
-  int32_t* plane_sums_;    // [16][n_tiles * 8]
-  uint32_t* histogram_;    // [16][row_stride / 2] words of two uint16 counters
+  int64_t* column_sums_;            // [16][n_columns]
+  double* extras_;                  // [16][n_normals + n_rank_terms]
+  int32_t* plane_sums_;             // [16][n_tiles * 8]
+  uint32_t* histogram_;             // [16][row_stride / 2] words of two uint16 counters
   unsigned char* program_section_;  // the tables' shared copy (kTileSharedProgram)
   size_t histogram_bytes_;
 };
@@ -309,8 +298,7 @@ class MultiplicityTileAgent {
 /// Grid-stride loop over the chunk's tiles of 16 replicates.
 template <int Options>
 __global__ void __launch_bounds__(kTileThreads, 1)
-    multiplicity_tile_kernel(TilePlanView plan, uint64_t seed, uint64_t first, uint64_t count,
-                             double* out) {
+    multiplicity_tile_kernel(TilePlanView plan, uint64_t seed, uint64_t first, uint64_t count, double* out) {
   extern __shared__ __align__(16) unsigned char shared[];
   MultiplicityTileAgent<Options> agent(plan, PhiloxKey(seed), shared);
   agent.load_program();

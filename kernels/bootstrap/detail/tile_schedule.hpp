@@ -96,8 +96,8 @@ struct SharedProgramLayout {
 /// `section` (16-byte aligned, SharedProgramLayout::of(...).total bytes). The caller
 /// synchronises the block before anything reads the copy.
 JS_HD void copy_program_share(const Op* ops, int32_t n_ops, const int32_t* op_offset, int32_t n_statistics,
-                              const double* unscale, int32_t n_columns, unsigned char* section,
-                              uint32_t thread, uint32_t n_threads) {
+                              const double* unscale, int32_t n_columns, unsigned char* section, uint32_t thread,
+                              uint32_t n_threads) {
   const SharedProgramLayout layout = SharedProgramLayout::of(n_ops, n_statistics, n_columns);
   Op* ops_copy = reinterpret_cast<Op*>(section + layout.ops);
   int32_t* offset_copy = reinterpret_cast<int32_t*>(section + layout.op_offset);
