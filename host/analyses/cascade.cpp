@@ -51,7 +51,7 @@ PoolClusters number_pool_clusters(const ItemMatrix& m, const CascadePool& pool, 
 std::vector<uint8_t> split_selection(const PoolClusters& clusters, const CascadePool& pool, double fraction,
                                      uint64_t seed) {
   if (!(fraction >= 0.0 && fraction < 1.0))
-    throw UsageError("--select: expected a fraction in [0, 1) of the clusters for the selection part");
+    throw std::invalid_argument("select: expected a fraction in [0, 1) of the clusters for the selection part");
   // Benchmarks in first-appearance order over the clusters; each benchmark's clusters in order.
   std::map<int32_t, int32_t> benchmark_index;
   std::vector<std::vector<int32_t>> members;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,10 +47,10 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
                                const std::map<std::string, double>& fee_per_call,
                                const std::map<std::string, double>& latency_per_call) {
   if (gate_orders != 1 && gate_orders != 2)
-    throw UsageError("--gate-orders must be 1 (first stage runs order 0 only) or 2 (all orders), got " +
-                     std::to_string(gate_orders));
+    throw std::invalid_argument("gate_orders: must be 1 (first stage runs order 0 only) or 2 (all orders), got " +
+                                std::to_string(gate_orders));
   if (!strata.empty() && strata != "benchmark" && strata != "condition")
-    throw UsageError("unknown strata key '" + strata + "' (expected benchmark or condition)");
+    throw std::invalid_argument("strata: unknown key '" + strata + "' (expected benchmark or condition)");
   const int32_t jf = find_judge(matrix, first, "first-stage");
   const int32_t js = find_judge(matrix, fallback, "fallback");
   if (!matrix.has_probs)

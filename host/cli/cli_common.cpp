@@ -188,12 +188,38 @@ const FlagNames& exec_target_flags() {
   return flags;
 }
 
+const FlagNames& common_flags() {
+  static const FlagNames flags{{"kind", "--backend"},
+                               {"cuda", "--backend cuda"},
+                               {"devices", "--devices"},
+                               {"threads", "--threads"},
+                               {"chunk", "--chunk"},
+                               {"replicates", "--replicates"},
+                               {"seed", "--seed"},
+                               {"level", "--level"},
+                               {"ci", "--ci"},
+                               {"labels", "--labels"},
+                               {"judges", "--judges"},
+                               {"variants", "--variant"},
+                               {"benchmarks", "--benchmark"},
+                               {"conditions", "--condition"},
+                               {"by", "--by"},
+                               {"grid", "--grid"},
+                               {"gate_orders", "--gate-orders"},
+                               {"select", "--select"},
+                               {"strata", "--strata"}};
+  return flags;
+}
+
 void rethrow_with_flag_names(const std::invalid_argument& error, const FlagNames& flags) {
   const std::string message = error.what();
   const size_t colon = message.find(": ");
   if (colon != std::string::npos) {
-    const auto flag = flags.find(message.substr(0, colon));
-    if (flag != flags.end()) throw UsageError(flag->second + message.substr(colon));
+    const std::string field = message.substr(0, colon);
+    if (const auto flag = flags.find(field); flag != flags.end())
+      throw UsageError(flag->second + message.substr(colon));
+    if (const auto flag = common_flags().find(field); flag != common_flags().end())
+      throw UsageError(flag->second + message.substr(colon));
   }
   throw UsageError(message);
 }

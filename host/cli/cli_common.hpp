@@ -75,6 +75,9 @@ auto with_flag_names(const FlagNames& flags, Work&& work) -> decltype(work()) {
     rethrow_with_flag_names(error, flags);
   }
 }
+/// The fields every command shares (execution target, bootstrap, records, selection) and their
+/// flags; rethrow_with_flag_names falls back to these.
+const FlagNames& common_flags();
 /// The execution target's fields and their flags.
 const FlagNames& exec_target_flags();
 

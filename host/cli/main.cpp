@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "distributed/distributed.hpp"
 #include "engine/philox_simd.hpp"
@@ -86,7 +87,12 @@ int main(int argc, char** argv) {
     std::string program = std::string("judgestat ") + entry.name;
     argv[1] = program.data();
     try {
-      return entry.run(argc - 1, argv + 1);
+      try {
+        return entry.run(argc - 1, argv + 1);
+      } catch (const std::invalid_argument& e) {
+        // The library names its own fields; the one place they become flag names.
+        judgestat::rethrow_with_flag_names(e, {});
+      }
     } catch (const distributed::RankFailure& e) {
       // Every rank knows: rank 0 says which rank failed, and all leave with its exit code.
       if (distributed::is_root()) std::fprintf(stderr, "judgestat: %s\n", e.what());

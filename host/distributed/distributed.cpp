@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include <fcntl.h>
@@ -217,6 +218,8 @@ FailureReport describe_failure(std::exception_ptr failure) {
     return {3, std::string("bad input: ") + e.what()};
   } catch (const UsageError& e) {
     return {2, e.what()};
+  } catch (const std::invalid_argument& e) {
+    return {2, e.what()};  // a library field out of range: a usage error, named by its field
   } catch (const std::exception& e) {
     return {1, std::string("error: ") + e.what()};
   } catch (...) {

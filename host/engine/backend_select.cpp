@@ -27,7 +27,7 @@ bool cuda_available(std::string* why) {
 std::unique_ptr<Backend> make_cuda_backend(int, uint64_t) {
   std::string why;
   cuda_available(&why);
-  throw UsageError("--backend cuda: " + why);
+  throw std::invalid_argument("cuda: " + why);
 }
 
 // No CUDA budget engine either (kernels/budget/budget.cu implements it in CUDA builds).

@@ -22,7 +22,7 @@ CiMethod parse_ci_method(const std::string& name) {
   if (name == "percentile") return CiMethod::kPercentile;
   if (name == "basic") return CiMethod::kBasic;
   if (name == "bca") return CiMethod::kBca;
-  throw UsageError("--ci: expected percentile, basic or bca, got '" + name + "'");
+  throw std::invalid_argument("ci: expected percentile, basic or bca, got '" + name + "'");
 }
 
 std::string to_string(CiMethod method) {
@@ -256,12 +256,12 @@ void check_replicates_fit_memory(uint64_t B, int32_t S, bool keep) {
   if (needed <= 0.8 * physical) return;
   char text[512];
   std::snprintf(text, sizeof text,
-                "--replicates: %llu replicates x %d statistics need %.1f GB of memory for the "
+                "replicates: %llu replicates x %d statistics need %.1f GB of memory for the "
                 "replicate values%s; this machine has %.1f GB. Use fewer replicates or statistics "
-                "(e.g. --judges).",
-                static_cast<unsigned long long>(B), S, needed / 1e9, keep ? " (kept for --save-replicates)" : "",
+                "(e.g. fewer judges).",
+                static_cast<unsigned long long>(B), S, needed / 1e9, keep ? " (kept, as they were asked for)" : "",
                 physical / 1e9);
-  throw UsageError(text);
+  throw std::invalid_argument(text);
 }
 
 }  // namespace
@@ -274,10 +274,10 @@ BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const Bootstra
 
 BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLabel>& labels, Backend& backend,
                               const BootstrapOptions& options) {
-  if (options.replicates < 2) throw UsageError("--replicates: need at least 2");
+  if (options.replicates < 2) throw std::invalid_argument("replicates: need at least 2");
   if (options.replicates > (1ull << 32))
-    throw UsageError("--replicates: at most 2^32 (replicate numbers are 32-bit in docs/statistics.md §2)");
-  if (!(options.level > 0 && options.level < 1)) throw UsageError("--level: expected 0 < level < 1");
+    throw std::invalid_argument("replicates: at most 2^32 (replicate numbers are 32-bit in docs/statistics.md §2)");
+  if (!(options.level > 0 && options.level < 1)) throw std::invalid_argument("level: expected 0 < level < 1");
   const int32_t S = plan.n_statistics;
   const uint64_t B = options.replicates;
   BootstrapResult result;

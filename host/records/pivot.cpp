@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -38,9 +39,9 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
   index.explicit_labels = !options.labels.empty();
   if (index.explicit_labels) {
     for (const std::string& label : options.labels) {
-      if (label.empty()) throw UsageError("--labels holds an empty label; list labels like A,B");
+      if (label.empty()) throw std::invalid_argument("labels: holds an empty label; list labels like A,B");
       if (label_ids.count(label)) {
-        throw UsageError("--labels names '" + label + "' twice; list each label once");
+        throw std::invalid_argument("labels: names '" + label + "' twice; list each label once");
       }
       add_label(label);
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <stdexcept>
 
 namespace judgestat {
 
@@ -17,7 +18,7 @@ std::vector<int32_t> lookup(const std::vector<std::string>& names, const std::ve
     if (it == names.end()) {
       std::string known;
       for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-      throw UsageError(what + " '" + name + "' does not occur in the data (it has: " + known + ")");
+      throw std::invalid_argument(what + ": '" + name + "' does not occur in the data (it has: " + known + ")");
     }
     out.push_back(static_cast<int32_t>(it - names.begin()));
   }
@@ -38,12 +39,12 @@ Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
     sel.variants.resize(m.n_variants());
     std::iota(sel.variants.begin(), sel.variants.end(), 0);
   } else {
-    sel.variants = lookup(m.variants, options.variants, "--variant");
+    sel.variants = lookup(m.variants, options.variants, "variants");
   }
   std::vector<uint8_t> benchmark_ok(m.benchmarks.size(), options.benchmarks.empty());
-  for (int32_t b : lookup(m.benchmarks, options.benchmarks, "--benchmark")) benchmark_ok[b] = 1;
+  for (int32_t b : lookup(m.benchmarks, options.benchmarks, "benchmarks")) benchmark_ok[b] = 1;
   std::vector<uint8_t> condition_ok(m.conditions.size(), options.conditions.empty());
-  for (int32_t c : lookup(m.conditions, options.conditions, "--condition")) condition_ok[c] = 1;
+  for (int32_t c : lookup(m.conditions, options.conditions, "conditions")) condition_ok[c] = 1;
 
   // First appearance of each item among the records kept.
   const int64_t never = INT64_MAX;
@@ -73,7 +74,7 @@ Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
   // Strata by first appearance; clusters by first appearance within their stratum.
   sel.strata = options.strata;
   if (!options.strata.empty() && options.strata != "benchmark" && options.strata != "condition")
-    throw UsageError("--by: expected benchmark or condition, got '" + options.strata + "'");
+    throw std::invalid_argument("by: expected benchmark or condition, got '" + options.strata + "'");
   auto group_of = [&](int32_t item) {
     if (options.strata == "benchmark") return m.item_benchmark[item];
     if (options.strata == "condition") return m.item_condition[item];
