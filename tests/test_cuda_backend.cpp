@@ -26,18 +26,13 @@
 #include "judgestat/plan.hpp"
 #include "judgestat/replicate_summary.hpp"
 #include "summary_cases.hpp"
+#include "test_support.hpp"
 #ifdef JUDGESTAT_HAVE_CUDA
 #include "../kernels/summaries/device_summary.hpp"
 #endif
 
 namespace judgestat {
 namespace {
-
-#define REQUIRE_CUDA()                                                                                   \
-  do {                                                                                                   \
-    std::string why_unavailable;                                                                         \
-    if (!cuda_available(&why_unavailable)) GTEST_SKIP() << "no usable CUDA device: " << why_unavailable; \
-  } while (0)
 
 std::unique_ptr<Backend> cuda_backend(uint64_t max_chunk, CudaKernelPath path) {
 #ifdef JUDGESTAT_HAVE_CUDA

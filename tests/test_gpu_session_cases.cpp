@@ -32,12 +32,6 @@
 namespace judgestat {
 namespace {
 
-#define REQUIRE_CUDA()                                                                                   \
-  do {                                                                                                   \
-    std::string why_unavailable;                                                                         \
-    if (!cuda_available(&why_unavailable)) GTEST_SKIP() << "no usable CUDA device: " << why_unavailable; \
-  } while (0)
-
 bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
 }

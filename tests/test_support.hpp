@@ -9,6 +9,13 @@
 
 #include <gtest/gtest.h>
 
+/// Skips a CUDA test, visibly, where no device is usable (cuda_available() from backend.hpp).
+#define REQUIRE_CUDA()                                                                                   \
+  do {                                                                                                   \
+    std::string why_unavailable;                                                                         \
+    if (!cuda_available(&why_unavailable)) GTEST_SKIP() << "no usable CUDA device: " << why_unavailable; \
+  } while (0)
+
 namespace judgestat::testing_support {
 
 // Built-in paths, overridable so a test binary built here can run in another checkout (the
