@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "judgestat/budget.hpp"
 #include "judgestat/records.hpp"
 
 namespace judgestat {
@@ -62,5 +63,10 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
                                int gate_orders = 2, const std::string& strata = "",
                                const std::map<std::string, double>& fee_per_call = {},
                                const std::map<std::string, double>& latency_per_call = {});
+
+/// The label-budget engines' input from a pool: per-item codes, fixed-point fees and pool totals.
+/// per_stratum = false pools every stratum into one. UsageError when fees are negative or not
+/// finite, or sizes exceed the limits.
+BudgetProblem make_budget_problem(const CascadePool& pool, const ThresholdGrid& grid, bool per_stratum);
 
 }  // namespace judgestat

@@ -17,7 +17,6 @@
 
 namespace judgestat {
 
-struct CascadePool;  // host/cascade_pool.hpp
 
 /// Ascending thresholds in [0, 1] as the user wrote them; the choice `all` (escalate every item)
 /// follows the last one and has index size().
@@ -52,7 +51,7 @@ JS_HD int32_t item_d_code(uint32_t code) { return static_cast<int32_t>((code >> 
 JS_HD int32_t item_twice_d(uint32_t code) { return item_d_code(code) - 2; }
 JS_HD int32_t item_stratum(uint32_t code) { return static_cast<int32_t>(code >> 11); }
 
-/// The simulation's input in exact units, derived from a CascadePool and a grid.
+/// The simulation's input in exact units (an analysis derives it: make_budget_problem).
 struct BudgetProblem {
   int32_t n_items = 0;
   int32_t n_grid = 0;               // grid thresholds; choice index n_grid = `all`
@@ -68,10 +67,6 @@ struct BudgetProblem {
 
   int32_t n_choices() const { return n_grid + 1; }
 };
-
-/// Per-item codes, fixed-point fees and pool totals. per_stratum = false pools every stratum of
-/// the pool into one. UsageError when fees are negative or not finite, or sizes exceed the limits.
-BudgetProblem make_budget_problem(const CascadePool& pool, const ThresholdGrid& grid, bool per_stratum);
 
 /// std::invalid_argument ("k: …") unless 1 <= rule_min_labels(rule) <= k < n_items.
 void check_budget_k(const BudgetProblem& problem, uint32_t k, ThresholdRule rule);
