@@ -17,7 +17,6 @@
 
 namespace judgestat {
 
-
 /// Ascending thresholds in [0, 1] as the user wrote them; the choice `all` (escalate every item)
 /// follows the last one and has index size().
 struct ThresholdGrid {
