@@ -1,5 +1,6 @@
-// Label-budget simulation (docs/statistics.md §3.5): problem set-up, the draws driver and the summaries.
-// The engines that run the draws are in engine/ (CPU, split) and kernels/budget/budget.cu (CUDA).
+// Label-budget simulation (docs/statistics.md §3.5): the threshold grid and the problem set-up.
+// The engines that run the draws are in engine/ (CPU, split, the summaries), distributed/ (ranks)
+// and kernels/budget/budget.cu (CUDA).
 #include "judgestat/budget.hpp"
 
 #include <algorithm>
@@ -12,52 +13,9 @@
 #include <vector>
 
 #include "analyses/cascade_pool.hpp"
-#include "distributed/distributed.hpp"
 #include "judgestat/records.hpp"
 
 namespace judgestat {
-namespace {
-
-double type7(std::vector<double>& values, double p) {
-  // values: unsorted, no NaN, not empty. Partial selection keeps this O(n).
-  const double h = (static_cast<double>(values.size()) - 1.0) * p;
-  const size_t lo = static_cast<size_t>(std::floor(h));
-  std::nth_element(values.begin(), values.begin() + lo, values.end());
-  const double below = values[lo];
-  if (lo + 1 >= values.size()) return below;
-  const double above = *std::min_element(values.begin() + lo + 1, values.end());
-  return below + (h - static_cast<double>(lo)) * (above - below);
-}
-
-// Rank 0's summary to every rank (their own summarizers gave theirs to rank 0: no draws).
-void broadcast_summary(BudgetSummary& summary) {
-  double reals[11] = {summary.loss_share,
-                      summary.delta_mean,
-                      summary.delta_q[0],
-                      summary.delta_q[1],
-                      summary.delta_q[2],
-                      summary.fee_ratio_median,
-                      summary.fee_ratio_q[0],
-                      summary.fee_ratio_q[1],
-                      summary.fee_ratio_q[2],
-                      summary.escalate_all_share,
-                      0.0};
-  uint64_t counts[2] = {summary.draws, summary.fee_ratio_undefined};
-  distributed::broadcast_from_root(reals, 11);
-  distributed::broadcast_from_root(counts, 2);
-  distributed::broadcast_from_root(summary.tau_hist.data(), summary.tau_hist.size());
-  distributed::broadcast_from_root(summary.delta_hist.data(), summary.delta_hist.size());
-  summary.loss_share = reals[0];
-  summary.delta_mean = reals[1];
-  std::copy(reals + 2, reals + 5, summary.delta_q);
-  summary.fee_ratio_median = reals[5];
-  std::copy(reals + 6, reals + 9, summary.fee_ratio_q);
-  summary.escalate_all_share = reals[9];
-  summary.draws = counts[0];
-  summary.fee_ratio_undefined = counts[1];
-}
-
-}  // namespace
 
 ThresholdGrid default_grid() {
   return threshold_grid({"0.5", "0.6", "0.7", "0.8", "0.85", "0.9", "0.95", "0.99", "1"});
@@ -146,152 +104,6 @@ void check_budget_k(const BudgetProblem& problem, uint32_t k, ThresholdRule rule
     throw std::invalid_argument("k: " + std::to_string(k) + " leaves no held-out items: the pool has " +
                                 std::to_string(problem.n_items) + " items, so k must be below " +
                                 std::to_string(problem.n_items));
-}
-
-double histogram_quantile(const std::vector<uint64_t>& hist, int64_t offset, double p) {
-  uint64_t total = 0;
-  for (uint64_t count : hist) total += count;
-  if (total == 0) return NAN;
-  const double h = (static_cast<double>(total) - 1.0) * p;
-  const uint64_t lo = static_cast<uint64_t>(std::floor(h));
-  // Values of the order statistics lo and hi = lo + 1 (0-based; hi clipped to the last).
-  const uint64_t hi = std::min(lo + 1, total - 1);
-  int64_t value_lo = 0, value_hi = 0;
-  bool found_lo = false;
-  uint64_t seen = 0;
-  for (size_t x = 0; x < hist.size(); ++x) {
-    seen += hist[x];
-    if (!found_lo && seen > lo) {
-      value_lo = static_cast<int64_t>(x) + offset;
-      found_lo = true;
-    }
-    if (seen > hi) {
-      value_hi = static_cast<int64_t>(x) + offset;
-      break;
-    }
-  }
-  return static_cast<double>(value_lo) + (h - static_cast<double>(lo)) * static_cast<double>(value_hi - value_lo);
-}
-
-BudgetSummarizer::BudgetSummarizer(const BudgetProblem& problem, const BudgetRun& run, uint64_t draws)
-    : problem_(problem), run_(run) {
-  summary_.k = run.k;
-  summary_.rule = run.rule.rule;
-  summary_.per_stratum = problem.n_strata > 1;
-  summary_.draws = draws;
-  summary_.heldout_items = static_cast<int64_t>(problem.n_items) - run.k;
-  summary_.delta_hist.assign(static_cast<size_t>(4 * summary_.heldout_items + 1), 0);
-  summary_.tau_hist.assign(problem.n_choices(), 0);
-  fee_ratios_.reserve(draws);
-}
-
-void BudgetSummarizer::add(const DrawOutcomes& chunk, uint64_t, uint32_t count) {
-  const int32_t n_strata = problem_.n_strata, all = problem_.n_grid;
-  const int64_t offset = 2 * summary_.heldout_items;
-  for (uint32_t r = 0; r < count; ++r) {
-    ++summary_.delta_hist[static_cast<size_t>(chunk.heldout_2d[r] + offset)];
-    if (std::isnan(chunk.fee_ratio[r]))
-      ++summary_.fee_ratio_undefined;
-    else
-      fee_ratios_.push_back(chunk.fee_ratio[r]);
-    bool escalate_all = true;
-    for (int32_t h = 0; h < n_strata; ++h) {
-      const uint8_t c = chunk.chosen[static_cast<size_t>(r) * n_strata + h];
-      ++summary_.tau_hist[c];
-      escalate_all = escalate_all && c == all;
-    }
-    escalate_all_ += escalate_all ? 1 : 0;
-  }
-  added_ += count;
-}
-
-void BudgetSummarizer::combine_ranks() {
-  if (distributed::size() == 1) return;
-  distributed::sum_to_root(summary_.delta_hist.data(), summary_.delta_hist.size());
-  distributed::sum_to_root(summary_.tau_hist.data(), summary_.tau_hist.size());
-  uint64_t counts[3] = {summary_.fee_ratio_undefined, escalate_all_, added_};
-  distributed::sum_to_root(counts, 3);
-  const uint64_t own_ratios = fee_ratios_.size();
-  if (distributed::is_root()) {
-    summary_.fee_ratio_undefined = counts[0];
-    escalate_all_ = counts[1];
-    added_ = counts[2];
-    fee_ratios_.resize(added_ - summary_.fee_ratio_undefined);
-    distributed::gather_to_root(fee_ratios_.data(), own_ratios, fee_ratios_.data(), fee_ratios_.size());
-  } else {
-    distributed::gather_to_root(fee_ratios_.data(), own_ratios, nullptr, 0);
-    // Rank 0 holds these draws now; this summarizer is left with none.
-    std::fill(summary_.delta_hist.begin(), summary_.delta_hist.end(), 0);
-    std::fill(summary_.tau_hist.begin(), summary_.tau_hist.end(), 0);
-    summary_.fee_ratio_undefined = escalate_all_ = added_ = 0;
-    fee_ratios_.clear();
-  }
-}
-
-BudgetSummary BudgetSummarizer::finish() {
-  BudgetSummary summary = summary_;
-  summary.draws = added_;
-  if (added_ == 0) return summary;
-  const int64_t heldout = summary.heldout_items, offset = -2 * heldout;
-  uint64_t losing = 0;
-  long double sum_2d = 0;
-  for (size_t x = 0; x < summary.delta_hist.size(); ++x) {
-    const uint64_t count = summary.delta_hist[x];
-    if (count == 0) continue;
-    const int64_t twice_d = static_cast<int64_t>(x) + offset;
-    if (heldout_delta(twice_d, heldout) < -run_.rule.tol) losing += count;
-    sum_2d += static_cast<long double>(twice_d) * count;
-  }
-  const double draws = static_cast<double>(added_);
-  summary.loss_share = static_cast<double>(losing) / draws;
-  summary.delta_mean = static_cast<double>(sum_2d / (2.0L * heldout * added_));
-  const double levels[3] = {0.025, 0.5, 0.975};
-  for (int n = 0; n < 3; ++n)
-    summary.delta_q[n] = histogram_quantile(summary.delta_hist, offset, levels[n]) / (2.0 * heldout);
-  for (int n = 0; n < 3; ++n) summary.fee_ratio_q[n] = fee_ratios_.empty() ? NAN : type7(fee_ratios_, levels[n]);
-  summary.fee_ratio_median = summary.fee_ratio_q[1];
-  summary.escalate_all_share = static_cast<double>(escalate_all_) / draws;
-  return summary;
-}
-
-BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem, const BudgetRun& run, uint64_t draws,
-                              const std::function<void(uint64_t)>& progress) {
-  check_budget_k(problem, run.k, run.rule.rule);
-  if (draws == 0 || draws > (uint64_t{1} << 32))
-    throw std::invalid_argument("draws: expected 1 to 2^32 (draw indices are 32-bit Philox counters)");
-  const auto start = std::chrono::steady_clock::now();
-  // Under MPI (host/distributed.hpp) each rank simulates its contiguous share of the draws and
-  // summarises it; rank 0 combines the summarizers (exact: counts and fee ratios) and every rank
-  // returns its summary. A rank that fails (no device, out of memory) fails the run everywhere.
-  const distributed::Range mine = distributed::my_share(draws);
-  std::unique_ptr<BudgetSummarizer> summarizer;
-  distributed::fail_together([&] {
-    summarizer = std::make_unique<BudgetSummarizer>(problem, run, distributed::is_root() ? draws : mine.count);
-    // Two outcome buffers: chunk n + 1 is simulated while chunk n is summarised (chunks are still
-    // added in order, so the summary does not depend on the timing).
-    DrawOutcomes buffers[2];
-    std::future<void> summarizing;
-    const uint32_t max_chunk = std::max<uint32_t>(1, engine.max_chunk(run));
-    uint64_t done = 0;
-    for (int n = 0; done < mine.count; ++n) {
-      const uint32_t count = static_cast<uint32_t>(std::min<uint64_t>(max_chunk, mine.count - done));
-      const uint64_t first = mine.first + done;
-      DrawOutcomes& chunk = buffers[n % 2];
-      engine.run(run, static_cast<uint32_t>(first), count, chunk);
-      if (summarizing.valid()) summarizing.get();
-      BudgetSummarizer* into = summarizer.get();
-      summarizing = std::async(std::launch::async, [into, &chunk, first, count] { into->add(chunk, first, count); });
-      done += count;
-      if (progress) progress(distributed::run_progress(done, mine.count, draws));
-    }
-    if (summarizing.valid()) summarizing.get();
-  });
-  summarizer->combine_ranks();
-  BudgetSummary summary;
-  distributed::fail_together([&] { summary = summarizer->finish(); });
-  if (distributed::size() > 1) broadcast_summary(summary);
-  summary.resample_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return summary;
 }
 
 }  // namespace judgestat

@@ -9,9 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include <unistd.h>
-
-#include "distributed/distributed.hpp"
+#include "distributed/rank_replicates.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/replicate_summary.hpp"
@@ -138,27 +136,6 @@ double bca_acceleration(const JackknifeValues& jack) {
   return num / 6.0 / std::pow(den, 1.5);
 }
 
-// Rank 0's intervals to every rank.
-void broadcast_intervals(std::vector<Interval>& intervals, int32_t n_statistics) {
-  std::vector<double> reals(4 * static_cast<size_t>(n_statistics));
-  std::vector<int64_t> undefined(n_statistics);
-  if (distributed::is_root())
-    for (int32_t s = 0; s < n_statistics; ++s) {
-      const Interval& interval = intervals[s];
-      double* packed = reals.data() + 4 * s;
-      packed[0] = interval.estimate;
-      packed[1] = interval.lo;
-      packed[2] = interval.hi;
-      packed[3] = interval.se;
-      undefined[s] = interval.undefined;
-    }
-  distributed::broadcast_from_root(reals.data(), reals.size());
-  distributed::broadcast_from_root(undefined.data(), undefined.size());
-  intervals.resize(n_statistics);
-  for (int32_t s = 0; s < n_statistics; ++s)
-    intervals[s] = {reals[4 * s], reals[4 * s + 1], reals[4 * s + 2], reals[4 * s + 3], undefined[s]};
-}
-
 }  // namespace
 
 std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std::vector<double>& estimates,
@@ -238,34 +215,6 @@ Interval summarize(double estimate, std::vector<double> values, CiMethod method,
   return intervals_from(*kept, values.size(), {estimate}, method, level, jack ? &jacks : nullptr)[0];
 }
 
-namespace {
-
-bool device_summaries_allowed() {
-  const char* setting = std::getenv("JUDGESTAT_DEVICE_SUMMARIES");
-  return !(setting && std::string(setting) == "0");
-}
-
-// The replicate values live on the host (B × S doubles, twice that when kept): refuse a run
-// that cannot fit in this machine's memory up front, with the numbers, rather than failing an
-// allocation or being killed by the system part-way.
-void check_replicates_fit_memory(uint64_t B, int32_t S, bool keep) {
-  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0 || S <= 0) return;
-  const double physical = static_cast<double>(pages) * static_cast<double>(page_size);
-  const double needed = static_cast<double>(B) * S * sizeof(double) * (keep ? 2 : 1);
-  if (needed <= 0.8 * physical) return;
-  char text[512];
-  std::snprintf(text, sizeof text,
-                "replicates: %llu replicates x %d statistics need %.1f GB of memory for the "
-                "replicate values%s; this machine has %.1f GB. Use fewer replicates or statistics "
-                "(e.g. fewer judges).",
-                static_cast<unsigned long long>(B), S, needed / 1e9, keep ? " (kept, as they were asked for)" : "",
-                physical / 1e9);
-  throw std::invalid_argument(text);
-}
-
-}  // namespace
-
 BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const BootstrapOptions& options) {
   std::vector<StatLabel> labels;
   for (const auto& stat : plan.statistics) labels.push_back(stat.label);
@@ -286,61 +235,30 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   result.device = backend.device();
   result.n_clusters = plan.n_clusters;
 
-  // Under MPI (host/distributed.hpp) this rank runs its contiguous share of the replicates;
-  // rank 0, whose share comes first, gathers the others behind its own (replicate order) and
-  // summarises exactly as one process would, then every rank gets the intervals.
-  // A rank that fails (no device, out of memory) fails the run on every rank.
-  const distributed::Range mine = distributed::my_share(B);
+  // The engine runs them (on one backend, or a share per MPI rank) and keeps them where they
+  // were made; the summaries below are the same on every rank.
   const auto start = std::chrono::steady_clock::now();
-  // Values kept where they are made (the CUDA backend's device memory) are summarised there:
-  // only a few numbers per statistic come back. Not under MPI (rank 0 gathers to the host),
-  // not when the values are wanted, and not when JUDGESTAT_DEVICE_SUMMARIES=0.
-  std::unique_ptr<KeptReplicates> kept;
-  if (distributed::size() == 1 && !options.keep_replicates && device_summaries_allowed()) {
-    kept = backend.run_replicates_kept(plan, options.seed, B, [&](uint64_t done) {
-      if (options.progress) options.progress(done, B);
-    });
-  }
-  double* values = nullptr;
-  if (!kept) {
-    check_replicates_fit_memory(B, S, options.keep_replicates);
-    distributed::fail_together([&] {
-      values = backend.replicate_buffer((distributed::is_root() ? B : mine.count) * S);
-      const uint64_t chunk = std::max<uint64_t>(1, backend.max_chunk(plan));
-      for (uint64_t done = 0; done < mine.count; done += chunk) {
-        const uint64_t count = std::min(chunk, mine.count - done);
-        backend.run_replicates(plan, options.seed, mine.first + done, count, values + done * S);
-        if (options.progress) options.progress(distributed::run_progress(done + count, mine.count, B), B);
-      }
-    });
-    distributed::gather_to_root(values, mine.count * S, values, distributed::is_root() ? B * S : 0);
-    if (distributed::is_root()) kept = host_kept_replicates(values, B, S);
-  }
+  distributed::KeptRun run = distributed::run_replicates_kept_everywhere(backend, plan, options.seed, B,
+                                                                         options.keep_replicates, [&](uint64_t done) {
+                                                                           if (options.progress)
+                                                                             options.progress(done, B);
+                                                                         });
   result.resample_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.replicates_run = B;
 
   const auto summary_start = std::chrono::steady_clock::now();
-  distributed::fail_together([&] {
-    if (!distributed::is_root()) return;
-    std::vector<double> extras = point_extras(plan);
-    extras.push_back(0.0);
-    std::vector<double> estimates(S);
-    for (int32_t s = 0; s < S; ++s)
-      estimates[s] = evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
-                              plan.totals.data(), plan.column_unscale.data(), extras.data());
-    const std::vector<JackknifeValues> jack =
-        options.ci == CiMethod::kBca ? jackknife(plan) : std::vector<JackknifeValues>{};
-    result.intervals = intervals_from(*kept, B, estimates, options.ci, options.level, &jack);
-  });
+  std::vector<double> extras = point_extras(plan);
+  extras.push_back(0.0);
+  std::vector<double> estimates(S);
+  for (int32_t s = 0; s < S; ++s)
+    estimates[s] = evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
+                            plan.totals.data(), plan.column_unscale.data(), extras.data());
+  const std::vector<JackknifeValues> jack =
+      options.ci == CiMethod::kBca ? jackknife(plan) : std::vector<JackknifeValues>{};
+  result.intervals = intervals_from(*run.kept, B, estimates, options.ci, options.level, &jack);
   result.summary_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_start).count();
-  if (distributed::size() > 1) {
-    broadcast_intervals(result.intervals, S);
-    if (options.keep_replicates) {
-      values = backend.replicate_buffer(B * S);
-      distributed::broadcast_from_root(values, B * S);
-    }
-  }
-  if (options.keep_replicates) result.replicates.assign(values, values + B * S);
+  run.kept.reset();  // it reads run.values, which move next
+  result.replicates = std::move(run.values);
   return result;
 }
 
