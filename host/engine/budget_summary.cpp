@@ -8,22 +8,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/quantile.hpp"
+
 namespace judgestat {
-namespace {
-
-double type7(std::vector<double>& values, double p) {
-  // values: unsorted, no NaN, not empty. Partial selection keeps this O(n).
-  const double h = (static_cast<double>(values.size()) - 1.0) * p;
-  const size_t lo = static_cast<size_t>(std::floor(h));
-  std::nth_element(values.begin(), values.begin() + lo, values.end());
-  const double below = values[lo];
-  if (lo + 1 >= values.size()) return below;
-  const double above = *std::min_element(values.begin() + lo + 1, values.end());
-  return below + (h - static_cast<double>(lo)) * (above - below);
-}
-
-}  // namespace
-
 double histogram_quantile(const std::vector<uint64_t>& hist, int64_t offset, double p) {
   uint64_t total = 0;
   for (uint64_t count : hist) total += count;
@@ -101,7 +88,8 @@ BudgetSummary BudgetSummarizer::finish() {
   const double levels[3] = {0.025, 0.5, 0.975};
   for (int n = 0; n < 3; ++n)
     summary.delta_q[n] = histogram_quantile(summary.delta_hist, offset, levels[n]) / (2.0 * heldout);
-  for (int n = 0; n < 3; ++n) summary.fee_ratio_q[n] = fee_ratios_.empty() ? NAN : type7(fee_ratios_, levels[n]);
+  for (int n = 0; n < 3; ++n)
+    summary.fee_ratio_q[n] = fee_ratios_.empty() ? NAN : quantile_type7_unsorted(fee_ratios_, levels[n]);
   summary.fee_ratio_median = summary.fee_ratio_q[1];
   summary.escalate_all_share = static_cast<double>(escalate_all_) / draws;
   return summary;

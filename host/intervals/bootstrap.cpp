@@ -13,6 +13,7 @@
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/replicate_summary.hpp"
+#include "support/quantile.hpp"
 
 namespace judgestat {
 
@@ -75,13 +76,8 @@ double normal_quantile(double p) {
 }
 
 double quantile_type7(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
-  if (!(q >= 0.0 && q <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
-  const double h = (static_cast<double>(sorted.size()) - 1.0) * q;
-  const auto lo = static_cast<size_t>(std::floor(h));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  const double frac = h - static_cast<double>(lo);
-  return sorted[lo] + frac * (sorted[hi] - sorted[lo]);
+  std::vector<double> values = sorted;  // the one definition selects; on sorted input it reads in place
+  return quantile_type7_unsorted(values, q);
 }
 
 std::vector<JackknifeValues> jackknife(const CompiledPlan& plan) {
