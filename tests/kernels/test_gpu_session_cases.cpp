@@ -26,7 +26,7 @@
 #include "test_plans.hpp"
 #include "test_support.hpp"
 #ifdef JUDGESTAT_HAVE_CUDA
-#include "../kernels/bootstrap/cuda_backend_paths.hpp"
+#include "kernels/bootstrap/cuda_backend_paths.hpp"
 #endif
 
 namespace judgestat {

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "../kernels/bootstrap/cuda_backend_paths.hpp"
-#include "../kernels/bootstrap/detail/byte_planes.hpp"
+#include "kernels/bootstrap/cuda_backend_paths.hpp"
+#include "kernels/bootstrap/detail/byte_planes.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/plan.hpp"
@@ -28,7 +28,7 @@
 #include "summary_cases.hpp"
 #include "test_support.hpp"
 #ifdef JUDGESTAT_HAVE_CUDA
-#include "../kernels/summaries/device_summary.hpp"
+#include "kernels/summaries/device_summary.hpp"
 #endif
 
 namespace judgestat {

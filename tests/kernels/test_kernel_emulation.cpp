@@ -12,9 +12,9 @@
 #include <random>
 #include <vector>
 
-#include "../kernels/bootstrap/detail/byte_planes.hpp"
-#include "../kernels/bootstrap/detail/gather_rows.hpp"
-#include "../kernels/bootstrap/detail/tile_schedule.hpp"
+#include "kernels/bootstrap/detail/byte_planes.hpp"
+#include "kernels/bootstrap/detail/gather_rows.hpp"
+#include "kernels/bootstrap/detail/tile_schedule.hpp"
 #include "judgestat/plan.hpp"
 #include "test_plans.hpp"
 
