@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "kernels/bootstrap/cuda_backend_paths.hpp"
-#include "kernels/bootstrap/detail/byte_planes.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/plan.hpp"
 #include "judgestat/replicate_summary.hpp"
+#include "kernels/bootstrap/cuda_backend_paths.hpp"
+#include "kernels/bootstrap/detail/byte_planes.hpp"
 #include "summary_cases.hpp"
 #include "test_support.hpp"
 #ifdef JUDGESTAT_HAVE_CUDA

@@ -12,10 +12,10 @@
 #include <random>
 #include <vector>
 
+#include "judgestat/plan.hpp"
 #include "kernels/bootstrap/detail/byte_planes.hpp"
 #include "kernels/bootstrap/detail/gather_rows.hpp"
 #include "kernels/bootstrap/detail/tile_schedule.hpp"
-#include "judgestat/plan.hpp"
 #include "test_plans.hpp"
 
 namespace judgestat {
