@@ -100,10 +100,9 @@ BenchOptions parse_bench_flags(const cxxopts::ParseResult& parsed) {
 // The analysis's fields and their flags. The target's `kind` only fails a run when CUDA is
 // asked for and missing, which the command has always reported as "--backend cuda: why".
 const FlagNames& bench_flags() {
-  static const FlagNames flags{
-      {"sweep", "--sweep"},       {"sweep grid", "--sweep grid"}, {"values", "--values"},   {"clusters", "--clusters"},
-      {"kind", "--backend cuda"}, {"devices", "--devices"},       {"threads", "--threads"}, {"k", "--k"},
-      {"draws", "--draws"}};
+  static const FlagNames flags{{"sweep", "--sweep"},       {"sweep grid", "--sweep grid"}, {"values", "--values"},
+                               {"clusters", "--clusters"}, {"kind", "--backend cuda"},     {"k", "--k"},
+                               {"draws", "--draws"}};
   return flags;
 }
 

@@ -1,6 +1,5 @@
 // `judgestat budget FILE`: label-budget simulation of threshold rules (docs/statistics.md §3.5): parses the
 // flags into BudgetOptions, runs run_budget (include/judgestat/label_budget.hpp) and prints.
-#include <filesystem>
 #include <iostream>
 #include <string>
 #include <system_error>
@@ -100,13 +99,8 @@ void parse_budget_flags(const cxxopts::ParseResult& parsed, BudgetOptions& optio
 // The analysis's fields and their flags. The target's `kind` only fails a run when CUDA is
 // asked for and missing, which the command has always reported as "--backend cuda: why".
 const FlagNames& budget_flags() {
-  static const FlagNames flags{{"tol", "--tol"},
-                               {"z", "--z"},
-                               {"k", "--k"},
-                               {"draws", "--draws"},
-                               {"kind", "--backend cuda"},
-                               {"devices", "--devices"},
-                               {"threads", "--threads"}};
+  static const FlagNames flags{
+      {"tol", "--tol"}, {"z", "--z"}, {"k", "--k"}, {"draws", "--draws"}, {"kind", "--backend cuda"}};
   return flags;
 }
 
@@ -146,13 +140,7 @@ int command_budget(int argc, char** argv) {
   const BudgetReport report = with_flag_names(budget_flags(), [&] { return run_budget(matrix, options, target); });
   progress.finish();
 
-  const std::string plots_dir = parsed["plots"].as<std::string>();
-  if (!plots_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(plots_dir, error);
-    if (error) throw std::runtime_error("--plots: cannot create directory " + plots_dir + ": " + error.message());
-    plots(report, plots_dir);
-  }
+  write_plots(report, parsed["plots"].as<std::string>());
   emit(common, to_json(report, ReportHead{json_envelope("budget", argc, argv, matrix), load_s}),
        tables(report, common.format));
   return 0;

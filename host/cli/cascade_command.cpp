@@ -38,11 +38,10 @@ void add_cascade_options(cxxopts::Options& options) {
   // clang-format on
 }
 
-// The options' fields and their flags, the execution target's included.
+// The options' own fields and their flags (the shared ones are in common_flags()).
 FlagNames cascade_flags() {
-  FlagNames flags = exec_target_flags();
-  for (const char* field : {"grid", "fallback", "tol", "z", "select", "strata"})
-    flags[field] = std::string("--") + field;
+  FlagNames flags;
+  for (const char* field : {"fallback", "tol", "z"}) flags[field] = std::string("--") + field;
   return flags;
 }
 
@@ -100,15 +99,7 @@ int command_cascade(int argc, char** argv) {
 
   const Json json = to_json(report, {json_envelope("cascade", argc, argv, matrix), load_s});
   const std::string text = tables(report, common.format);
-  if (!plots_dir.empty()) {
-    try {
-      plots(report, plots_dir);
-    } catch (const std::runtime_error& e) {
-      const std::string message = e.what();
-      if (message.rfind("plots: ", 0) == 0) throw std::runtime_error("--" + message);
-      throw;
-    }
-  }
+  write_plots(report, plots_dir);
   emit(common, json, text);
   return 0;
 }

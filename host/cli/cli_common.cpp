@@ -177,15 +177,9 @@ ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed) {
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   } catch (const std::invalid_argument& e) {
-    rethrow_with_flag_names(e, exec_target_flags());
+    rethrow_with_flag_names(e, {});
   }
   return target;
-}
-
-const FlagNames& exec_target_flags() {
-  static const FlagNames flags{
-      {"kind", "--backend"}, {"devices", "--devices"}, {"threads", "--threads"}, {"chunk", "--chunk"}};
-  return flags;
 }
 
 const FlagNames& common_flags() {

@@ -75,11 +75,23 @@ auto with_flag_names(const FlagNames& flags, Work&& work) -> decltype(work()) {
     rethrow_with_flag_names(error, flags);
   }
 }
+/// Writes `report`'s plots into `dir` (nothing when dir is empty); the writer's own errors
+/// ("plots: …") name the --plots flag.
+template <typename Report>
+void write_plots(const Report& report, const std::string& dir) {
+  if (dir.empty()) return;
+  try {
+    plots(report, dir);
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    if (message.rfind("plots: ", 0) == 0) throw std::runtime_error("--" + message);
+    throw;
+  }
+}
+
 /// The fields every command shares (execution target, bootstrap, records, selection) and their
 /// flags; rethrow_with_flag_names falls back to these.
 const FlagNames& common_flags();
-/// The execution target's fields and their flags.
-const FlagNames& exec_target_flags();
 
 double seconds_since(double start);
 double now_seconds();

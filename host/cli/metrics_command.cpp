@@ -12,21 +12,9 @@
 namespace judgestat {
 namespace {
 
-// The analysis's fields and their flags (the execution target's too).
+// The analysis's own fields and their flags (the shared ones are in common_flags()).
 const FlagNames& metric_flags() {
-  static const FlagNames flags = [] {
-    FlagNames names = exec_target_flags();
-    names.insert({{"judges", "--judges"},
-                  {"benchmarks", "--benchmark"},
-                  {"conditions", "--condition"},
-                  {"variants", "--variant"},
-                  {"by", "--by"},
-                  {"reference", "--reference"},
-                  {"replicates", "--replicates"},
-                  {"seed", "--seed"},
-                  {"level", "--level"}});
-    return names;
-  }();
+  static const FlagNames flags{{"reference", "--reference"}};
   return flags;
 }
 

@@ -1,6 +1,5 @@
 // `judgestat profile FILE… --config C`: CAP profiles (docs/statistics.md §3.6) in the paper's layouts; the
 // analysis is run_profile() (judgestat/profile.hpp), its tables and JSON the report's writers.
-#include <filesystem>
 #include <system_error>
 
 #include "cli/cli_common.hpp"
@@ -40,8 +39,7 @@ int command_profile(int argc, char** argv) {
   const std::string config_path = parsed["config"].as<std::string>();
   if (config_path.empty()) throw UsageError("profile: --config FILE is required (see configs/*.json)");
 
-  FlagNames flags = exec_target_flags();
-  flags.insert({{"config", "--config"}, {"benchmarks", "--benchmarks"}, {"exact_max_n", "--exact-max-n"}});
+  const FlagNames flags{{"config", "--config"}, {"benchmarks", "--benchmarks"}, {"exact_max_n", "--exact-max-n"}};
   const double load_start = now_seconds();
   ProfileOptions profile;
   profile.exact_max_n = parsed["exact-max-n"].as<int>();
@@ -64,13 +62,7 @@ int command_profile(int argc, char** argv) {
 
   head.envelope = json_envelope("profile", argc, argv, input.matrix);
   set_profile_inputs(head.envelope, input.files);
-  const std::string plot_dir = parsed["plots"].as<std::string>();
-  if (!plot_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(plot_dir, error);
-    if (error) throw std::runtime_error("--plots: cannot create '" + plot_dir + "': " + error.message());
-    plots(report, plot_dir);
-  }
+  write_plots(report, parsed["plots"].as<std::string>());
   emit(common, to_json(report, head), tables(report, common.format));
   return 0;
 }

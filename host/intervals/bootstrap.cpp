@@ -76,8 +76,12 @@ double normal_quantile(double p) {
 }
 
 double quantile_type7(const std::vector<double>& sorted, double q) {
-  std::vector<double> values = sorted;  // the one definition selects; on sorted input it reads in place
-  return quantile_type7_unsorted(values, q);
+  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
+  if (!(q >= 0.0 && q <= 1.0)) return std::numeric_limits<double>::quiet_NaN();
+  const double h = (static_cast<double>(sorted.size()) - 1.0) * q;
+  const auto lo = static_cast<size_t>(std::floor(h));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return type7_between(sorted[lo], sorted[hi], h - static_cast<double>(lo));
 }
 
 std::vector<JackknifeValues> jackknife(const CompiledPlan& plan) {

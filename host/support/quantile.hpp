@@ -7,6 +7,9 @@
 
 namespace judgestat {
 
+/// Between order statistics `below` and `above` at `fraction` (the type-7 interpolation).
+inline double type7_between(double below, double above, double fraction) { return below + fraction * (above - below); }
+
 /// Of `values` (any order, no NaN), reordering them: a partial selection, O(n). NaN for an
 /// empty list or p outside [0, 1].
 inline double quantile_type7_unsorted(std::vector<double>& values, double p) {
@@ -17,7 +20,7 @@ inline double quantile_type7_unsorted(std::vector<double>& values, double p) {
   const double below = values[lo];
   if (lo + 1 >= values.size()) return below;
   const double above = *std::min_element(values.begin() + lo + 1, values.end());
-  return below + (h - static_cast<double>(lo)) * (above - below);
+  return type7_between(below, above, h - static_cast<double>(lo));
 }
 
 }  // namespace judgestat
