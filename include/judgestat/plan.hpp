@@ -41,8 +41,10 @@ struct StatLabel {
   std::string name;  // acc, pa, bc, ...
   std::string judge;
   std::optional<std::string> reference, benchmark, condition, variant, threshold;
-  std::optional<std::string> of;  // the statistic a `diff` row differences (acc, pa, bc)
+  std::optional<std::string> of;     // the statistic a `diff` row differences (acc, pa, brier, …)
+  std::optional<std::string> label;  // per-label statistics (precision, recall, f1)
   std::optional<int> order;
+  std::optional<int> position;  // position_rate: the position shown (docs/statistics.md §7.1)
   int64_t n = 0;  // units entering the statistic on the original data
 };
 

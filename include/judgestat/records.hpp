@@ -26,6 +26,7 @@ inline constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
 /// One parsed record, in canonical terms, as it stood in the file.
 struct Record {
   std::string judge, item, gold, verdict, cluster, benchmark, condition, variant;
+  std::string adjudicated;  // docs/statistics.md §7.2: a label, "indecisive" or empty
   int order = 0;
   bool verdict_given = false;            // false: empty or null verdict
   std::vector<std::string> prob_labels;  // labels named by p.<label> / probs keys
@@ -45,6 +46,10 @@ inline constexpr int16_t kAbsent = -1;   // no record for this (judge, item, ord
 inline constexpr int16_t kInvalid = -2;  // record present, output invalid (docs/statistics.md §1 validity)
 inline constexpr int16_t kTie = -3;      // valid "tie" on a two-label item: wrong, JudgeBench 0
 
+/// An item's human adjudication besides a label index >= 0 (docs/statistics.md §7.2).
+inline constexpr int32_t kNotAdjudicated = -1;
+inline constexpr int32_t kIndecisive = -2;
+
 /// Records pivoted into dense judges x items x orders x variants cells.
 /// Items, clusters, benchmarks, conditions, variants and judges are numbered by first appearance
 /// in the file; analyses renumber clusters after their own filters (docs/statistics.md §2) from `line`.
@@ -56,6 +61,7 @@ struct ItemMatrix {
   std::vector<std::string> judges, items, labels, clusters, benchmarks, conditions, variants;
   int orders = 1;  // 1 + the largest order index
   bool has_probs = false, has_fee = false, has_latency = false, has_rationale = false;
+  bool has_adjudicated = false;  // some record carried an `adjudicated` value
 
   // Per item.
   std::vector<int32_t> gold;            // label index
@@ -63,6 +69,8 @@ struct ItemMatrix {
   std::vector<int32_t> item_benchmark;  // index into benchmarks ("default" when empty)
   std::vector<int32_t> item_condition;  // index into conditions ("" when empty)
   std::vector<uint8_t> item_flag;       // 1 when any record of the item had flag = 1
+  /// Label index, kNotAdjudicated or kIndecisive; empty when !has_adjudicated.
+  std::vector<int32_t> item_adjudicated;
 
   // Per cell, index cell(j, i, o, v).
   std::vector<int16_t> verdict;                    // label index, kAbsent, kInvalid or kTie
