@@ -28,6 +28,10 @@ struct MetricsOptions {
   /// With `by`: statistics per stratum as well as overall (false: `by` only stratifies the
   /// resampling).
   bool per_group = true;
+  /// With `by`: "" chooses (stratified when every cluster lies in one group, else domain
+  /// estimation), "by" forces the stratified bootstrap, "none" domain estimation (docs/statistics.md §2).
+  std::string strata_mode;
+  bool hard_only = false;  // only items some selected judge gets wrong in order 0 (§7.1 `hard`)
   bool invalid_match = false;  // two invalid verdicts agree in `cons` (LLMBar's `equal`)
   std::string reference;       // judge for `diff`; empty: the first selected judge
   // The bootstrap.
