@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 
+#include "analyses/paired.hpp"
 #include "analyses/probability.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
@@ -155,30 +156,22 @@ class MetricsPlanBuilder {
           "bc, cons, stable_wrong and jb_score are left out: the data has one "
           "presentation order (they compare orders)");
     make_scopes();
-    reference_ = sel_.judges.front();
-    if (!options_.reference.empty()) reference_ = m_.judge_index(options_.reference);
     std::vector<JudgeUnits> facts;
     for (int32_t j : sel_.judges) facts.push_back(judge_units(m_, j, units_, orders_, options_.invalid_match));
     for (size_t jj = 0; jj < sel_.judges.size(); ++jj)
       for (size_t s = 0; s < scopes_.size(); ++s) add_judge_scope(sel_.judges[jj], facts[jj], s);
-    add_differences();
     add_validity();
+    out_.units = std::move(units_);
+    out_.scopes = std::move(scopes_);
     return std::move(out_);
   }
 
  private:
-  struct Scope {
-    std::optional<std::string> group;
-    std::vector<double> mask;
-  };
-  // A ratio statistic's program and n, per (judge, scope) and name (+ order): reused by diff.
-  using Ratios = std::map<std::string, std::pair<std::vector<Op>, int64_t>>;
-
   void make_scopes() {
     scopes_.push_back({std::nullopt, std::vector<double>(U_, 1.0)});
     if (!options_.per_group || sel_.strata.empty()) return;
     for (int32_t h = 0; h < sel_.n_strata(); ++h) {
-      Scope scope{sel_.stratum_names[h], std::vector<double>(U_, 0.0)};
+      MetricsScope scope{sel_.stratum_names[h], std::vector<double>(U_, 0.0)};
       for (size_t u = 0; u < U_; ++u) scope.mask[u] = sel_.item_stratum[units_[u].item] == h;
       scopes_.push_back(std::move(scope));
     }
@@ -196,19 +189,17 @@ class MetricsPlanBuilder {
     return k;
   }
 
-  StatLabel label_for(const std::string& name, int32_t judge, const Scope& scope) const {
-    StatLabel label;
+  StatLabel label_for(const std::string& name, int32_t judge, const MetricsScope& scope) const {
+    StatLabel label = scope_label(sel_, scope.group);
     label.name = name;
     label.judge = m_.judges[judge];
-    if (sel_.strata == "benchmark") label.benchmark = scope.group;
-    if (sel_.strata == "condition") label.condition = scope.group;
     return label;
   }
 
   // sum(num) / sum(den) on the scope's units; nothing when den is 0 there.
   void add_ratio(int32_t j, size_t s, const std::string& tag, const std::string& name, std::optional<int> order,
                  const std::vector<double>& num, const std::vector<double>& den) {
-    const Scope& scope = scopes_[s];
+    const MetricsScope& scope = scopes_[s];
     const std::vector<double> den_values = masked(den, scope.mask);
     const int64_t n = static_cast<int64_t>(total(den_values));
     if (n == 0) return;
@@ -217,12 +208,11 @@ class MetricsPlanBuilder {
     StatisticDef stat{label_for(name, j, scope), ratio_program(kn, kd)};
     stat.label.order = order;
     stat.label.n = n;
-    ratio_of_[{j, s}][name + (order ? std::to_string(*order) : "")] = {stat.program, n};
     plan_.statistics.push_back(std::move(stat));
   }
 
   void add_judge_scope(int32_t j, const JudgeUnits& f, size_t s) {
-    const Scope& scope = scopes_[s];
+    const MetricsScope& scope = scopes_[s];
     const std::string tag = m_.judges[j] + (scope.group ? "/" + *scope.group : "");
     for (int o = 0; o < orders_; ++o) add_ratio(j, s, tag, "acc", o, f.correct[o], f.present[o]);
     add_ratio(j, s, tag, "pa", std::nullopt, f.order_mean, f.any_present);
@@ -232,7 +222,7 @@ class MetricsPlanBuilder {
 
   // bc, cons, stable_wrong, jb_score and kappa: statistics that compare orders.
   void add_order_family(int32_t j, const JudgeUnits& f, size_t s, const std::string& tag) {
-    const Scope& scope = scopes_[s];
+    const MetricsScope& scope = scopes_[s];
     std::vector<double> bc(U_), cons(U_), jb(U_);
     for (size_t u = 0; u < U_; ++u) {
       bc[u] = f.complete[u] * f.all_correct[u];
@@ -260,7 +250,7 @@ class MetricsPlanBuilder {
 
   // Macro-F1 over the labels that occur as gold in order 0 (sklearn's F1 per label,
   // 0 for a label that a replicate neither predicts nor contains).
-  void add_macro_f1(int32_t j, const JudgeUnits& f, const Scope& scope, const std::string& tag) {
+  void add_macro_f1(int32_t j, const JudgeUnits& f, const MetricsScope& scope, const std::string& tag) {
     std::vector<std::vector<double>> tp, pred_gold;
     int64_t n0 = 0;
     for (int32_t k = 0; k < m_.n_labels(); ++k) {
@@ -298,31 +288,6 @@ class MetricsPlanBuilder {
     plan_.statistics.push_back(std::move(stat));
   }
 
-  // Paired differences against the reference, on the same replicates.
-  void add_differences() {
-    for (int32_t j : sel_.judges) {
-      if (j == reference_) continue;
-      for (size_t s = 0; s < scopes_.size(); ++s) {
-        Ratios& mine = ratio_of_[{j, s}];
-        Ratios& theirs = ratio_of_[{reference_, s}];
-        std::vector<std::pair<std::string, std::optional<int>>> names;
-        for (int o = 0; o < orders_; ++o) names.push_back({"acc", o});
-        names.push_back({"pa", std::nullopt});
-        if (multi_order_) names.push_back({"bc", std::nullopt});
-        for (const auto& [name, order] : names) {
-          const std::string key = name + (order ? std::to_string(*order) : "");
-          if (!mine.count(key) || !theirs.count(key)) continue;
-          StatisticDef stat{label_for("diff", j, scopes_[s]), difference_program(mine[key].first, theirs[key].first)};
-          stat.label.reference = m_.judges[reference_];
-          stat.label.of = name;
-          stat.label.order = order;
-          stat.label.n = std::min(mine[key].second, theirs[key].second);
-          plan_.statistics.push_back(std::move(stat));
-        }
-      }
-    }
-  }
-
   void add_validity() {
     for (int32_t j : sel_.judges) {
       JudgeValidity validity{m_.judges[j], 0, 0};
@@ -346,9 +311,7 @@ class MetricsPlanBuilder {
   size_t U_ = 0;
   int orders_ = 0;
   bool multi_order_ = false;
-  int32_t reference_ = 0;
-  std::vector<Scope> scopes_;
-  std::map<std::pair<int32_t, size_t>, Ratios> ratio_of_;
+  std::vector<MetricsScope> scopes_;
 };
 
 }  // namespace
@@ -357,22 +320,76 @@ MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel, const 
   return MetricsPlanBuilder(m, sel, options).build();
 }
 
-MetricsReport run_metrics(const ItemMatrix& matrix, const MetricsOptions& options, const ExecTarget& target) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// Comparisons of judges on the accuracy units, per pair × scope: Cohen's κ, oracle accuracy,
+// complementarity, disputes and the adjudicated difference (docs/statistics.md §7.1–§7.3).
+void add_pair_comparisons(const ItemMatrix& m, const Selection& sel, const std::vector<std::pair<int32_t, int32_t>>& pairs,
+                          MetricsPlan& built) {
+  std::map<int32_t, OrderZero> zero;
+  for (const auto& [j, r] : pairs)
+    for (int32_t judge : {j, r})
+      if (!zero.count(judge)) zero[judge] = order_zero(m, judge, built.units);
+  for (const auto& [j, r] : pairs)
+    for (const MetricsScope& scope : built.scopes) {
+      const std::string tag = m.judges[j] + "-" + m.judges[r] + (scope.group ? "/" + *scope.group : "");
+      StatLabel label = scope_label(sel, scope.group);
+      label.judge = m.judges[j];
+      label.reference = m.judges[r];
+      add_oracle_acc(zero[j], zero[r], scope.mask, label, tag, built.plan);
+      Complementarity counts = complementarity_counts(zero[j], zero[r], scope.mask);
+      counts.judge = m.judges[j];
+      counts.reference = m.judges[r];
+      counts.benchmark = label.benchmark;
+      counts.condition = label.condition;
+      built.complementarity.push_back(counts);
+      if (!m.has_adjudicated) continue;
+      Disputes disputes = dispute_counts(m, built.units, zero[j], zero[r], scope.mask);
+      disputes.judge = counts.judge;
+      disputes.reference = counts.reference;
+      disputes.benchmark = label.benchmark;
+      disputes.condition = label.condition;
+      built.disputes.push_back(disputes);
+      add_adjudicated_difference(m, built.units, zero[j], zero[r], scope.mask, label, tag, built.plan);
+    }
+}
+
+}  // namespace
+
+StatLabel scope_label(const Selection& sel, const std::optional<std::string>& group) {
+  StatLabel label;
+  if (!group) return label;
+  if (sel.strata == "benchmark") label.benchmark = group;
+  if (sel.strata == "condition") label.condition = group;
+  if (sel.strata == "difficulty") label.condition = "difficulty=" + *group;
+  return label;
+}
+
+MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options) {
+  MetricsPlan built = build_metrics_plan(m, sel, options);
+  // Probability quality (docs/statistics.md §3.2) joins the same plan, after the accuracy family.
+  built.probability = add_probability_quality(m, sel, options.per_group, built.plan);
+  const int32_t reference = options.reference.empty() ? sel.judges.front() : m.judge_index(options.reference);
+  const auto pairs = judge_pairs(sel.judges, reference, options.all_pairs);
+  for (std::string& note : add_paired_differences(m, options.diff, pairs, built.plan))
+    built.notes.push_back(std::move(note));
+  add_pair_comparisons(m, sel, pairs, built);
+  return built;
+}
+
+namespace {
+
+SelectionOptions selection_options(const MetricsOptions& options) {
   SelectionOptions select;
   select.judges = options.judges;
   select.benchmarks = options.benchmarks;
   select.conditions = options.conditions;
   select.variants = options.variants;
   select.strata = options.by;
-  const Selection selection = select_records(matrix, select);
-  MetricsPlan built = build_metrics_plan(matrix, selection, options);
-  MetricsReport report;
-  // Probability quality (docs/statistics.md §3.2) joins the same plan, after the accuracy family.
-  report.probability = add_probability_quality(matrix, selection, options.per_group, built.plan);
-  report.plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return select;
+}
 
-  auto backend = make_backend(target);
+BootstrapOptions bootstrap_options(const MetricsOptions& options) {
   BootstrapOptions boot;
   boot.replicates = options.replicates;
   boot.seed = options.seed;
@@ -380,15 +397,39 @@ MetricsReport run_metrics(const ItemMatrix& matrix, const MetricsOptions& option
   boot.level = options.level;
   boot.keep_replicates = options.keep_replicates;
   boot.progress = options.progress;
-  report.statistics = run_bootstrap(built.plan, *backend, boot);
+  return boot;
+}
+
+}  // namespace
+
+MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options, const ExecTarget& target) {
+  const auto start = std::chrono::steady_clock::now();
+  MetricsReport report;
+  // --gold adjudicated: a copy with the human's labels as gold (docs/statistics.md §7.2).
+  ItemMatrix substituted;
+  if (options.adjudicated_gold) {
+    substituted = input;
+    report.gold_substituted = use_adjudicated_gold(substituted);
+  }
+  const ItemMatrix& matrix = options.adjudicated_gold ? substituted : input;
+  const Selection selection = select_records(matrix, selection_options(options));
+  MetricsPlan built = build_metrics_run_plan(matrix, selection, options);
+  report.plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  auto backend = make_backend(target);
+  report.statistics = run_bootstrap(built.plan, *backend, bootstrap_options(options));
+  report.probability = std::move(built.probability);
   report.validity = std::move(built.validity);
   report.notes = std::move(built.notes);
+  report.complementarity = std::move(built.complementarity);
+  report.disputes = std::move(built.disputes);
   report.replicates = options.replicates;
   report.seed = options.seed;
   report.ci = options.ci;
   report.level = options.level;
   report.strata = selection.strata;
   report.invalid_match = options.invalid_match;
+  report.adjudicated_gold = options.adjudicated_gold;
   return report;
 }
 

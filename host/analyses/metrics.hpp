@@ -1,25 +1,43 @@
 // The accuracy family of docs/statistics.md §3.1 as a plan builder: per judge acc per order, pa, bc, cons,
 // stable_wrong, jb_score, macro_f1, and diff of acc/pa/bc against a reference judge.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "judgestat/metrics.hpp"
 #include "judgestat/plan.hpp"
+#include "judgestat/probability.hpp"
 #include "judgestat/records.hpp"
 #include "records/selection.hpp"
 
 namespace judgestat {
 
+/// One (item, variant) of a selection: the unit of the accuracy family.
+struct AccuracyUnit {
+  int32_t item, variant;
+};
+
+/// Where per-judge statistics are reported: all units (group unset), or one reporting group's.
+struct MetricsScope {
+  std::optional<std::string> group;
+  std::vector<double> mask;  // per accuracy unit: 1 = in this scope
+};
+
+/// A label whose group field names `group` (benchmark, or condition for conditions and
+/// difficulty groups, written "difficulty=k"); nothing set for the all-units scope.
+StatLabel scope_label(const Selection& selection, const std::optional<std::string>& group);
+
 struct MetricsPlan {
   Plan plan;
   std::vector<JudgeValidity> validity;
   std::vector<std::string> notes;  // statistics left out and why
-};
-
-/// One (item, variant) of a selection: the unit of the accuracy family.
-struct AccuracyUnit {
-  int32_t item, variant;
+  std::vector<AccuracyUnit> units;
+  std::vector<MetricsScope> scopes;  // all units, then each group when reporting per group
+  // Filled by build_metrics_run_plan.
+  ProbabilityQuality probability;
+  std::vector<Complementarity> complementarity;
+  std::vector<Disputes> disputes;
 };
 
 /// Per-unit facts about one judge, from which the accuracy family's columns are cut.
@@ -42,6 +60,12 @@ JudgeUnits judge_units(const ItemMatrix& matrix, int32_t j, const std::vector<Ac
 /// The accuracy family's plan of a selection (options: invalid_match, reference, per_group;
 /// the selection and bootstrap fields are not read here).
 MetricsPlan build_metrics_plan(const ItemMatrix& matrix, const Selection& selection, const MetricsOptions& options);
+
+/// Everything `metrics` resamples, in report order: build_metrics_plan, probability quality,
+/// then the comparisons of judges (differences, pair κ, oracle accuracy, adjudication) and of
+/// raters (Fleiss' κ, Krippendorff's α).
+MetricsPlan build_metrics_run_plan(const ItemMatrix& matrix, const Selection& selection,
+                                   const MetricsOptions& options);
 
 /// Point estimates of a plan on the original data (no resampling), in statistic order.
 std::vector<double> point_estimates(const Plan& plan);

@@ -6,6 +6,8 @@
 #include <limits>
 #include <numeric>
 
+#include "analyses/metrics.hpp"
+
 namespace judgestat {
 
 int confidence_bin(double q) {
@@ -328,11 +330,9 @@ class ProbabilityPlanBuilder {
 
   StatLabel label_for(const std::string& name, int32_t judge, const Scope& scope, const std::optional<int>& order,
                       int64_t n) const {
-    StatLabel label;
+    StatLabel label = scope_label(sel_, scope.group);
     label.name = name;
     label.judge = m_.judges[judge];
-    if (sel_.strata == "benchmark") label.benchmark = scope.group;
-    if (sel_.strata == "condition") label.condition = scope.group;
     label.order = order;
     label.n = n;
     return label;

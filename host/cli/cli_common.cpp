@@ -102,6 +102,8 @@ std::string statistic_key(const StatLabel& label) {
   add("condition", label.condition);
   if (label.order) key += "|order=" + std::to_string(*label.order);
   add("variant", label.variant);
+  add("label", label.label);
+  if (label.position) key += "|position=" + std::to_string(*label.position);
   add("threshold", label.threshold);
   return key;
 }
@@ -138,7 +140,7 @@ void emit(const CommonOptions& common, const Json& json, const std::string& tabl
   });
 }
 
-// "JUDGE=VALUE" options (--fee, --latency) → judge → value; judges must be F or S.
+// "JUDGE=VALUE" options (--fee, --latency) → judge → value; judges must be F or S when given.
 std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
                                              const std::string& first, const std::string& fallback) {
   std::map<std::string, double> out;
@@ -151,7 +153,7 @@ std::map<std::string, double> parse_per_call(const std::vector<std::string>& ent
     const double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0)
       throw UsageError(std::string("--") + option + ": '" + text + "' for " + judge + " is not a non-negative number");
-    if (judge != first && judge != fallback)
+    if (!(first.empty() && fallback.empty()) && judge != first && judge != fallback)
       throw UsageError(std::string("--") + option + ": judge '" + judge + "' is neither the first stage (" + first +
                        ") nor the fallback (" + fallback + ")");
     out[judge] = value;

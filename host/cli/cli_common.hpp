@@ -53,7 +53,8 @@ void save_replicates(const CommonOptions& common, const BootstrapResult& result)
 void emit(const CommonOptions& common, const Json& json, const std::string& table_text);
 
 /// "JUDGE=VALUE" options (--fee, --latency) → judge → value; each judge must be the first stage
-/// or the fallback, each value a non-negative number. UsageError otherwise.
+/// or the fallback (any judge when both are empty), each value a non-negative number.
+/// UsageError otherwise.
 std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
                                              const std::string& first, const std::string& fallback);
 

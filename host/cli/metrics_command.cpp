@@ -1,4 +1,6 @@
-// `judgestat metrics FILE`: the accuracy family per judge with clustered bootstrap CIs.
+// `judgestat metrics FILE`: per judge the accuracy family, classification detail, agreement,
+// position bias, cost and probability quality, and the judges' paired differences, each with a
+// clustered bootstrap CI (docs/statistics.md §3.1, §3.2, §7.1–§7.3).
 #include <cstdint>
 #include <string>
 
@@ -14,48 +16,97 @@ namespace {
 
 // The analysis's own fields and their flags (the shared ones are in common_flags()).
 const FlagNames& metric_flags() {
-  static const FlagNames flags{{"reference", "--reference"}};
+  static const FlagNames flags{{"reference", "--reference"}, {"diff", "--diff"},       {"raters", "--raters"},
+                               {"fee", "--fee"},             {"latency", "--latency"}, {"hard", "--hard"}};
   return flags;
 }
 
-}  // namespace
-
-int command_metrics(int argc, char** argv) {
-  cxxopts::Options options("judgestat metrics",
-                           "Accuracy family per judge (docs/statistics.md §3.1) with clustered bootstrap CIs");
-  add_common_options(options);
+void add_metrics_options(cxxopts::Options& options) {
   // clang-format off
   options.add_options()
       ("judges", "judges to analyse, comma-separated (default: all)", cxxopts::value<std::string>()->default_value(""))
       ("reference", "reference judge for diff (default: the first judge)", cxxopts::value<std::string>()->default_value(""))
-      ("by", "report per group: benchmark or condition (stratified bootstrap)", cxxopts::value<std::string>()->default_value(""))
+      ("diff", "per-judge statistics to difference, comma-separated (acc, pa, bc, brier, auroc_err, macro_f1, kappa, fee_per_1k, …)",
+       cxxopts::value<std::string>()->default_value("acc,pa,bc"))
+      ("pairs", "'all': every pair of judges (j − i for i < j) instead of each judge − the reference",
+       cxxopts::value<std::string>()->default_value(""))
+      ("raters", "three or more judges as raters: Fleiss' kappa and Krippendorff's alpha, comma-separated",
+       cxxopts::value<std::string>()->default_value(""))
+      ("order", "the order kappa, Fleiss' kappa and alpha compare verdicts in", cxxopts::value<int>()->default_value("0"))
+      ("gold", "gold (default) or adjudicated: the decisive adjudicated label replaces gold",
+       cxxopts::value<std::string>()->default_value("gold"))
+      ("by", "report per group: benchmark, condition or difficulty (judges wrong in order 0)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("strata", "with --by: 'by' forces the stratified bootstrap, 'none' domain estimation (default: by when "
+       "every cluster lies in one group)", cxxopts::value<std::string>()->default_value(""))
+      ("hard", "only items some judge gets wrong in order 0 (CAP's Hard-Empirical)")
       ("benchmark", "only these benchmarks, comma-separated", cxxopts::value<std::string>()->default_value(""))
       ("condition", "only these conditions, comma-separated", cxxopts::value<std::string>()->default_value(""))
       ("variant", "only these variants, comma-separated", cxxopts::value<std::string>()->default_value(""))
+      ("fee", "per-call fee JUDGE=USD (repeatable); replaces the file's fee_usd for that judge",
+       cxxopts::value<std::vector<std::string>>())
+      ("latency", "per-call latency JUDGE=SECONDS (repeatable); replaces the file's latency_s",
+       cxxopts::value<std::vector<std::string>>())
       ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)");
   // clang-format on
-  cxxopts::ParseResult parsed;
-  CommonOptions common;
-  if (!parse_common(options, argc, argv, parsed, common)) return 0;
+}
 
-  const double load_start = now_seconds();
-  const ItemMatrix matrix = load_item_matrix(common.file, common.load);
-  ReportHead head;
-  head.load_s = seconds_since(load_start);
+std::vector<std::string> repeated(const cxxopts::ParseResult& parsed, const char* name) {
+  return parsed.count(name) ? parsed[name].as<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+MetricsOptions parse_metrics_options(const cxxopts::ParseResult& parsed, const CommonOptions& common) {
   MetricsOptions metrics;
   metrics.judges = split_list(parsed["judges"].as<std::string>());
   metrics.benchmarks = split_list(parsed["benchmark"].as<std::string>());
   metrics.conditions = split_list(parsed["condition"].as<std::string>());
   metrics.variants = split_list(parsed["variant"].as<std::string>());
   metrics.by = parsed["by"].as<std::string>();
+  metrics.strata_mode = parsed["strata"].as<std::string>();
+  if (!metrics.strata_mode.empty() && metrics.strata_mode != "by" && metrics.strata_mode != "none")
+    throw UsageError("--strata: expected by or none, got '" + metrics.strata_mode + "'");
+  metrics.hard_only = parsed.count("hard") > 0;
   metrics.invalid_match = parsed.count("invalid-match") > 0;
   metrics.reference = parsed["reference"].as<std::string>();
+  metrics.diff = split_trimmed(parsed["diff"].as<std::string>());
+  const std::string pairs = parsed["pairs"].as<std::string>();
+  if (!pairs.empty() && pairs != "all") throw UsageError("--pairs: expected all, got '" + pairs + "'");
+  metrics.all_pairs = pairs == "all";
+  metrics.raters = split_list(parsed["raters"].as<std::string>());
+  metrics.agreement_order = parsed["order"].as<int>();
+  const std::string gold = parsed["gold"].as<std::string>();
+  if (gold != "gold" && gold != "adjudicated")
+    throw UsageError("--gold: expected gold or adjudicated, got '" + gold + "'");
+  metrics.adjudicated_gold = gold == "adjudicated";
+  metrics.fee = parse_per_call(repeated(parsed, "fee"), "fee", "", "");
+  metrics.latency = parse_per_call(repeated(parsed, "latency"), "latency", "", "");
   const BootstrapOptions boot = bootstrap_options(common);
   metrics.replicates = boot.replicates;
   metrics.seed = boot.seed;
   metrics.ci = boot.ci;
   metrics.level = boot.level;
   metrics.keep_replicates = boot.keep_replicates;
+  return metrics;
+}
+
+}  // namespace
+
+int command_metrics(int argc, char** argv) {
+  cxxopts::Options options("judgestat metrics",
+                           "Per judge the accuracy family, classification, agreement, position bias, cost and "
+                           "probability quality, and paired differences, with clustered bootstrap CIs "
+                           "(docs/statistics.md §3.1, §3.2, §7.1–§7.3)");
+  add_common_options(options);
+  add_metrics_options(options);
+  cxxopts::ParseResult parsed;
+  CommonOptions common;
+  if (!parse_common(options, argc, argv, parsed, common)) return 0;
+  MetricsOptions metrics = parse_metrics_options(parsed, common);
+
+  const double load_start = now_seconds();
+  const ItemMatrix matrix = load_item_matrix(common.file, common.load);
+  ReportHead head;
+  head.load_s = seconds_since(load_start);
   Progress progress("replicates", common.quiet);
   metrics.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
 

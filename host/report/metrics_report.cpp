@@ -1,5 +1,7 @@
-// Writers of the metrics report (judgestat/metrics.hpp): its JSON (docs/statistics.md §4) and
-// its tables for people.
+// Writers of the metrics report (judgestat/metrics.hpp): its JSON (docs/statistics.md §4), its
+// tables for people in sections (accuracy, classification, agreement, position, cost,
+// probability quality, differences), and the tidy CSV, one row per statistic.
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -13,60 +15,308 @@ namespace {
 
 std::string statistic_title(const StatLabel& label) {
   std::string title = label.name == "diff" ? "diff " + *label.of : label.name;
+  if (label.label) title += " " + *label.label;
+  if (label.position) title += " [position " + std::to_string(*label.position) + "]";
   if (label.order && label.name != "macro_f1") title += " [order " + std::to_string(*label.order) + "]";
-  if (label.reference) title += " − " + *label.reference;
+  if (label.reference) title += (label.name == "diff" ? " − " : " vs ") + *label.reference;
   return title;
 }
 
-Json settings_json(const MetricsReport& report) {
-  Json settings = bootstrap_settings_json(report.seed, report.replicates, report.ci, report.level, report.statistics,
-                                          report.strata);
-  settings["invalid_match"] = report.invalid_match;
-  return settings;
+std::string group_of(const StatLabel& label) {
+  return label.benchmark ? *label.benchmark : label.condition ? *label.condition : "all";
 }
 
-Json timing_json(const MetricsReport& report, double load_s) {
-  return bootstrap_timing_json(load_s + report.plan_s, report.statistics);
+// Each section: its name, its one-line header, and the statistics it holds.
+struct Section {
+  const char* name;
+  const char* header;
+  std::vector<std::string> statistics;
+};
+
+const std::vector<Section>& sections() {
+  static const std::vector<Section> all{
+      {"accuracy", "Accuracy (docs/statistics.md §3.1): per judge, clustered bootstrap CIs",
+       {"acc", "pa", "bc", "cons", "stable_wrong", "jb_score"}},
+      {"classification", "Classification (§7.1): order 0; macro averages over the gold labels; per label P/R/F1",
+       {"macro_precision", "macro_recall", "macro_f1", "precision", "recall", "f1"}},
+      {"agreement",
+       "Agreement (§3.1, §7.1): κ between a judge's orders or with another rater; Fleiss' κ and "
+       "Krippendorff's α over the raters",
+       {"kappa", "fleiss_kappa", "krippendorff_alpha"}},
+      {"position", "Position bias (§7.1): share of valid verdicts picking the label shown at each position",
+       {"position_rate", "always_first", "always_second"}},
+      {"cost", "Cost and speed (§7.1): fee per 1,000 records with CI; latency quantiles over records (no CI)",
+       {"fee_per_1k", "latency_p50", "latency_p95"}},
+      {"probability quality", "Probability quality (§3.2): valid records only", {"brier", "nll", "ece", "auroc_err"}},
+      {"differences",
+       "Differences (§7.3): judge − reference on the same replicates; p two-sided (bootstrap, cluster "
+       "sign-flip); Holm and BH adjust p over the run's differences",
+       {"diff", "oracle_acc"}},
+  };
+  return all;
 }
 
-Table statistics_table(const MetricsReport& report) {
+bool in_section(const Section& section, const std::string& name) {
+  for (const auto& s : section.statistics)
+    if (s == name) return true;
+  return false;
+}
+
+std::string p_cell(double p) {
+  if (!std::isfinite(p)) return "—";
+  if (p < 1e-4) return "<0.0001";
+  return fixed(p, 4);
+}
+
+struct Row {
+  const StatLabel* label;
+  const Interval* interval;  // nullptr for point statistics
+  double point = 0, p_holm = NAN, p_bh = NAN;
+};
+
+std::vector<Row> all_rows(const MetricsReport& report) {
+  std::vector<Row> rows;
   const BootstrapResult& result = report.statistics;
-  Table table;
+  for (size_t s = 0; s < result.labels.size(); ++s)
+    rows.push_back({&result.labels[s], &result.intervals[s], 0, report.p_holm.empty() ? NAN : report.p_holm[s],
+                    report.p_bh.empty() ? NAN : report.p_bh[s]});
+  for (const auto& [label, value] : report.point_statistics) rows.push_back({&label, nullptr, value});
+  return rows;
+}
+
+Table section_table(const MetricsReport& report, const Section& section, const std::vector<Row>& rows) {
   const bool grouped = !report.strata.empty();
-  const std::string level = fixed(100 * report.level, 0) + "% CI";
+  const bool differences = std::string(section.name) == "differences";
+  Table table;
   table.header = {"judge"};
   if (grouped) table.header.push_back(report.strata);
-  for (const char* h : {"statistic", "estimate", level.c_str(), "SE", "n", "undef"}) table.header.push_back(h);
-  for (size_t s = 0; s < result.labels.size(); ++s) {
-    const StatLabel& label = result.labels[s];
-    const Interval& ci = result.intervals[s];
-    std::vector<std::string> row{label.judge};
-    if (grouped) row.push_back(label.benchmark ? *label.benchmark : label.condition ? *label.condition : "all");
-    row.push_back(statistic_title(label));
-    row.push_back(fixed(ci.estimate));
-    row.push_back("(" + fixed(ci.lo) + ", " + fixed(ci.hi) + ")");
-    row.push_back(fixed(ci.se));
-    row.push_back(std::to_string(label.n));
-    row.push_back(std::to_string(ci.undefined));
+  for (const std::string h : {"statistic", "estimate", fixed(100 * report.level, 0) + "% CI", "SE", "n", "undef"})
+    table.header.push_back(h);
+  if (differences)
+    for (const char* h : {"p", "perm p", "p Holm", "p BH"}) table.header.push_back(h);
+  for (const Row& r : rows) {
+    if (!in_section(section, r.label->name)) continue;
+    std::vector<std::string> row{r.label->judge};
+    if (grouped) row.push_back(group_of(*r.label));
+    row.push_back(statistic_title(*r.label));
+    if (r.interval) {
+      row.push_back(fixed(r.interval->estimate));
+      row.push_back("(" + fixed(r.interval->lo) + ", " + fixed(r.interval->hi) + ")");
+      row.push_back(fixed(r.interval->se));
+      row.push_back(std::to_string(r.label->n));
+      row.push_back(std::to_string(r.interval->undefined));
+    } else {
+      for (const std::string cell : {fixed(r.point), std::string("—"), std::string("—"),
+                                     std::to_string(r.label->n), std::string("—")})
+        row.push_back(cell);
+    }
+    if (differences) {
+      const bool is_diff = r.label->name == "diff" && r.interval;
+      for (double p : {is_diff ? r.interval->p : NAN, is_diff ? r.interval->perm_p : NAN, r.p_holm, r.p_bh})
+        row.push_back(p_cell(p));
+    }
     table.rows.push_back(row);
   }
   return table;
 }
 
-void add_notes(const MetricsReport& report, Table& table) {
+std::string share(int64_t count, int64_t of) { return of ? fixed(100.0 * count / of, 1) + "%" : "—"; }
+
+std::string complementarity_text(const MetricsReport& report, const std::string& format) {
+  if (report.complementarity.empty()) return "";
+  Table table;
+  table.header = {"judge", "reference", "group", "n", "both right", "judge only", "reference only", "both wrong"};
+  for (const Complementarity& c : report.complementarity)
+    table.rows.push_back({c.judge, c.reference, c.benchmark ? *c.benchmark : c.condition ? *c.condition : "all",
+                          std::to_string(c.n), std::to_string(c.both_right) + " (" + share(c.both_right, c.n) + ")",
+                          std::to_string(c.judge_only) + " (" + share(c.judge_only, c.n) + ")",
+                          std::to_string(c.reference_only) + " (" + share(c.reference_only, c.n) + ")",
+                          std::to_string(c.both_wrong) + " (" + share(c.both_wrong, c.n) + ")"});
+  return "\nComplementarity (§7.3): order 0, items both judges rated\n" + table.render(format);
+}
+
+std::string disputes_text(const MetricsReport& report, const std::string& format) {
+  if (report.disputes.empty()) return "";
+  Table table;
+  table.header = {"judge", "reference", "group", "adjudicated", "disputed", "sides with judge",
+                  "sides with reference", "neither"};
+  for (const Disputes& d : report.disputes)
+    table.rows.push_back({d.judge, d.reference, d.benchmark ? *d.benchmark : d.condition ? *d.condition : "all",
+                          std::to_string(d.adjudicated), std::to_string(d.disputed),
+                          std::to_string(d.sides_with_judge) + " (" + share(d.sides_with_judge, d.disputed) + ")",
+                          std::to_string(d.sides_with_reference) + " (" +
+                              share(d.sides_with_reference, d.disputed) + ")",
+                          std::to_string(d.sides_with_neither) + " (" + share(d.sides_with_neither, d.disputed) +
+                              ")"});
+  return "\nDisputes (§7.2): adjudicated items where judge and reference disagree in order 0\n" +
+         table.render(format);
+}
+
+std::vector<std::string> footer(const MetricsReport& report) {
+  std::vector<std::string> lines;
   const BootstrapResult& result = report.statistics;
   for (const auto& v : report.validity)
-    table.notes.push_back("validity: " + v.judge + ": " + std::to_string(v.invalid) + " invalid of " +
-                          std::to_string(v.records) + " records");
-  for (const auto& note : report.notes) table.notes.push_back("note: " + note);
-  for (const auto& note : report.probability.notes) table.notes.push_back("note: " + note);
+    lines.push_back("validity: " + v.judge + ": " + std::to_string(v.invalid) + " invalid of " +
+                    std::to_string(v.records) + " records");
+  if (report.adjudicated_gold)
+    lines.push_back("gold: adjudicated labels replace gold on " + std::to_string(report.gold_substituted) + " items");
+  if (!report.strata_note.empty()) lines.push_back("note: " + report.strata_note);
+  for (const auto& note : report.notes) lines.push_back("note: " + note);
+  for (const auto& note : report.probability.notes) lines.push_back("note: " + note);
+  const std::string strata = report.strata.empty()       ? ""
+                             : report.strata_mode == "none" ? ", per " + report.strata + " by domain estimation"
+                                                            : ", stratified by " + report.strata;
   char summary[256];
   std::snprintf(summary, sizeof summary, "%llu replicates, %s CI, seed %llu, %lld clusters%s, backend %s (%s), %.2fs",
                 static_cast<unsigned long long>(report.replicates), to_string(report.ci).c_str(),
                 static_cast<unsigned long long>(report.seed), static_cast<long long>(result.n_clusters),
-                report.strata.empty() ? "" : (", stratified by " + report.strata).c_str(), result.backend.c_str(),
-                result.device.c_str(), result.resample_s);
-  table.notes.push_back(summary);
+                strata.c_str(), result.backend.c_str(), result.device.c_str(), result.resample_s);
+  lines.push_back(summary);
+  return lines;
+}
+
+std::string sections_text(const MetricsReport& report, const std::string& format) {
+  const std::vector<Row> rows = all_rows(report);
+  std::string out;
+  for (const Section& section : sections()) {
+    const Table table = section_table(report, section, rows);
+    const bool probability = std::string(section.name) == "probability quality";
+    if (table.rows.empty() && !(probability && !report.probability.empty())) continue;
+    if (!out.empty()) out += "\n";
+    out += std::string(section.header) + "\n";
+    if (!table.rows.empty()) out += table.render(format);
+    if (probability) out += probability_tables_text(report.probability, format);
+    if (std::string(section.name) == "differences")
+      out += complementarity_text(report, format) + disputes_text(report, format);
+  }
+  out += "\n";
+  for (const auto& line : footer(report)) out += line + "\n";
+  return out;
+}
+
+std::string optional_cell(const std::optional<std::string>& value) { return value ? *value : ""; }
+std::string optional_cell(const std::optional<int>& value) { return value ? std::to_string(*value) : ""; }
+std::string number_cell(double value) {
+  if (!std::isfinite(value)) return "";
+  std::string out;
+  append_17g(out, value);
+  return out;
+}
+
+// One row per statistic with numeric columns, empty for not applicable: pandas.read_csv loads it as is.
+std::string tidy_csv(const MetricsReport& report) {
+  Table table;
+  table.header = {"name",      "of", "judge", "reference", "benchmark", "condition", "order", "variant",
+                  "label",     "position", "threshold", "n", "estimate", "ci_lo", "ci_hi", "se",
+                  "undefined", "p", "perm_p", "p_holm", "p_bh"};
+  for (const Row& r : all_rows(report)) {
+    const StatLabel& l = *r.label;
+    const Interval none{r.point, NAN, NAN, NAN, 0};
+    const Interval& ci = r.interval ? *r.interval : none;
+    const bool is_diff = l.name == "diff" && r.interval;
+    table.rows.push_back({l.name, optional_cell(l.of), l.judge, optional_cell(l.reference),
+                          optional_cell(l.benchmark), optional_cell(l.condition), optional_cell(l.order),
+                          optional_cell(l.variant), optional_cell(l.label), optional_cell(l.position),
+                          optional_cell(l.threshold), std::to_string(l.n), number_cell(ci.estimate),
+                          number_cell(ci.lo), number_cell(ci.hi), number_cell(ci.se),
+                          r.interval ? std::to_string(ci.undefined) : "", number_cell(is_diff ? ci.p : NAN),
+                          number_cell(is_diff ? ci.perm_p : NAN), number_cell(r.p_holm), number_cell(r.p_bh)});
+  }
+  return table.render("csv");
+}
+
+Json settings_json(const MetricsReport& report) {
+  Json settings = bootstrap_settings_json(report.seed, report.replicates, report.ci, report.level, report.statistics,
+                                          report.strata_mode);
+  settings["by"] = report.strata.empty() ? Json(nullptr) : Json(report.strata);
+  settings["gold"] = report.adjudicated_gold ? "adjudicated" : "gold";
+  settings["invalid_match"] = report.invalid_match;
+  return settings;
+}
+
+Json optional_number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+// docs/statistics.md §4 rows plus §7's fields: label, position, p, perm_p, p_holm, p_bh.
+Json statistics_rows(const MetricsReport& report) {
+  Json rows = statistics_json(report.statistics);
+  for (size_t s = 0; s < rows.size(); ++s) {
+    const StatLabel& label = report.statistics.labels[s];
+    const Interval& interval = report.statistics.intervals[s];
+    const bool is_diff = label.name == "diff";
+    rows[s]["label"] = label.label ? Json(*label.label) : Json(nullptr);
+    rows[s]["position"] = label.position ? Json(*label.position) : Json(nullptr);
+    rows[s]["p"] = is_diff ? optional_number(interval.p) : Json(nullptr);
+    rows[s]["perm_p"] = is_diff ? optional_number(interval.perm_p) : Json(nullptr);
+    rows[s]["p_holm"] = report.p_holm.empty() ? Json(nullptr) : optional_number(report.p_holm[s]);
+    rows[s]["p_bh"] = report.p_bh.empty() ? Json(nullptr) : optional_number(report.p_bh[s]);
+  }
+  for (const auto& [label, value] : report.point_statistics)
+    rows.push_back({{"name", label.name},
+                    {"judge", label.judge},
+                    {"reference", nullptr},
+                    {"of", nullptr},
+                    {"benchmark", label.benchmark ? Json(*label.benchmark) : Json(nullptr)},
+                    {"condition", label.condition ? Json(*label.condition) : Json(nullptr)},
+                    {"order", nullptr},
+                    {"variant", nullptr},
+                    {"threshold", nullptr},
+                    {"n", label.n},
+                    {"estimate", optional_number(value)},
+                    {"ci", nullptr},
+                    {"se", nullptr},
+                    {"undefined", nullptr},
+                    {"label", nullptr},
+                    {"position", nullptr},
+                    {"p", nullptr},
+                    {"perm_p", nullptr},
+                    {"p_holm", nullptr},
+                    {"p_bh", nullptr}});
+  return rows;
+}
+
+Json group_json(const std::optional<std::string>& benchmark, const std::optional<std::string>& condition) {
+  return {{"benchmark", benchmark ? Json(*benchmark) : Json(nullptr)},
+          {"condition", condition ? Json(*condition) : Json(nullptr)}};
+}
+
+Json comparisons_json(const MetricsReport& report, Json& json) {
+  Json complementarity = Json::array();
+  for (const Complementarity& c : report.complementarity) {
+    Json row{{"judge", c.judge}, {"reference", c.reference}};
+    row.update(group_json(c.benchmark, c.condition));
+    const double n = static_cast<double>(c.n);
+    row.update({{"n", c.n},
+                {"both_right", c.both_right},
+                {"judge_only", c.judge_only},
+                {"reference_only", c.reference_only},
+                {"both_wrong", c.both_wrong},
+                {"shares",
+                 {{"both_right", c.n ? Json(c.both_right / n) : Json(nullptr)},
+                  {"judge_only", c.n ? Json(c.judge_only / n) : Json(nullptr)},
+                  {"reference_only", c.n ? Json(c.reference_only / n) : Json(nullptr)},
+                  {"both_wrong", c.n ? Json(c.both_wrong / n) : Json(nullptr)}}}});
+    complementarity.push_back(row);
+  }
+  json["complementarity"] = complementarity;
+  if (report.disputes.empty()) return json;
+  Json disputes = Json::array();
+  for (const Disputes& d : report.disputes) {
+    Json row{{"judge", d.judge}, {"reference", d.reference}};
+    row.update(group_json(d.benchmark, d.condition));
+    const double n = static_cast<double>(d.disputed);
+    row.update({{"adjudicated", d.adjudicated},
+                {"disputed", d.disputed},
+                {"sides_with_judge", d.sides_with_judge},
+                {"sides_with_reference", d.sides_with_reference},
+                {"sides_with_neither", d.sides_with_neither},
+                {"shares",
+                 {{"sides_with_judge", d.disputed ? Json(d.sides_with_judge / n) : Json(nullptr)},
+                  {"sides_with_reference", d.disputed ? Json(d.sides_with_reference / n) : Json(nullptr)},
+                  {"sides_with_neither", d.disputed ? Json(d.sides_with_neither / n) : Json(nullptr)}}}});
+    disputes.push_back(row);
+  }
+  json["disputes"] = disputes;
+  return json;
 }
 
 }  // namespace
@@ -74,21 +324,23 @@ void add_notes(const MetricsReport& report, Table& table) {
 Json to_json(const MetricsReport& report, const ReportHead& head) {
   Json json = head.envelope;
   json["settings"] = settings_json(report);
-  json["statistics"] = statistics_json(report.statistics);
+  json["statistics"] = statistics_rows(report);
   Json validity = Json::array();
   for (const auto& v : report.validity)
     validity.push_back({{"judge", v.judge}, {"records", v.records}, {"invalid", v.invalid}});
   json["validity"] = validity;
-  json["notes"] = report.notes;
+  std::vector<std::string> notes = report.notes;
+  if (!report.strata_note.empty()) notes.insert(notes.begin(), report.strata_note);
+  json["notes"] = notes;
+  comparisons_json(report, json);
   add_probability_json(report.probability, json);
-  json["timing"] = timing_json(report, head.load_s);
+  json["timing"] = bootstrap_timing_json(head.load_s + report.plan_s, report.statistics);
   return json;
 }
 
 std::string tables(const MetricsReport& report, const std::string& format) {
-  Table table = statistics_table(report);
-  add_notes(report, table);
-  return table.render(format) + probability_tables_text(report.probability, format);
+  if (format == "csv") return tidy_csv(report);
+  return sections_text(report, format);
 }
 
 }  // namespace judgestat

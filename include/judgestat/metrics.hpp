@@ -9,6 +9,8 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,16 @@ struct MetricsOptions {
   bool hard_only = false;  // only items some selected judge gets wrong in order 0 (§7.1 `hard`)
   bool invalid_match = false;  // two invalid verdicts agree in `cons` (LLMBar's `equal`)
   std::string reference;       // judge for `diff`; empty: the first selected judge
+  /// Per-judge statistics to difference (docs/statistics.md §7.3 `--diff`).
+  std::vector<std::string> diff{"acc", "pa", "bc"};
+  bool all_pairs = false;  // every pair j − i (i < j, selection order) instead of − reference
+  /// Three or more judges taken as raters: Fleiss' κ and Krippendorff's α (§7.1).
+  std::vector<std::string> raters;
+  int agreement_order = 0;  // the order κ, Fleiss' κ and α compare verdicts in
+  /// `--gold adjudicated`: the decisive adjudicated label replaces gold (§7.2).
+  bool adjudicated_gold = false;
+  /// Per-call fee (USD) / latency (s) by judge, replacing the file's fee_usd / latency_s.
+  std::map<std::string, double> fee, latency;
   // The bootstrap.
   uint64_t replicates = 10000, seed = 1;
   CiMethod ci = CiMethod::kPercentile;
@@ -49,11 +61,35 @@ struct JudgeValidity {
   int64_t records = 0, invalid = 0;
 };
 
+/// A pair's order-0 complementarity (docs/statistics.md §7.3) on one scope (group fields null =
+/// all units): units both judges rated, split by who is right.
+struct Complementarity {
+  std::string judge, reference;
+  std::optional<std::string> benchmark, condition;
+  int64_t n = 0, both_right = 0, judge_only = 0, reference_only = 0, both_wrong = 0;
+};
+
+/// Human adjudication of a judge against its reference (docs/statistics.md §7.2): over the
+/// adjudicated units both rated whose order-0 verdicts differ, whom the human sides with.
+struct Disputes {
+  std::string judge, reference;
+  std::optional<std::string> benchmark, condition;
+  int64_t adjudicated = 0;  // adjudicated units both judges rated in order 0
+  int64_t disputed = 0, sides_with_judge = 0, sides_with_reference = 0, sides_with_neither = 0;
+};
+
 struct MetricsReport {
   /// Every statistic with its interval (accuracy family, then probability quality).
   BootstrapResult statistics;
   std::vector<JudgeValidity> validity;
   std::vector<std::string> notes;  // accuracy-family statistics left out and why
+  /// Holm and Benjamini–Hochberg adjustments of the `diff` rows' p over the run, aligned with
+  /// statistics (NaN on other rows).
+  std::vector<double> p_holm, p_bh;
+  /// Statistics without an interval (latency quantiles): label and value.
+  std::vector<std::pair<StatLabel, double>> point_statistics;
+  std::vector<Complementarity> complementarity;
+  std::vector<Disputes> disputes;
   /// The point summaries of probability quality, with its own notes (empty without
   /// probabilities).
   ProbabilityQuality probability;
@@ -61,7 +97,11 @@ struct MetricsReport {
   uint64_t replicates = 0, seed = 0;
   CiMethod ci = CiMethod::kPercentile;
   double level = 0;
-  std::string strata;  // the stratification column, "" = none
+  std::string strata;       // the grouping column, "" = none
+  std::string strata_mode;  // settings.strata: the column when stratified, "none" (domain estimation) or ""
+  std::string strata_note;  // why domain estimation was used
+  bool adjudicated_gold = false;
+  int64_t gold_substituted = 0;  // items whose gold the adjudication replaced
   bool invalid_match = false;
   double plan_s = 0;  // selecting the records and building the plan (joins timing.load_s)
 };
