@@ -7,6 +7,7 @@
 namespace judgestat {
 int command_metrics(int argc, char** argv);
 int command_import(int argc, char** argv);
+int command_items(int argc, char** argv);
 int command_budget(int argc, char** argv);
 int command_cascade(int argc, char** argv);
 int command_bench(int argc, char** argv);

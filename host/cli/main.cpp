@@ -23,6 +23,7 @@ struct CommandEntry {
 // One line per subcommand.
 const CommandEntry kCommands[] = {
     {"metrics", judgestat::command_metrics, "accuracy family per judge with clustered CIs"},
+    {"items", judgestat::command_items, "per-item table of verdicts and correctness (CSV or JSONL)"},
     {"import", judgestat::command_import, "convert JudgeBench/LLMBar outputs to judgment records"},
     {"bench", judgestat::command_bench, "time a benchmark workload (w1)"},
     {"budget", judgestat::command_budget, "label-budget simulation of threshold rules"},

@@ -1,0 +1,70 @@
+// Writers of the per-item table (judgestat/items.hpp): CSV and JSONL with the same cells.
+// Numbers print in their shortest form that reads back exactly (std::to_chars without a
+// precision), so 0.5 stays "0.5" for people opening the CSV and every value round-trips.
+#include <charconv>
+#include <string>
+
+#include "judgestat/items.hpp"
+#include "records/csv.hpp"
+#include "report/report.hpp"
+
+namespace judgestat {
+namespace {
+
+void append_shortest(std::string& out, double value) {
+  char buffer[32];
+  const auto written = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, written.ptr);
+}
+
+void append_csv_cell(std::string& out, const ItemsValue& value) {
+  if (const auto* text = std::get_if<std::string>(&value)) out += csv_field(*text);
+  if (const auto* number = std::get_if<double>(&value)) append_shortest(out, *number);
+}
+
+// A JSON string; bytes that are not valid UTF-8 become U+FFFD rather than failing the export.
+void append_json_string(std::string& out, const std::string& text) {
+  out += Json(text).dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+}
+
+void append_json_cell(std::string& out, const ItemsValue& value) {
+  if (const auto* text = std::get_if<std::string>(&value))
+    append_json_string(out, *text);
+  else if (const auto* number = std::get_if<double>(&value))
+    append_shortest(out, *number);
+  else
+    out += "null";
+}
+
+}  // namespace
+
+std::string items_csv(const ItemsReport& report) {
+  std::string out;
+  for (size_t c = 0; c < report.columns.size(); ++c) out += (c ? "," : "") + csv_field(report.columns[c]);
+  out += '\n';
+  for (const auto& row : report.rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c) out += ',';
+      append_csv_cell(out, row[c]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string items_jsonl(const ItemsReport& report) {
+  std::string out;
+  for (const auto& row : report.rows) {
+    out += '{';
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c) out += ',';
+      append_json_string(out, report.columns[c]);
+      out += ':';
+      append_json_cell(out, row[c]);
+    }
+    out += "}\n";
+  }
+  return out;
+}
+
+}  // namespace judgestat
