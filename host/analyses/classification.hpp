@@ -1,0 +1,33 @@
+// Classification detail of docs/statistics.md §7.1 as plan statistics: macro precision, recall and
+// F1 and per label precision, recall and F1 of one judge's order-0 verdicts against gold (sklearn's
+// definitions, zero_division=0), and the confusion matrix of counts.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyses/scope_view.hpp"
+
+namespace judgestat {
+
+/// On the scope's units where `judge` has an order-0 record, over the labels that occur as gold
+/// there (ascending label index): `macro_precision`, `macro_recall`, `macro_f1` (each the mean of
+/// the per-label values), then per label (field `label`) `precision`, `recall`, `f1`. Per label,
+/// tp = gold k and verdict k, precision = tp / (verdicts k), recall = tp / (gold k), F1 = 2 tp /
+/// (gold k + verdicts k), each 0 when its denominator is 0 (sklearn's zero_division=0). An invalid
+/// or tie verdict predicts no label. All rows have order 0; macro n = the units, per-label n =
+/// the statistic's denominator (verdicts k, gold k, units with either). Nothing without units.
+void add_classification(const ItemMatrix& m, int32_t judge, const ScopeView& scope, Plan& plan);
+
+/// Gold × verdict counts of one judge's order-0 records on a scope.
+struct Confusion {
+  std::string judge;
+  StatLabel scope;  // scope.base with name "confusion", judge, order 0 and n (the records) set
+  std::vector<std::string> gold_labels;     // rows: the labels occurring as gold, by label index
+  std::vector<std::string> verdict_labels;  // columns: every label, "tie" (only if any), "invalid"
+  std::vector<std::vector<int64_t>> counts;  // counts[row][column]
+};
+
+Confusion confusion_counts(const ItemMatrix& m, int32_t judge, const ScopeView& scope);
+
+}  // namespace judgestat
