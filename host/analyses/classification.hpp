@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyses/scope_view.hpp"
+#include "judgestat/metrics.hpp"
 
 namespace judgestat {
 
@@ -19,15 +20,7 @@ namespace judgestat {
 /// the statistic's denominator (verdicts k, gold k, units with either). Nothing without units.
 void add_classification(const ItemMatrix& m, int32_t judge, const ScopeView& scope, Plan& plan);
 
-/// Gold × verdict counts of one judge's order-0 records on a scope.
-struct Confusion {
-  std::string judge;
-  StatLabel scope;  // scope.base with name "confusion", judge, order 0 and n (the records) set
-  std::vector<std::string> gold_labels;     // rows: the labels occurring as gold, by label index
-  std::vector<std::string> verdict_labels;  // columns: every label, "tie" (only if any), "invalid"
-  std::vector<std::vector<int64_t>> counts;  // counts[row][column]
-};
-
+/// Gold × verdict counts (Confusion: include/judgestat/metrics.hpp) of one judge's order-0 records on a scope.
 Confusion confusion_counts(const ItemMatrix& m, int32_t judge, const ScopeView& scope);
 
 }  // namespace judgestat

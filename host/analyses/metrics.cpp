@@ -6,7 +6,10 @@
 #include <map>
 #include <numeric>
 
+#include "analyses/agreement.hpp"
+#include "analyses/classification.hpp"
 #include "analyses/paired.hpp"
+#include "analyses/position_cost.hpp"
 #include "analyses/probability.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
@@ -190,7 +193,7 @@ class MetricsPlanBuilder {
   }
 
   StatLabel label_for(const std::string& name, int32_t judge, const MetricsScope& scope) const {
-    StatLabel label = scope_label(sel_, scope.group);
+    StatLabel label = group_label(sel_, scope.group);
     label.name = name;
     label.judge = m_.judges[judge];
     return label;
@@ -217,7 +220,7 @@ class MetricsPlanBuilder {
     for (int o = 0; o < orders_; ++o) add_ratio(j, s, tag, "acc", o, f.correct[o], f.present[o]);
     add_ratio(j, s, tag, "pa", std::nullopt, f.order_mean, f.any_present);
     if (multi_order_) add_order_family(j, f, s, tag);
-    add_macro_f1(j, f, scope, tag);
+    add_judge_detail(j, scope, tag);
   }
 
   // bc, cons, stable_wrong, jb_score and kappa: statistics that compare orders.
@@ -248,44 +251,30 @@ class MetricsPlanBuilder {
     add_order_kappa(m_, j, units_, f.complete, scope.mask, tag, label_for("kappa", j, scope), plan_);
   }
 
-  // Macro-F1 over the labels that occur as gold in order 0 (sklearn's F1 per label,
-  // 0 for a label that a replicate neither predicts nor contains).
-  void add_macro_f1(int32_t j, const JudgeUnits& f, const MetricsScope& scope, const std::string& tag) {
-    std::vector<std::vector<double>> tp, pred_gold;
-    int64_t n0 = 0;
-    for (int32_t k = 0; k < m_.n_labels(); ++k) {
-      std::vector<double> t(U_, 0.0), pg(U_, 0.0);
-      bool occurs = false;
-      for (size_t u = 0; u < U_; ++u) {
-        if (!scope.mask[u] || !f.present[0][u]) continue;
-        const bool gold_k = m_.gold[units_[u].item] == k, pred_k = f.verdict0[u] == k;
-        t[u] = gold_k && pred_k;
-        pg[u] = gold_k + pred_k;
-        occurs = occurs || gold_k;
-      }
-      if (!occurs) continue;
-      tp.push_back(std::move(t));
-      pred_gold.push_back(std::move(pg));
-    }
-    for (size_t u = 0; u < U_; ++u) n0 += scope.mask[u] > 0 && f.present[0][u] > 0;
-    if (tp.empty() || n0 == 0) return;
-    std::vector<Op> program;
-    for (size_t k = 0; k < tp.size(); ++k) {
-      const int32_t kt = add_column(tag + "/f1/tp" + std::to_string(k), tp[k]);
-      const int32_t kp = add_column(tag + "/f1/pg" + std::to_string(k), pred_gold[k]);
-      program.insert(program.end(), {{OpCode::kColumn, kt},
-                                     {OpCode::kConstant, 0, 2.0},
-                                     {OpCode::kMul},
-                                     {OpCode::kColumn, kp},
-                                     {OpCode::kDivOrZero}});
-      if (k > 0) program.push_back({OpCode::kAdd});
-    }
-    program.push_back({OpCode::kConstant, 0, static_cast<double>(tp.size())});
-    program.push_back({OpCode::kDiv});
-    StatisticDef stat{label_for("macro_f1", j, scope), program};
-    stat.label.order = 0;
-    stat.label.n = n0;
-    plan_.statistics.push_back(std::move(stat));
+  // docs/statistics.md §7.1 per judge and scope: classification detail and its confusion
+  // matrix, position bias, fee per 1,000 records and latency quantiles.
+  void add_judge_detail(int32_t j, const MetricsScope& scope, const std::string& tag) {
+    const ScopeView view{units_, scope.mask, group_label(sel_, scope.group), tag};
+    add_classification(m_, j, view, plan_);
+    out_.confusion.push_back(confusion_counts(m_, j, view));
+    add_position_bias(m_, j, orders_, view, plan_);
+    const auto fee = per_call(options_.fee, j), latency = per_call(options_.latency, j);
+    if (m_.has_fee || fee) add_fee_per_1k(m_, j, view, fee, plan_);
+    if (!m_.has_latency && !latency) return;
+    const LatencyQuantiles q = latency_quantiles(m_, j, view, latency);
+    if (q.n == 0) return;
+    StatLabel label = view.base;
+    label.judge = m_.judges[j];
+    label.n = q.n;
+    label.name = "latency_p50";
+    out_.point_statistics.push_back({label, q.p50});
+    label.name = "latency_p95";
+    out_.point_statistics.push_back({label, q.p95});
+  }
+
+  std::optional<double> per_call(const std::map<std::string, double>& values, int32_t j) const {
+    const auto it = values.find(m_.judges[j]);
+    return it == values.end() ? std::nullopt : std::optional<double>(it->second);
   }
 
   void add_validity() {
@@ -325,7 +314,7 @@ namespace {
 // Comparisons of judges on the accuracy units, per pair × scope: Cohen's κ, oracle accuracy,
 // complementarity, disputes and the adjudicated difference (docs/statistics.md §7.1–§7.3).
 void add_pair_comparisons(const ItemMatrix& m, const Selection& sel, const std::vector<std::pair<int32_t, int32_t>>& pairs,
-                          MetricsPlan& built) {
+                          int order, MetricsPlan& built) {
   std::map<int32_t, OrderZero> zero;
   for (const auto& [j, r] : pairs)
     for (int32_t judge : {j, r})
@@ -333,9 +322,11 @@ void add_pair_comparisons(const ItemMatrix& m, const Selection& sel, const std::
   for (const auto& [j, r] : pairs)
     for (const MetricsScope& scope : built.scopes) {
       const std::string tag = m.judges[j] + "-" + m.judges[r] + (scope.group ? "/" + *scope.group : "");
-      StatLabel label = scope_label(sel, scope.group);
+      StatLabel label = group_label(sel, scope.group);
       label.judge = m.judges[j];
       label.reference = m.judges[r];
+      add_pair_kappa(m, j, r, order, ScopeView{built.units, scope.mask, group_label(sel, scope.group), tag},
+                     built.plan);
       add_oracle_acc(zero[j], zero[r], scope.mask, label, tag, built.plan);
       Complementarity counts = complementarity_counts(zero[j], zero[r], scope.mask);
       counts.judge = m.judges[j];
@@ -354,9 +345,28 @@ void add_pair_comparisons(const ItemMatrix& m, const Selection& sel, const std::
     }
 }
 
+// Fleiss' κ and Krippendorff's α over the raters, per scope (docs/statistics.md §7.1).
+void add_rater_agreement(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options, MetricsPlan& built) {
+  if (options.raters.empty()) return;
+  if (options.raters.size() < 3)
+    throw std::invalid_argument("raters: Fleiss' kappa and Krippendorff's alpha need three or more raters, got " +
+                                std::to_string(options.raters.size()) + " (for two, --reference gives Cohen's kappa)");
+  std::vector<int32_t> raters;
+  for (const auto& name : options.raters) raters.push_back(m.judge_index(name));
+  for (int32_t r : raters)
+    if (std::find(sel.judges.begin(), sel.judges.end(), r) == sel.judges.end())
+      throw std::invalid_argument("raters: '" + m.judges[r] + "' is not among the analysed judges (--judges)");
+  for (const MetricsScope& scope : built.scopes) {
+    const ScopeView view{built.units, scope.mask, group_label(sel, scope.group),
+                         "raters" + (scope.group ? "/" + *scope.group : std::string())};
+    add_fleiss_kappa(m, raters, options.agreement_order, view, built.plan);
+    add_krippendorff_alpha(m, raters, options.agreement_order, view, built.plan);
+  }
+}
+
 }  // namespace
 
-StatLabel scope_label(const Selection& sel, const std::optional<std::string>& group) {
+StatLabel group_label(const Selection& sel, const std::optional<std::string>& group) {
   StatLabel label;
   if (!group) return label;
   if (sel.strata == "benchmark") label.benchmark = group;
@@ -373,7 +383,8 @@ MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, co
   const auto pairs = judge_pairs(sel.judges, reference, options.all_pairs);
   for (std::string& note : add_paired_differences(m, options.diff, pairs, built.plan))
     built.notes.push_back(std::move(note));
-  add_pair_comparisons(m, sel, pairs, built);
+  add_pair_comparisons(m, sel, pairs, options.agreement_order, built);
+  add_rater_agreement(m, sel, options, built);
   return built;
 }
 
@@ -400,6 +411,25 @@ BootstrapOptions bootstrap_options(const MetricsOptions& options) {
   return boot;
 }
 
+// Holm and BH over the run's `diff` rows (docs/statistics.md §7.3); other rows stay NaN.
+void adjust_difference_p(MetricsReport& report) {
+  const BootstrapResult& result = report.statistics;
+  std::vector<size_t> rows;
+  std::vector<double> p;
+  for (size_t s = 0; s < result.labels.size(); ++s)
+    if (result.labels[s].name == "diff") {
+      rows.push_back(s);
+      p.push_back(result.intervals[s].p);
+    }
+  const std::vector<double> holm = holm_adjust(p), bh = bh_adjust(p);
+  report.p_holm.assign(result.labels.size(), NAN);
+  report.p_bh.assign(result.labels.size(), NAN);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    report.p_holm[rows[i]] = holm[i];
+    report.p_bh[rows[i]] = bh[i];
+  }
+}
+
 }  // namespace
 
 MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options, const ExecTarget& target) {
@@ -421,6 +451,9 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   report.probability = std::move(built.probability);
   report.validity = std::move(built.validity);
   report.notes = std::move(built.notes);
+  adjust_difference_p(report);
+  report.confusion = std::move(built.confusion);
+  report.point_statistics = std::move(built.point_statistics);
   report.complementarity = std::move(built.complementarity);
   report.disputes = std::move(built.disputes);
   report.replicates = options.replicates;

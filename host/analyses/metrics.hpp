@@ -26,7 +26,7 @@ struct MetricsScope {
 
 /// A label whose group field names `group` (benchmark, or condition for conditions and
 /// difficulty groups, written "difficulty=k"); nothing set for the all-units scope.
-StatLabel scope_label(const Selection& selection, const std::optional<std::string>& group);
+StatLabel group_label(const Selection& selection, const std::optional<std::string>& group);
 
 struct MetricsPlan {
   Plan plan;
@@ -36,6 +36,8 @@ struct MetricsPlan {
   std::vector<MetricsScope> scopes;  // all units, then each group when reporting per group
   // Filled by build_metrics_run_plan.
   ProbabilityQuality probability;
+  std::vector<Confusion> confusion;
+  std::vector<std::pair<StatLabel, double>> point_statistics;  // latency quantiles
   std::vector<Complementarity> complementarity;
   std::vector<Disputes> disputes;
 };

@@ -1,5 +1,6 @@
 #include "analyses/position_cost.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -37,6 +38,18 @@ void for_each_record(const ItemMatrix& m, int32_t judge, const ScopeView& scope,
   }
 }
 
+// Canonical label order for positions: the label names sorted (A, B, C, D…), so that a file
+// whose first gold label is B still has order 0 showing A first (labels are otherwise
+// numbered by first appearance).
+std::vector<int32_t> canonical_rank(const ItemMatrix& m) {
+  std::vector<int32_t> by_name(m.n_labels());
+  for (int32_t k = 0; k < m.n_labels(); ++k) by_name[k] = k;
+  std::sort(by_name.begin(), by_name.end(), [&](int32_t a, int32_t b) { return m.labels[a] < m.labels[b]; });
+  std::vector<int32_t> rank(m.n_labels());
+  for (int32_t r = 0; r < m.n_labels(); ++r) rank[by_name[r]] = r;
+  return rank;
+}
+
 }  // namespace
 
 void add_position_bias(const ItemMatrix& m, int32_t judge, int orders, const ScopeView& scope, Plan& plan) {
@@ -45,6 +58,7 @@ void add_position_bias(const ItemMatrix& m, int32_t judge, int orders, const Sco
                                 std::to_string(m.orders) + ", got " + std::to_string(orders));
   const size_t U = scope.size();
   const int32_t K = m.n_labels();
+  const std::vector<int32_t> rank = canonical_rank(m);
   std::vector<std::vector<double>> at(K, std::vector<double>(U, 0.0));  // [position][unit]
   std::vector<double> valid(U, 0.0), complete(U, 0.0), all_first(U, 0.0), all_second(U, 0.0);
   for (size_t u = 0; u < U; ++u) {
@@ -55,7 +69,7 @@ void add_position_bias(const ItemMatrix& m, int32_t judge, int orders, const Sco
       if (!m.valid(c)) continue;
       ++n_valid;
       if (m.verdict[c] == kTie) continue;  // valid, at no position
-      const int32_t position = ((m.verdict[c] - o) % K + K) % K;
+      const int32_t position = ((rank[m.verdict[c]] - o) % K + K) % K;
       ++at[position][u];
       n_first += position == 0;
       n_second += position == 1;

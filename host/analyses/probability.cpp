@@ -330,7 +330,7 @@ class ProbabilityPlanBuilder {
 
   StatLabel label_for(const std::string& name, int32_t judge, const Scope& scope, const std::optional<int>& order,
                       int64_t n) const {
-    StatLabel label = scope_label(sel_, scope.group);
+    StatLabel label = group_label(sel_, scope.group);
     label.name = name;
     label.judge = m_.judges[judge];
     label.order = order;

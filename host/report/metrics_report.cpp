@@ -120,6 +120,24 @@ Table section_table(const MetricsReport& report, const Section& section, const s
   return table;
 }
 
+std::string confusion_text(const MetricsReport& report, const std::string& format) {
+  std::string out;
+  for (const Confusion& c : report.confusion) {
+    if (c.counts.empty()) continue;
+    Table table;
+    table.header = {"gold \\ verdict"};
+    table.header.insert(table.header.end(), c.verdict_labels.begin(), c.verdict_labels.end());
+    for (size_t r = 0; r < c.gold_labels.size(); ++r) {
+      std::vector<std::string> row{c.gold_labels[r]};
+      for (int64_t count : c.counts[r]) row.push_back(std::to_string(count));
+      table.rows.push_back(row);
+    }
+    out += "\nConfusion (order 0): " + c.judge + (c.scope.benchmark || c.scope.condition ? ", " + group_of(c.scope) : "") +
+           "\n" + table.render(format);
+  }
+  return out;
+}
+
 std::string share(int64_t count, int64_t of) { return of ? fixed(100.0 * count / of, 1) + "%" : "—"; }
 
 std::string complementarity_text(const MetricsReport& report, const std::string& format) {
@@ -186,6 +204,7 @@ std::string sections_text(const MetricsReport& report, const std::string& format
     out += std::string(section.header) + "\n";
     if (!table.rows.empty()) out += table.render(format);
     if (probability) out += probability_tables_text(report.probability, format);
+    if (std::string(section.name) == "classification") out += confusion_text(report, format);
     if (std::string(section.name) == "differences")
       out += complementarity_text(report, format) + disputes_text(report, format);
   }
@@ -279,6 +298,18 @@ Json group_json(const std::optional<std::string>& benchmark, const std::optional
           {"condition", condition ? Json(*condition) : Json(nullptr)}};
 }
 
+Json confusion_json(const MetricsReport& report) {
+  Json out = Json::array();
+  for (const Confusion& c : report.confusion) {
+    Json row{{"judge", c.judge}};
+    row.update(group_json(c.scope.benchmark, c.scope.condition));
+    row.update({{"order", 0}, {"n", c.scope.n}, {"gold", c.gold_labels}, {"verdict", c.verdict_labels},
+                {"counts", c.counts}});
+    out.push_back(row);
+  }
+  return out;
+}
+
 Json comparisons_json(const MetricsReport& report, Json& json) {
   Json complementarity = Json::array();
   for (const Complementarity& c : report.complementarity) {
@@ -332,6 +363,7 @@ Json to_json(const MetricsReport& report, const ReportHead& head) {
   std::vector<std::string> notes = report.notes;
   if (!report.strata_note.empty()) notes.insert(notes.begin(), report.strata_note);
   json["notes"] = notes;
+  json["confusion"] = confusion_json(report);
   comparisons_json(report, json);
   add_probability_json(report.probability, json);
   json["timing"] = bootstrap_timing_json(head.load_s + report.plan_s, report.statistics);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "judgestat/bootstrap.hpp"
+#include "judgestat/plan.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/probability.hpp"
 #include "judgestat/records.hpp"
@@ -61,6 +62,15 @@ struct JudgeValidity {
   int64_t records = 0, invalid = 0;
 };
 
+/// Gold × verdict counts of one judge's order-0 records on one scope (docs/statistics.md §7.1).
+struct Confusion {
+  std::string judge;
+  StatLabel scope;  // group fields, name "confusion", judge, order 0 and n (the records) set
+  std::vector<std::string> gold_labels;     // rows: the labels occurring as gold, by label index
+  std::vector<std::string> verdict_labels;  // columns: every label, "tie" (only if any), "invalid"
+  std::vector<std::vector<int64_t>> counts;  // counts[row][column]
+};
+
 /// A pair's order-0 complementarity (docs/statistics.md §7.3) on one scope (group fields null =
 /// all units): units both judges rated, split by who is right.
 struct Complementarity {
@@ -88,6 +98,7 @@ struct MetricsReport {
   std::vector<double> p_holm, p_bh;
   /// Statistics without an interval (latency quantiles): label and value.
   std::vector<std::pair<StatLabel, double>> point_statistics;
+  std::vector<Confusion> confusion;
   std::vector<Complementarity> complementarity;
   std::vector<Disputes> disputes;
   /// The point summaries of probability quality, with its own notes (empty without
