@@ -365,6 +365,8 @@ MetricsReport run_metrics(const ItemMatrix& matrix, const MetricsOptions& option
   select.conditions = options.conditions;
   select.variants = options.variants;
   select.strata = options.by;
+  select.strata_mode = options.strata_mode;
+  select.hard_only = options.hard_only;
   const Selection selection = select_records(matrix, select);
   MetricsPlan built = build_metrics_plan(matrix, selection, options);
   MetricsReport report;
