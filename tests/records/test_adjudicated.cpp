@@ -133,8 +133,8 @@ TEST(Adjudicated, GoldSubstitutionCountsChangedItems) {
   EXPECT_TRUE(m.correct(m.cell(1, 0, 0, 0), 0));
   EXPECT_EQ(use_adjudicated_gold(m), 0);  // applying it again changes nothing
 
-  ItemMatrix three = load_item_matrix(write_temp(
-      "judge,item,gold,verdict,adjudicated\nj,i1,A,A,B\nj,i2,B,B,A\nj,i3,C,A,C\nj,i4,C,A,B\n", ".csv"));
+  ItemMatrix three = load_item_matrix(
+      write_temp("judge,item,gold,verdict,adjudicated\nj,i1,A,A,B\nj,i2,B,B,A\nj,i3,C,A,C\nj,i4,C,A,B\n", ".csv"));
   EXPECT_EQ(use_adjudicated_gold(three), 3);
   EXPECT_EQ(three.gold, (std::vector<int32_t>{1, 0, 2, 1}));
 }
