@@ -397,6 +397,8 @@ SelectionOptions selection_options(const MetricsOptions& options) {
   select.conditions = options.conditions;
   select.variants = options.variants;
   select.strata = options.by;
+  select.strata_mode = options.strata_mode;
+  select.hard_only = options.hard_only;
   return select;
 }
 
@@ -461,6 +463,8 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   report.ci = options.ci;
   report.level = options.level;
   report.strata = selection.strata;
+  report.strata_mode = strata_setting(selection);
+  report.strata_note = selection.strata_note;
   report.invalid_match = options.invalid_match;
   report.adjudicated_gold = options.adjudicated_gold;
   return report;

@@ -37,19 +37,14 @@ bool parse_double(std::string_view text, double& out) {
 }
 
 Field field_of(std::string_view name) {
-  static const std::unordered_map<std::string_view, Field> kFields = {{"judge", Field::kJudge},
-                                                                      {"item", Field::kItem},
-                                                                      {"gold", Field::kGold},
-                                                                      {"verdict", Field::kVerdict},
-                                                                      {"cluster", Field::kCluster},
-                                                                      {"benchmark", Field::kBenchmark},
-                                                                      {"condition", Field::kCondition},
-                                                                      {"order", Field::kOrder},
-                                                                      {"variant", Field::kVariant},
-                                                                      {"rationale_ok", Field::kRationaleOk},
-                                                                      {"fee_usd", Field::kFee},
-                                                                      {"latency_s", Field::kLatency},
-                                                                      {"flag", Field::kFlag}};
+  static const std::unordered_map<std::string_view, Field> kFields = {
+      {"judge", Field::kJudge},         {"item", Field::kItem},
+      {"gold", Field::kGold},           {"verdict", Field::kVerdict},
+      {"cluster", Field::kCluster},     {"benchmark", Field::kBenchmark},
+      {"condition", Field::kCondition}, {"order", Field::kOrder},
+      {"variant", Field::kVariant},     {"rationale_ok", Field::kRationaleOk},
+      {"fee_usd", Field::kFee},         {"latency_s", Field::kLatency},
+      {"flag", Field::kFlag},           {"adjudicated", Field::kAdjudicated}};
   if (name.size() >= 2 && name.compare(0, 2, "p.") == 0) return Field::kProbability;
   auto found = kFields.find(name);
   return found == kFields.end() ? Field::kIgnored : found->second;
@@ -74,8 +69,10 @@ void copy_shared_members(To& to, const From& from) {
   to.benchmark = from.benchmark;
   to.condition = from.condition;
   to.variant = from.variant;
+  to.adjudicated = from.adjudicated;
   to.order = from.order;
   to.verdict_given = from.verdict_given;
+  to.adjudicated_given = from.adjudicated_given;
   to.nan_probability = from.nan_probability;
   to.rationale_ok = from.rationale_ok;
   to.fee_usd = from.fee_usd;

@@ -46,6 +46,7 @@ enum class Field : uint8_t {
   kFee,
   kLatency,
   kFlag,
+  kAdjudicated,
   kProbability,
   kIgnored
 };
@@ -66,8 +67,10 @@ struct FieldSource {
 struct RecordView {
   std::string_view judge, item, gold, verdict, cluster;
   std::string_view benchmark = kDefaultBenchmark, condition, variant = kDefaultVariant;
+  std::string_view adjudicated;
   int order = 0;
   bool verdict_given = false;
+  bool adjudicated_given = false;
   const std::vector<std::string>* prob_labels = nullptr;  // set by whoever fills the view
   const double* probs = nullptr;                          // prob_labels->size() values
   bool nan_probability = false;
@@ -147,6 +150,11 @@ void set_field(AnyRecord& record, Field field, std::string_view text, const Fiel
       break;
     case Field::kFlag:
       record.flag = static_cast<int>(parse_binary(text, source, 0.0));
+      break;
+    case Field::kAdjudicated:
+      // docs/statistics.md §7.2: empty or "null" = not adjudicated; the pivot checks the label.
+      record.adjudicated_given = true;
+      store(record.adjudicated, text == "null" ? std::string_view() : text);
       break;
     case Field::kProbability:
     case Field::kIgnored:

@@ -72,6 +72,7 @@ class Numbering {
 struct NumberedRecord {
   int32_t judge, item, variant, cluster, benchmark, condition, gold;
   int32_t verdict;      // -1 when no verdict was given
+  int32_t adjudicated;  // the text, "" (not adjudicated) included
   int32_t prob_labels;  // the record's list of probability labels
   int32_t order;        // as given; the pivot checks the range
   size_t first_prob;    // the record's probabilities: probs[first_prob …], one per label
@@ -85,7 +86,8 @@ struct NumberedRecord {
 /// pivot reads. Clusters, benchmarks and variants are numbered after their defaults are applied
 /// (cluster_of, benchmark_of, variant_of).
 struct NumberedRecords {
-  Numbering judges, items, variants, clusters, benchmarks, conditions, golds, verdicts;
+  Numbering judges, items, variants, clusters, benchmarks, conditions, golds, verdicts, adjudications;
+  bool adjudicated_column = false;                         // some record had an `adjudicated` column or key
   std::vector<std::vector<std::string>> prob_label_lists;  // distinct lists, first appearance
   std::vector<double> probs;
   std::vector<NumberedRecord> records;
@@ -100,6 +102,8 @@ struct NumberedRecords {
     record.condition = conditions.id(view.condition);
     record.gold = golds.id(view.gold);
     record.verdict = view.verdict_given ? verdicts.id(view.verdict) : -1;
+    record.adjudicated = adjudications.id(view.adjudicated);
+    adjudicated_column |= view.adjudicated_given;
     record.prob_labels = prob_label_list_id(*view.prob_labels);
     record.order = view.order;
     record.first_prob = probs.size();

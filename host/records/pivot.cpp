@@ -23,7 +23,18 @@ struct LabelIndex {
   std::vector<int32_t> gold_label;                  // per distinct gold text, -1 outside the set
   std::vector<VerdictMeaning> verdict_meaning;      // per distinct verdict text
   std::vector<std::vector<int32_t>> slots_of_list;  // label index of each listed label, or -1
+  // Per distinct adjudicated text: label index, kNotAdjudicated, kIndecisive or kNotALabel.
+  std::vector<int32_t> adjudicated_code;
 };
+
+constexpr int32_t kNotALabel = -3;  // an adjudicated text that is no label of the set
+
+/// docs/statistics.md §7.2: empty = not adjudicated, "indecisive", else a label of the set.
+int32_t adjudicated_code(const std::string& text, int32_t label) {
+  if (text.empty()) return kNotAdjudicated;
+  if (text == "indecisive") return kIndecisive;
+  return label >= 0 ? label : kNotALabel;
+}
 
 /// Label set: --labels, else probability labels (first appearance) then gold labels. Fills
 /// m.labels.
@@ -74,12 +85,16 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
     std::vector<int32_t>& slots = index.slots_of_list.emplace_back();
     for (const std::string& label : labels) slots.push_back(label_of(label));
   }
+  for (size_t a = 0; a < numbered.adjudications.size(); ++a) {
+    const std::string& text = numbered.adjudications.name(static_cast<int32_t>(a));
+    index.adjudicated_code.push_back(adjudicated_code(text, label_of(text)));
+  }
   return index;
 }
 
-/// gold and cluster are item-level by docs/statistics.md §1; benchmark and condition describe the item too
-/// (subset filters select items), so they must agree as well between `record` and `first`, the
-/// item's first record.
+/// gold and cluster are item-level by docs/statistics.md §1, adjudicated by §7.2; benchmark and
+/// condition describe the item too (subset filters select items), so they must agree as well
+/// between `record` and `first`, the item's first record.
 void check_same_item_columns(const NumberedRecords& numbered, const std::string& file, const NumberedRecord& record,
                              const NumberedRecord& first) {
   auto check_same = [&](const char* column, const Numbering& texts, int32_t here, int32_t there) {
@@ -94,6 +109,21 @@ void check_same_item_columns(const NumberedRecords& numbered, const std::string&
   check_same("cluster", numbered.clusters, record.cluster, first.cluster);
   check_same("benchmark", numbered.benchmarks, record.benchmark, first.benchmark);
   check_same("condition", numbered.conditions, record.condition, first.condition);
+  check_same("adjudicated", numbered.adjudications, record.adjudicated, first.adjudicated);
+}
+
+/// The item's adjudication from its first record: a label of the set, `indecisive` or empty.
+int32_t item_adjudication(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file,
+                          const NumberedRecord& record, const ItemMatrix& m) {
+  const int32_t code = index.adjudicated_code[record.adjudicated];
+  if (code == kNotALabel) {
+    fail(file, record.line, "adjudicated",
+         "expected a label of the label set (" + join(m.labels, ",") +
+             "), 'indecisive' or an empty field (not adjudicated), got " +
+             shown_text(numbered.adjudications.name(record.adjudicated)) +
+             "; correct the adjudicated label or add it to --labels");
+  }
+  return code;
 }
 
 /// With --labels, a record may give probabilities only for labels in the set.
@@ -118,6 +148,7 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
   const std::vector<NumberedRecord>& records = numbered.records;
   std::vector<size_t> first_record_of_item;
   int max_order = 0;
+  m.has_adjudicated = numbered.adjudicated_column;
   for (const NumberedRecord& record : records) {
     if (record.order < 0 || record.order > kMaxOrder) {
       fail(file, record.line, "order",
@@ -138,6 +169,7 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
       m.item_benchmark.push_back(record.benchmark);
       m.item_condition.push_back(record.condition);
       m.item_flag.push_back(0);
+      if (m.has_adjudicated) m.item_adjudicated.push_back(item_adjudication(numbered, index, file, record, m));
     } else {
       check_same_item_columns(numbered, file, record, records[first_record_of_item[record.item]]);
     }

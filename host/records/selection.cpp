@@ -25,6 +25,163 @@ std::vector<int32_t> lookup(const std::vector<std::string>& names, const std::ve
   return out;
 }
 
+void check_grouping(const SelectionOptions& options, size_t n_judges) {
+  const std::string& key = options.strata;
+  if (!key.empty() && key != "benchmark" && key != "condition" && key != "difficulty")
+    throw std::invalid_argument("by: expected benchmark, condition or difficulty, got '" + key + "'");
+  if (key == "difficulty" && n_judges < 2)
+    throw std::invalid_argument(
+        "by: difficulty needs at least two judges (it groups items by how many of them are wrong "
+        "in order 0); select more judges or group by benchmark or condition");
+  if (!options.strata_mode.empty() && options.strata_mode != "by" && options.strata_mode != "none")
+    throw std::invalid_argument("strata: expected by or none, got '" + options.strata_mode + "'");
+  if (!options.strata_mode.empty() && key.empty())
+    throw std::invalid_argument("strata: '" + options.strata_mode +
+                                "' says how groups are resampled, but no grouping is given; "
+                                "add by (benchmark, condition or difficulty) or drop strata");
+}
+
+/// Per matrix item: how many selected judges are wrong on it in order 0 (docs/statistics.md
+/// §7.1 difficulty). A judge's verdict is its order-0 record in the first kept variant (file
+/// order) that has one; invalid and tie are wrong; a judge without such a record does not count.
+std::vector<int32_t> order0_wrong(const ItemMatrix& m, const Selection& sel) {
+  std::vector<int32_t> variants = sel.variants;
+  std::sort(variants.begin(), variants.end());
+  std::vector<int32_t> wrong(m.n_items(), 0);
+  for (int32_t i = 0; i < m.n_items(); ++i)
+    for (int32_t j : sel.judges)
+      for (int32_t v : variants) {
+        const size_t c = m.cell(j, i, 0, v);
+        if (!m.present(c)) continue;
+        wrong[i] += !m.correct(c, i);
+        break;
+      }
+  return wrong;
+}
+
+/// Items that pass the filters, by first appearance among their kept records; counts the kept
+/// records and orders. `keep`: per matrix item, whether the item filters let it through.
+void select_items(const ItemMatrix& m, const std::vector<uint8_t>& keep, Selection& sel) {
+  const int64_t never = INT64_MAX;
+  std::vector<int64_t> first_line(m.n_items(), never);
+  for (int32_t i = 0; i < m.n_items(); ++i) {
+    if (!keep[i]) continue;
+    for (int32_t j : sel.judges)
+      for (int32_t o = 0; o < m.orders; ++o)
+        for (int32_t v : sel.variants) {
+          const size_t c = m.cell(j, i, o, v);
+          if (!m.present(c)) continue;
+          first_line[i] = std::min(first_line[i], m.line[c]);
+          sel.orders = std::max(sel.orders, o + 1);
+          ++sel.records;
+          sel.invalid += m.verdict[c] == kInvalid;
+        }
+  }
+  for (int32_t i = 0; i < m.n_items(); ++i)
+    if (first_line[i] != never) sel.items.push_back(i);
+  std::stable_sort(sel.items.begin(), sel.items.end(),
+                   [&](int32_t a, int32_t b) { return first_line[a] < first_line[b]; });
+}
+
+/// Per matrix item, whether the benchmark, condition and hard filters keep it.
+std::vector<uint8_t> kept_items(const ItemMatrix& m, const SelectionOptions& options,
+                                const std::vector<int32_t>& wrong) {
+  std::vector<uint8_t> benchmark_ok(m.benchmarks.size(), options.benchmarks.empty());
+  for (int32_t b : lookup(m.benchmarks, options.benchmarks, "benchmarks")) benchmark_ok[b] = 1;
+  std::vector<uint8_t> condition_ok(m.conditions.size(), options.conditions.empty());
+  for (int32_t c : lookup(m.conditions, options.conditions, "conditions")) condition_ok[c] = 1;
+  std::vector<uint8_t> keep(m.n_items());
+  for (int32_t i = 0; i < m.n_items(); ++i)
+    keep[i] =
+        benchmark_ok[m.item_benchmark[i]] && condition_ok[m.item_condition[i]] && (!options.hard_only || wrong[i] > 0);
+  return keep;
+}
+
+/// A cluster with items in two groups (stratum indices), the first one met in item order.
+struct SpanningCluster {
+  int32_t cluster = -1, group_a = -1, group_b = -1;
+};
+
+/// Reporting groups by first appearance (item_stratum, stratum_names); the first spanning cluster.
+SpanningCluster assign_groups(const ItemMatrix& m, const SelectionOptions& options, const std::vector<int32_t>& wrong,
+                              Selection& sel) {
+  auto group_of = [&](int32_t item) {
+    if (options.strata == "benchmark") return m.item_benchmark[item];
+    if (options.strata == "condition") return m.item_condition[item];
+    if (options.strata == "difficulty") return wrong[item];
+    return 0;
+  };
+  auto group_name = [&](int32_t group) {
+    if (options.strata == "benchmark") return m.benchmarks[group];
+    if (options.strata == "condition") return m.conditions[group];
+    if (options.strata == "difficulty") return std::to_string(group);
+    return std::string("all");
+  };
+  std::map<int32_t, int32_t> stratum_of_group;
+  std::map<int32_t, int32_t> cluster_stratum;  // matrix cluster → its first item's stratum
+  SpanningCluster spanning;
+  sel.item_stratum.assign(m.n_items(), -1);
+  for (int32_t i : sel.items) {
+    const int32_t group = group_of(i);
+    auto [found, added] = stratum_of_group.emplace(group, sel.n_strata());
+    if (added) sel.stratum_names.push_back(group_name(group));
+    const int32_t h = found->second;
+    sel.item_stratum[i] = h;
+    const auto [first, new_cluster] = cluster_stratum.emplace(m.item_cluster[i], h);
+    if (!new_cluster && first->second != h && spanning.cluster < 0) spanning = {first->first, first->second, h};
+  }
+  return spanning;
+}
+
+/// Plan clusters by first appearance: within each reporting group when stratified, over all
+/// selected items in domain mode (one stratum).
+void number_clusters(const ItemMatrix& m, Selection& sel) {
+  const int32_t n_strata = sel.domain ? 1 : sel.n_strata();
+  std::vector<std::vector<int32_t>> stratum_clusters(n_strata);  // matrix clusters per stratum
+  std::vector<int32_t> plan_cluster(m.clusters.size(), -1);
+  for (int32_t i : sel.items) {
+    const int32_t cluster = m.item_cluster[i];
+    if (plan_cluster[cluster] >= 0) continue;
+    plan_cluster[cluster] = 0;
+    stratum_clusters[sel.domain ? 0 : sel.item_stratum[i]].push_back(cluster);
+  }
+  sel.stratum_offset.push_back(0);
+  for (const auto& clusters : stratum_clusters) {
+    for (int32_t c : clusters) {
+      plan_cluster[c] = static_cast<int32_t>(sel.cluster_names.size());
+      sel.cluster_names.push_back(m.clusters[c]);
+    }
+    sel.stratum_offset.push_back(static_cast<int64_t>(sel.cluster_names.size()));
+  }
+  sel.item_cluster.assign(m.n_items(), -1);
+  for (int32_t i : sel.items) sel.item_cluster[i] = plan_cluster[m.item_cluster[i]];
+}
+
+/// Stratified or domain estimation (docs/statistics.md §2), with the note that says why.
+void choose_resampling(const ItemMatrix& m, const SelectionOptions& options, const SpanningCluster& spanning,
+                       Selection& sel) {
+  if (sel.strata.empty()) return;
+  std::string spans;
+  if (spanning.cluster >= 0)
+    spans = "cluster '" + m.clusters[spanning.cluster] + "' has items in two " + sel.strata + " groups ('" +
+            sel.stratum_names[spanning.group_a] + "' and '" + sel.stratum_names[spanning.group_b] + "')";
+  const std::string domain_estimates = "clusters are resampled over all analysed data (one stratum) and each " +
+                                       sel.strata +
+                                       " group's statistic is a domain estimate on these unstratified replicates";
+  if (options.strata_mode == "none") {
+    sel.domain = true;
+    sel.strata_note =
+        "--strata none asked for domain estimation: " + domain_estimates + (spans.empty() ? "" : " (" + spans + ")");
+  } else if (spanning.cluster >= 0) {
+    if (options.strata_mode == "by")
+      throw UsageError(spans +
+                       "; --strata by resamples within groups and needs each cluster inside one group; "
+                       "use --strata none (or leave --strata out) to run domain estimation");
+    sel.domain = true;
+    sel.strata_note = spans + ", so " + domain_estimates;
+  }
+}
+
 }  // namespace
 
 Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
@@ -41,94 +198,35 @@ Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
   } else {
     sel.variants = lookup(m.variants, options.variants, "variants");
   }
-  std::vector<uint8_t> benchmark_ok(m.benchmarks.size(), options.benchmarks.empty());
-  for (int32_t b : lookup(m.benchmarks, options.benchmarks, "benchmarks")) benchmark_ok[b] = 1;
-  std::vector<uint8_t> condition_ok(m.conditions.size(), options.conditions.empty());
-  for (int32_t c : lookup(m.conditions, options.conditions, "conditions")) condition_ok[c] = 1;
-
-  // First appearance of each item among the records kept.
-  const int64_t never = INT64_MAX;
-  std::vector<int64_t> first_line(m.n_items(), never);
-  for (int32_t i = 0; i < m.n_items(); ++i) {
-    if (!benchmark_ok[m.item_benchmark[i]] || !condition_ok[m.item_condition[i]]) continue;
-    for (int32_t j : sel.judges)
-      for (int32_t o = 0; o < m.orders; ++o)
-        for (int32_t v : sel.variants) {
-          const size_t c = m.cell(j, i, o, v);
-          if (!m.present(c)) continue;
-          first_line[i] = std::min(first_line[i], m.line[c]);
-          sel.orders = std::max(sel.orders, o + 1);
-          ++sel.records;
-          sel.invalid += m.verdict[c] == kInvalid;
-        }
+  check_grouping(options, sel.judges.size());
+  const bool need_wrong = options.hard_only || options.strata == "difficulty";
+  const std::vector<int32_t> wrong = need_wrong ? order0_wrong(m, sel) : std::vector<int32_t>();
+  select_items(m, kept_items(m, options, wrong), sel);
+  if (sel.items.empty()) {
+    const std::string filters = options.hard_only ? "condition and variant filters and the hard filter (items some "
+                                                    "selected judge gets wrong in order 0); widen them or drop hard"
+                                                  : "condition and variant filters; widen them";
+    throw UsageError("the selected subset is empty: no records match the judge, benchmark, " + filters);
   }
-  for (int32_t i = 0; i < m.n_items(); ++i)
-    if (first_line[i] != never) sel.items.push_back(i);
-  if (sel.items.empty())
-    throw UsageError(
-        "the selected subset is empty: no records match the judge, benchmark, "
-        "condition and variant filters; widen them");
-  std::stable_sort(sel.items.begin(), sel.items.end(),
-                   [&](int32_t a, int32_t b) { return first_line[a] < first_line[b]; });
-
-  // Strata by first appearance; clusters by first appearance within their stratum.
   sel.strata = options.strata;
-  if (!options.strata.empty() && options.strata != "benchmark" && options.strata != "condition")
-    throw std::invalid_argument("by: expected benchmark or condition, got '" + options.strata + "'");
-  auto group_of = [&](int32_t item) {
-    if (options.strata == "benchmark") return m.item_benchmark[item];
-    if (options.strata == "condition") return m.item_condition[item];
-    return 0;
-  };
-  const std::vector<std::string>& group_names = options.strata == "benchmark"   ? m.benchmarks
-                                                : options.strata == "condition" ? m.conditions
-                                                                                : std::vector<std::string>{"all"};
-  std::map<int32_t, int32_t> stratum_of_group;
-  std::vector<std::vector<int32_t>> stratum_clusters;  // matrix cluster ids per stratum
-  std::map<int32_t, int32_t> cluster_stratum;          // matrix cluster → stratum
-  for (int32_t i : sel.items) {
-    const int32_t group = group_of(i);
-    auto [git, new_group] = stratum_of_group.emplace(group, static_cast<int32_t>(stratum_clusters.size()));
-    if (new_group) {
-      stratum_clusters.emplace_back();
-      sel.stratum_names.push_back(group_names.empty() ? "all" : group_names[group]);
-    }
-    const int32_t h = git->second;
-    const int32_t cluster = m.item_cluster[i];
-    auto [cit, new_cluster] = cluster_stratum.emplace(cluster, h);
-    if (new_cluster) {
-      stratum_clusters[h].push_back(cluster);
-    } else if (cit->second != h) {
-      throw UsageError("cluster '" + m.clusters[cluster] + "' has items in two " + options.strata + " groups ('" +
-                       sel.stratum_names[cit->second] + "' and '" + sel.stratum_names[h] +
-                       "'); a stratified bootstrap needs each cluster "
-                       "inside one group");
-    }
-  }
-  std::map<int32_t, int32_t> plan_cluster;
-  sel.stratum_offset.push_back(0);
-  for (const auto& clusters : stratum_clusters) {
-    for (int32_t c : clusters) {
-      plan_cluster[c] = static_cast<int32_t>(sel.cluster_names.size());
-      sel.cluster_names.push_back(m.clusters[c]);
-    }
-    sel.stratum_offset.push_back(static_cast<int64_t>(sel.cluster_names.size()));
-  }
-  sel.item_cluster.assign(m.n_items(), -1);
-  sel.item_stratum.assign(m.n_items(), -1);
-  for (int32_t i : sel.items) {
-    sel.item_cluster[i] = plan_cluster[m.item_cluster[i]];
-    sel.item_stratum[i] = stratum_of_group[group_of(i)];
-  }
+  const SpanningCluster spanning = assign_groups(m, options, wrong, sel);
+  choose_resampling(m, options, spanning, sel);
+  number_clusters(m, sel);
   return sel;
 }
 
 Plan plan_for(const Selection& selection) {
   Plan plan;
   plan.stratum_offset = selection.stratum_offset;
-  plan.stratum_names = selection.stratum_names;
+  // The resampling strata: the groups when stratified, one stratum in domain mode.
+  plan.stratum_names = selection.domain ? std::vector<std::string>{"all"} : selection.stratum_names;
   plan.cluster_names = selection.cluster_names;
   return plan;
+}
+
+std::string strata_setting(const Selection& selection) {
+  if (selection.strata.empty()) return "";
+  return selection.domain ? "none" : selection.strata;
 }
 
 }  // namespace judgestat

@@ -15,7 +15,12 @@ struct SelectionOptions {
   std::vector<std::string> benchmarks;  // empty: every benchmark
   std::vector<std::string> conditions;  // empty: every condition
   std::vector<std::string> variants;    // empty: every variant
-  std::string strata;                   // "", "benchmark" or "condition"
+  std::string strata;                   // grouping key: "", "benchmark", "condition" or "difficulty"
+  /// How groups are resampled (docs/statistics.md §2): "" stratified when every cluster lies in
+  /// one group, else domain estimation; "by" stratified (a spanning cluster is an error); "none"
+  /// domain estimation.
+  std::string strata_mode;
+  bool hard_only = false;  // only items some selected judge gets wrong in order 0 (§7.1 `hard`)
 };
 
 struct Selection {
@@ -23,21 +28,29 @@ struct Selection {
   std::vector<int32_t> items;              // matrix item indices, by first appearance
   std::vector<int32_t> variants;           // matrix variant indices kept
   std::vector<int32_t> item_cluster;       // per matrix item: plan cluster, -1 when not selected
-  std::vector<int32_t> item_stratum;       // per matrix item: stratum, -1 when not selected
-  std::vector<int64_t> stratum_offset;     // clusters of stratum h: [offset[h], offset[h+1])
-  std::vector<std::string> stratum_names;  // group names (one "all" stratum when unstratified)
+  std::vector<int32_t> item_stratum;       // per matrix item: reporting group, -1 when not selected
+  std::vector<int64_t> stratum_offset;     // resampling strata: clusters of h in [offset[h], offset[h+1])
+  std::vector<std::string> stratum_names;  // reporting group names (one "all" without groups)
   std::vector<std::string> cluster_names;
-  std::string strata;                // the grouping key, "" when unstratified
+  std::string strata;                // the grouping key, "" without groups
+  bool domain = false;               // groups reported, clusters resampled unstratified (one stratum)
+  std::string strata_note;           // in domain mode: why, naming a spanning cluster when there is one
   int orders = 1;                    // 1 + the largest order among selected cells
   int64_t records = 0, invalid = 0;  // selected cells and how many are invalid
 
+  /// Reporting groups; the resampling strata are the groups unless `domain`.
   int32_t n_strata() const { return static_cast<int32_t>(stratum_names.size()); }
 };
 
-/// Applies the filters; UsageError for unknown judges, an empty subset, a cluster in two strata.
+/// Applies the filters; UsageError for unknown judges, an empty subset, a cluster spanning
+/// groups under strata_mode "by"; std::invalid_argument for bad options.
 Selection select_records(const ItemMatrix& matrix, const SelectionOptions& options);
 
-/// A plan with the selection's clusters and strata and no units yet.
+/// A plan with the selection's clusters and resampling strata and no units yet.
 Plan plan_for(const Selection& selection);
+
+/// settings.strata (docs/statistics.md §2): the grouping key when stratified, "none" in domain
+/// mode, "" without groups.
+std::string strata_setting(const Selection& selection);
 
 }  // namespace judgestat

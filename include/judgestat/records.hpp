@@ -29,6 +29,7 @@ struct Record {
   std::string adjudicated;  // docs/statistics.md §7.2: a label, "indecisive" or empty
   int order = 0;
   bool verdict_given = false;            // false: empty or null verdict
+  bool adjudicated_given = false;        // the record had an `adjudicated` column or key
   std::vector<std::string> prob_labels;  // labels named by p.<label> / probs keys
   std::vector<double> probs;             // same length; NaN where the field was empty
   bool nan_probability = false;          // a probability was given as NaN: output invalid
@@ -61,7 +62,7 @@ struct ItemMatrix {
   std::vector<std::string> judges, items, labels, clusters, benchmarks, conditions, variants;
   int orders = 1;  // 1 + the largest order index
   bool has_probs = false, has_fee = false, has_latency = false, has_rationale = false;
-  bool has_adjudicated = false;  // some record carried an `adjudicated` value
+  bool has_adjudicated = false;  // some record had an `adjudicated` column or key
 
   // Per item.
   std::vector<int32_t> gold;            // label index
@@ -103,5 +104,10 @@ ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::stri
 
 /// read_records + build_item_matrix.
 ItemMatrix load_item_matrix(const std::string& path, const LoadOptions& options = {});
+
+/// `--gold adjudicated` (docs/statistics.md §7.2): every item with a decisive adjudicated label
+/// takes it as gold; the others keep theirs. Returns how many items' gold changed. Throws
+/// UsageError when the file has no `adjudicated` column.
+int64_t use_adjudicated_gold(ItemMatrix& matrix);
 
 }  // namespace judgestat
