@@ -122,4 +122,19 @@ KeptRun run_replicates_kept_everywhere(Backend& backend, const CompiledPlan& pla
   return run;
 }
 
+std::vector<uint64_t> count_sign_flip_exceedances_everywhere(Backend& backend, const CompiledPlan& plan, uint64_t seed,
+                                                             uint64_t B) {
+  std::vector<uint64_t> exceed(plan.sign_flip_tests.size(), 0);
+  if (exceed.empty()) return exceed;
+  const Range mine = my_share(B);
+  fail_together([&] {
+    if (mine.count > 0) exceed = backend.count_sign_flip_exceedances(plan, seed, mine.first, mine.count);
+  });
+  if (size() > 1) {
+    sum_to_root(exceed.data(), exceed.size());
+    broadcast_from_root(exceed.data(), exceed.size());
+  }
+  return exceed;
+}
+
 }  // namespace judgestat::distributed

@@ -30,4 +30,10 @@ struct KeptRun {
 KeptRun run_replicates_kept_everywhere(Backend& backend, const CompiledPlan& plan, uint64_t seed, uint64_t B,
                                        bool keep_values, const std::function<void(uint64_t)>& progress);
 
+/// docs/statistics.md §7.3's sign-flip exceedance counts over replicates [0, B), on every rank:
+/// each rank counts its contiguous share on its backend and the counts are summed (exact, so
+/// equal to one process's). A failing rank fails every rank.
+std::vector<uint64_t> count_sign_flip_exceedances_everywhere(Backend& backend, const CompiledPlan& plan, uint64_t seed,
+                                                             uint64_t B);
+
 }  // namespace judgestat::distributed

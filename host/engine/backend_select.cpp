@@ -108,6 +108,27 @@ class SplitBackend final : public Backend {
     wait_all_then_rethrow(running);  // the parts write into `out`
   }
 
+  // Each part counts its contiguous share of the range; integer counts add exactly.
+  std::vector<uint64_t> count_sign_flip_exceedances(const CompiledPlan& plan, uint64_t seed, uint64_t first,
+                                                    uint64_t count) override {
+    const uint64_t n = parts_.size();
+    std::vector<std::vector<uint64_t>> counts(n);
+    std::vector<std::future<void>> running;
+    for (uint64_t p = 0; p < n; ++p) {
+      const SplitRange range = split_range(count, p, n);
+      if (range.empty()) continue;
+      Backend* part = parts_[p].get();
+      running.push_back(std::async(std::launch::async, [=, &plan, &counts] {
+        counts[p] = part->count_sign_flip_exceedances(plan, seed, first + range.begin, range.size());
+      }));
+    }
+    wait_all_then_rethrow(running);
+    std::vector<uint64_t> exceed(plan.sign_flip_tests.size(), 0);
+    for (const std::vector<uint64_t>& part_counts : counts)
+      for (size_t t = 0; t < part_counts.size() && t < exceed.size(); ++t) exceed[t] += part_counts[t];
+    return exceed;
+  }
+
  private:
   std::vector<std::unique_ptr<Backend>> parts_;
 };

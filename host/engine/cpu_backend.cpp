@@ -200,6 +200,11 @@ class CpuBackend final : public Backend {
     }
   }
 
+  std::vector<uint64_t> count_sign_flip_exceedances(const CompiledPlan& plan, uint64_t seed, uint64_t first,
+                                                    uint64_t count) override {
+    return count_sign_flip_exceedances_on_host(plan, seed, first, count, threads_);
+  }
+
  private:
   // Gather paths have no multiplicities: count the same draws again for the rank terms.
   static void rank_terms_by_counting(const CompiledPlan& plan, PhiloxKey key, uint32_t r, double* extras) {

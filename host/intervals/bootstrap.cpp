@@ -136,7 +136,65 @@ double bca_acceleration(const JackknifeValues& jack) {
   return num / 6.0 / std::pow(den, 1.5);
 }
 
+// docs/statistics.md §7.3's test-inversion p from the facts counted against 0.
+double bootstrap_p(const ReplicateFacts& at_zero) {
+  if (at_zero.defined == 0) return std::numeric_limits<double>::quiet_NaN();
+  const uint64_t at_or_below = at_zero.at_or_below, at_or_above = at_zero.defined - at_zero.below;
+  const double tail = static_cast<double>(std::min(at_or_below, at_or_above)) + 1.0;
+  return std::min(1.0, 2.0 * tail / (static_cast<double>(at_zero.defined) + 1.0));
+}
+
+// Every interval's p from the replicates where they are kept (one more facts() call, so every
+// backend, and every rank, gets the same bits).
+void fill_bootstrap_p(KeptReplicates& kept, std::vector<Interval>& intervals) {
+  const std::vector<ReplicateFacts> at_zero = kept.facts(std::vector<double>(intervals.size(), 0.0));
+  for (size_t s = 0; s < intervals.size(); ++s) intervals[s].p = bootstrap_p(at_zero[s]);
+}
+
+// perm_p of the statistics with a sign-flip test: (1 + exceedances) / (1 + B).
+void fill_permutation_p(Backend& backend, const CompiledPlan& plan, uint64_t seed, uint64_t B,
+                        std::vector<Interval>& intervals) {
+  if (plan.sign_flip_tests.empty()) return;
+  const std::vector<uint64_t> exceed = distributed::count_sign_flip_exceedances_everywhere(backend, plan, seed, B);
+  for (size_t t = 0; t < plan.sign_flip_tests.size(); ++t)
+    intervals[plan.sign_flip_tests[t].statistic].perm_p =
+        (1.0 + static_cast<double>(exceed[t])) / (1.0 + static_cast<double>(B));
+}
+
+// The non-NaN entries' indices by ascending p (stable: ties keep input order).
+std::vector<size_t> defined_by_p(const std::vector<double>& p) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (!std::isnan(p[i])) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  return order;
+}
+
 }  // namespace
+
+std::vector<double> holm_adjust(const std::vector<double>& p) {
+  std::vector<double> out(p.size(), std::numeric_limits<double>::quiet_NaN());
+  const std::vector<size_t> order = defined_by_p(p);
+  const double m = static_cast<double>(order.size());
+  double running_max = 0;
+  for (size_t j = 0; j < order.size(); ++j) {
+    running_max = std::max(running_max, std::min(1.0, (m - static_cast<double>(j)) * p[order[j]]));
+    out[order[j]] = running_max;
+  }
+  return out;
+}
+
+std::vector<double> bh_adjust(const std::vector<double>& p) {
+  std::vector<double> out(p.size(), std::numeric_limits<double>::quiet_NaN());
+  const std::vector<size_t> order = defined_by_p(p);
+  const double m = static_cast<double>(order.size());
+  double running_min = 1.0;
+  for (size_t j = order.size(); j-- > 0;) {
+    running_min = std::min(running_min, m * p[order[j]] / static_cast<double>(j + 1));
+    out[order[j]] = running_min;
+  }
+  return out;
+}
 
 std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std::vector<double>& estimates,
                                      CiMethod method, double level, const std::vector<JackknifeValues>* jack) {
@@ -212,7 +270,10 @@ Interval summarize(double estimate, std::vector<double> values, CiMethod method,
   const std::vector<JackknifeValues> jacks =
       jack ? std::vector<JackknifeValues>{*jack} : std::vector<JackknifeValues>{};
   const auto kept = host_kept_replicates(values.data(), values.size(), 1);
-  return intervals_from(*kept, values.size(), {estimate}, method, level, jack ? &jacks : nullptr)[0];
+  std::vector<Interval> interval =
+      intervals_from(*kept, values.size(), {estimate}, method, level, jack ? &jacks : nullptr);
+  fill_bootstrap_p(*kept, interval);
+  return interval[0];
 }
 
 BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const BootstrapOptions& options) {
@@ -256,8 +317,14 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   const std::vector<JackknifeValues> jack =
       options.ci == CiMethod::kBca ? jackknife(plan) : std::vector<JackknifeValues>{};
   result.intervals = intervals_from(*run.kept, B, estimates, options.ci, options.level, &jack);
+  fill_bootstrap_p(*run.kept, result.intervals);
   result.summary_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_start).count();
   run.kept.reset();  // it reads run.values, which move next
+
+  // The sign flips are resampling too: on the backend (a share per rank), counted in resample_s.
+  const auto flips_start = std::chrono::steady_clock::now();
+  fill_permutation_p(backend, plan, options.seed, B, result.intervals);
+  result.resample_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - flips_start).count();
   result.replicates = std::move(run.values);
   return result;
 }

@@ -39,6 +39,22 @@ std::vector<double> point_extras(const CompiledPlan& plan) {
   return extras;
 }
 
+std::vector<int64_t> sign_flip_differences(const CompiledPlan& plan) {
+  const int64_t C = plan.n_clusters;
+  if (plan.cluster_sums.size() != static_cast<size_t>(C) * plan.n_columns)
+    throw std::logic_error("plan: cluster_sums is not n_clusters x n_columns");
+  for (const SignFlipTest& test : plan.sign_flip_tests)
+    if (test.column < 0 || test.column >= plan.n_columns || test.statistic < 0 || test.statistic >= plan.n_statistics)
+      throw std::logic_error("plan: a sign-flip test names compiled column " + std::to_string(test.column) + " of " +
+                             std::to_string(plan.n_columns) + " and statistic " + std::to_string(test.statistic) +
+                             " of " + std::to_string(plan.n_statistics));
+  std::vector<int64_t> d(plan.sign_flip_tests.size() * static_cast<size_t>(C));
+  for (size_t t = 0; t < plan.sign_flip_tests.size(); ++t)
+    for (int64_t c = 0; c < C; ++c)
+      d[t * C + c] = plan.cluster_sums[static_cast<size_t>(c) * plan.n_columns + plan.sign_flip_tests[t].column];
+  return d;
+}
+
 namespace {
 
 // Counts and halves (and quarters…) are exact at a small power of two: a column whose values
@@ -310,6 +326,26 @@ void check_program(const StatisticDef& stat, int32_t n_columns) {
     throw std::logic_error("plan: program of '" + stat.label.name + "' leaves " + std::to_string(depth) + " values");
 }
 
+/// The plan's sign-flip tests with their columns as compiled columns; a test naming a missing
+/// statistic or column, or a second test of one statistic, is a builder's bug.
+std::vector<SignFlipTest> compile_sign_flip_tests(const Plan& plan, const KeptColumns& kept) {
+  std::vector<SignFlipTest> tests;
+  std::vector<uint8_t> tested(plan.statistics.size(), 0);
+  for (const SignFlipTest& test : plan.sign_flip_tests) {
+    if (test.statistic < 0 || static_cast<size_t>(test.statistic) >= plan.statistics.size())
+      throw std::logic_error("plan: sign-flip test of statistic " + std::to_string(test.statistic) + " of " +
+                             std::to_string(plan.statistics.size()));
+    if (test.column < 0 || static_cast<size_t>(test.column) >= plan.columns.size())
+      throw std::logic_error("plan: sign-flip test of '" + plan.statistics[test.statistic].label.name +
+                             "' names column " + std::to_string(test.column) + " of " +
+                             std::to_string(plan.columns.size()));
+    if (tested[test.statistic]++)
+      throw std::logic_error("plan: two sign-flip tests of statistic " + std::to_string(test.statistic));
+    tests.push_back({test.statistic, kept.of_column[test.column]});
+  }
+  return tests;
+}
+
 }  // namespace
 
 CompiledPlan compile(const Plan& plan) {
@@ -370,6 +406,7 @@ CompiledPlan compile(const Plan& plan) {
     out.op_offset.push_back(static_cast<int32_t>(out.ops.size()));
   }
   out.n_statistics = static_cast<int32_t>(plan.statistics.size());
+  out.sign_flip_tests = compile_sign_flip_tests(plan, kept);
   return out;
 }
 

@@ -39,6 +39,13 @@ class Backend {
     (void)plan, (void)seed, (void)count, (void)progress;
     return nullptr;
   }
+  /// docs/statistics.md §7.3's sign-flip tests (plan.sign_flip_tests) over replicates [first,
+  /// first + count): entry t = #{r : |T_r| ≥ |T_obs|} of test t. Integer counts, so parts of a
+  /// range counted anywhere add up to the same numbers. The default counts on host threads
+  /// (count_sign_flip_exceedances_on_host over every hardware thread); the CPU backend uses its
+  /// own threads, the split backend splits the range over its parts, the CUDA backend a kernel.
+  virtual std::vector<uint64_t> count_sign_flip_exceedances(const CompiledPlan& plan, uint64_t seed, uint64_t first,
+                                                            uint64_t count);
 
  private:
   std::unique_ptr<double[]> buffer_;
@@ -47,6 +54,11 @@ class Backend {
 
 /// threads = 0: every hardware thread.
 std::unique_ptr<Backend> make_cpu_backend(int threads = 0, uint64_t max_chunk = 0);
+
+/// Backend::count_sign_flip_exceedances on `threads` host threads (0: every hardware thread),
+/// each taking a contiguous part of the range and every test of its replicates.
+std::vector<uint64_t> count_sign_flip_exceedances_on_host(const CompiledPlan& plan, uint64_t seed, uint64_t first,
+                                                          uint64_t count, int threads = 0);
 
 /// True when this build has CUDA and a device is usable; `why` says otherwise.
 bool cuda_available(std::string* why = nullptr);

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,13 @@ struct BootstrapOptions {
 struct Interval {
   double estimate = 0, lo = 0, hi = 0, se = 0;
   int64_t undefined = 0;  // replicates whose value was undefined (left out of CI and SE)
+  /// Two-sided bootstrap p-value of "the statistic is 0" by test inversion (docs/statistics.md
+  /// §7.3): min(1, 2 (min(a, b) + 1) / (n + 1)), a = #replicates ≤ 0, b = #replicates ≥ 0,
+  /// n = defined replicates; NaN when none is defined.
+  double p = std::numeric_limits<double>::quiet_NaN();
+  /// Cluster sign-flip permutation p-value (docs/statistics.md §7.3), (1 + #{|T_r| ≥ |T_obs|}) /
+  /// (1 + R): for statistics with a Plan::sign_flip_tests entry, NaN for the others.
+  double perm_p = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct BootstrapResult {
@@ -66,6 +74,14 @@ std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std
 /// `jack` is needed for BCa only.
 Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
                    const JackknifeValues* jack = nullptr);
+
+/// Holm's step-down adjustment of p-values (R's p.adjust(p, "holm")): the i-th smallest of the m
+/// non-NaN values becomes max over j ≤ i of min(1, (m − j + 1) p_(j)). NaN entries stay NaN and
+/// do not count in m. Output in input order.
+std::vector<double> holm_adjust(const std::vector<double>& p);
+/// Benjamini–Hochberg's step-up adjustment (R's p.adjust(p, "BH")): the i-th smallest becomes min
+/// over j ≥ i of min(1, m p_(j) / j). NaN entries as holm_adjust.
+std::vector<double> bh_adjust(const std::vector<double>& p);
 
 /// Standard normal CDF and its inverse (Acklam's rational start + Newton refinement).
 double normal_cdf(double x);

@@ -44,8 +44,11 @@ JS_HD Words4 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, u
   return Words4{{c0, c1, c2, c3}};
 }
 
-/// Stream numbers of docs/statistics.md §2.
+/// Stream numbers of docs/statistics.md §2 (and §7.3's sign flips).
 constexpr uint32_t kBudgetStream = 1u << 30;
+/// Sign-flip permutation test (docs/statistics.md §7.3): cluster c's sign in replicate r is bit
+/// c mod 32 of word (c div 32) mod 4 of Philox(counter = (c div 128, r, kSignFlipStream, 0)).
+constexpr uint32_t kSignFlipStream = 1u << 29;
 JS_HD constexpr uint32_t bootstrap_stream(uint32_t stratum) { return stratum; }
 JS_HD constexpr uint32_t normal_stream(uint32_t k) { return (1u << 31) + k; }
 

@@ -45,7 +45,7 @@ struct StatLabel {
   std::optional<std::string> label;  // per-label statistics (precision, recall, f1)
   std::optional<int> order;
   std::optional<int> position;  // position_rate: the position shown (docs/statistics.md §7.1)
-  int64_t n = 0;  // units entering the statistic on the original data
+  int64_t n = 0;                // units entering the statistic on the original data
 };
 
 struct StatisticDef {
@@ -62,6 +62,15 @@ struct RankTerm {
   std::vector<uint8_t> positive;
 };
 
+/// docs/statistics.md §7.3's cluster sign-flip permutation test of one statistic (a paired
+/// difference): `column` holds the per-unit paired differences whose per-cluster sums d_c the
+/// signs flip (for a diff of two ratio statistics with equal per-unit denominators: numerator_j −
+/// numerator_ref per unit). Its p-value fills that statistic's Interval::perm_p.
+struct SignFlipTest {
+  int32_t statistic = 0;
+  int32_t column = 0;
+};
+
 /// Builder-side plan: units with clusters, named value columns, statistics.
 struct Plan {
   // Clusters are numbered stratum-major: stratum h owns clusters
@@ -73,7 +82,8 @@ struct Plan {
   std::vector<std::vector<double>> columns;  // columns[k][unit]
   std::vector<std::string> column_names;
   std::vector<StatisticDef> statistics;
-  std::vector<RankTerm> rank_terms;  // referenced by {OpCode::kRank, term}
+  std::vector<RankTerm> rank_terms;           // referenced by {OpCode::kRank, term}
+  std::vector<SignFlipTest> sign_flip_tests;  // at most one per statistic
 
   int64_t n_clusters() const { return stratum_offset.back(); }
   int32_t n_strata() const { return static_cast<int32_t>(stratum_offset.size()) - 1; }
@@ -106,6 +116,9 @@ struct CompiledPlan {
   std::vector<int32_t> rank_cluster;    // the entry's cluster
   std::vector<uint8_t> rank_positive;   // 1 = positive (e.g. an error)
   std::vector<uint8_t> rank_tie_start;  // 1 = first entry of a group of equal scores
+  // The plan's sign-flip tests with `column` a compiled column: d_c = cluster_sums[c·n_columns +
+  // column] (fixed point), T_obs = totals[column].
+  std::vector<SignFlipTest> sign_flip_tests;
 
   int32_t n_strata() const { return static_cast<int32_t>(stratum_offset.size()) - 1; }
 };
@@ -197,6 +210,43 @@ JS_HD int64_t rank_term_2u(const int64_t* rank_offset, const int32_t* rank_clust
   }
   return twice_u;
 }
+
+/// Clusters that one Philox block signs in the sign-flip test: four words of 32 bits.
+inline constexpr uint32_t kSignFlipClustersPerBlock = 128;
+
+/// docs/statistics.md §7.3's sign-flip statistic of replicate r restricted to the sign blocks
+/// first_block, first_block + block_step, … (every block with the defaults: T_r = Σ_c s_c d_c).
+/// Block b signs clusters 128b … 128b + 127 from Philox(counter = (b, r, kSignFlipStream, 0)):
+/// cluster c's sign is −1 where bit c mod 32 of word (c div 32) mod 4 is 1, +1 where it is 0.
+/// `d` holds the test's per-cluster sums d_c contiguously. Integer sums, exact in any order
+/// (|T_r| ≤ Σ_c |d_c|, below 2^62 by compile()'s bound), so lanes that split the blocks between
+/// them and add their parts get the same T_r as one thread; the CPU backend and the CUDA kernel
+/// both call this.
+JS_HD int64_t sign_flip_sum(PhiloxKey key, uint32_t replicate, const int64_t* d, int64_t n_clusters,
+                            uint32_t first_block = 0, uint32_t block_step = 1) {
+  constexpr int64_t kPerBlock = kSignFlipClustersPerBlock;
+  const auto n_blocks = static_cast<uint32_t>((n_clusters + kPerBlock - 1) / kPerBlock);
+  int64_t total = 0;
+  for (uint32_t b = first_block; b < n_blocks; b += block_step) {
+    const Words4 w = draw_block(key, b, replicate, kSignFlipStream);
+    const int64_t first = static_cast<int64_t>(b) * kPerBlock;
+    const auto n = static_cast<int32_t>(n_clusters - first < kPerBlock ? n_clusters - first : kPerBlock);
+    for (int32_t i = 0; i < n; ++i) {
+      const int64_t flip = -static_cast<int64_t>((w.w[i >> 5] >> (i & 31)) & 1u);  // all ones: sign −1
+      total += (d[first + i] ^ flip) - flip;                                       // d_c or −d_c, branch-free
+    }
+  }
+  return total;
+}
+
+/// Whether a replicate's T_r counts against the observed T: |T_r| ≥ |T_obs| (two-sided).
+JS_HD bool sign_flip_exceeds(int64_t replicate_t, int64_t observed_t) {
+  return (replicate_t < 0 ? -replicate_t : replicate_t) >= (observed_t < 0 ? -observed_t : observed_t);
+}
+
+/// Every sign-flip test's d_c, test-major: entry t · n_clusters + c (the columns of
+/// cluster_sums the tests name, made contiguous for sign_flip_sum).
+std::vector<int64_t> sign_flip_differences(const CompiledPlan& plan);
 
 /// Extras of the original data (every multiplicity 1): zero normals, then each rank term's 2U.
 std::vector<double> point_extras(const CompiledPlan& plan);

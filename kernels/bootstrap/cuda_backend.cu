@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "../detail/cuda_check.cuh"
+#include "../permutation/sign_flip.hpp"
 #include "../summaries/device_summary.hpp"
 #include "cuda_backend_paths.hpp"
 #include "detail/byte_planes.hpp"
@@ -493,6 +494,12 @@ class CudaBackend final : public Backend {
       throw;
     }
     return kept;
+  }
+
+  // docs/statistics.md §7.3's sign flips by their own kernel (kernels/permutation/sign_flip.cu).
+  std::vector<uint64_t> count_sign_flip_exceedances(const CompiledPlan& plan, uint64_t seed, uint64_t first,
+                                                    uint64_t count) override {
+    return cuda_detail::count_sign_flip_exceedances_on_device(device_, plan, seed, first, count);
   }
 
  private:

@@ -12,10 +12,13 @@
 #include <random>
 #include <vector>
 
+#include "../engine/sign_flip_cases.hpp"
+#include "judgestat/backend.hpp"
 #include "judgestat/plan.hpp"
 #include "kernels/bootstrap/detail/byte_planes.hpp"
 #include "kernels/bootstrap/detail/gather_rows.hpp"
 #include "kernels/bootstrap/detail/tile_schedule.hpp"
+#include "kernels/permutation/sign_flip_warp.hpp"
 #include "test_plans.hpp"
 
 namespace judgestat {
@@ -313,6 +316,63 @@ void check_gather_walk(uint64_t seed) {
 TEST(KernelEmulation, GatherRowsInFlightAddTheSameSums) {
   check_gather_walk<uint32_t>(5);
   check_gather_walk<uint64_t>(6);
+}
+
+// The sign-flip kernel (kernels/permutation/sign_flip.cu) on a grid of `n_warps` warps, lane by
+// lane: each warp's grid-stride walk over the (test, replicate) units, every lane's part from
+// sign_flip_sum over every 32nd Philox block, the butterfly of __shfl_xor_sync (after which every
+// lane must hold the whole T_r), and lane 0's count added to its test when the warp's test
+// changes and at the end (the atomicAdds).
+std::vector<uint64_t> sign_flip_kernel_emulated(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count,
+                                                uint64_t n_warps) {
+  const std::vector<int64_t> d = sign_flip_differences(plan);
+  const int64_t C = plan.n_clusters;
+  const auto n_tests = static_cast<uint32_t>(plan.sign_flip_tests.size());
+  const PhiloxKey key(seed);
+  std::vector<uint64_t> exceed(n_tests, 0);
+  for (uint64_t warp = 0; warp < n_warps; ++warp) {
+    uint32_t test = 0;
+    uint64_t counted = 0;
+    for (uint64_t u = warp; u < count * n_tests; u += n_warps) {
+      const SignFlipUnit unit = sign_flip_unit(u, count);
+      if (unit.test != test) {
+        exceed[test] += counted;
+        test = unit.test;
+        counted = 0;
+      }
+      const auto replicate = static_cast<uint32_t>(first + unit.replicate);
+      int64_t lanes[kSignFlipLanes];
+      for (uint32_t lane = 0; lane < kSignFlipLanes; ++lane)
+        lanes[lane] = sign_flip_sum(key, replicate, d.data() + int64_t(test) * C, C, lane, kSignFlipLanes);
+      for (int step = 0; step < kSignFlipButterflySteps; ++step) {
+        int64_t next[kSignFlipLanes];
+        for (uint32_t lane = 0; lane < kSignFlipLanes; ++lane)
+          next[lane] = lanes[lane] + lanes[lane ^ sign_flip_butterfly_offset(step)];
+        std::copy(next, next + kSignFlipLanes, lanes);
+      }
+      const int64_t whole = sign_flip_sum(key, replicate, d.data() + int64_t(test) * C, C);
+      for (uint32_t lane = 0; lane < kSignFlipLanes; ++lane) EXPECT_EQ(lanes[lane], whole) << "lane " << lane;
+      counted += sign_flip_exceeds(lanes[0], plan.totals[plan.sign_flip_tests[test].column]);
+    }
+    exceed[test] += counted;
+  }
+  return exceed;
+}
+
+TEST(KernelEmulation, SignFlipWarpsCountLikeTheHost) {
+  // 300 clusters (3 Philox blocks: most lanes idle) and 5,000 (40 blocks: lanes 0–7 take two);
+  // grids of one warp, of a few (warps change test part-way) and of more warps than units.
+  for (int64_t clusters : {300, 5000}) {
+    const testing_support::PairedCase paired = testing_support::paired_case(clusters, 21);
+    const CompiledPlan plan = compile(paired.plan);
+    const uint64_t seed = 99, first = 1234, count = 60;
+    const std::vector<uint64_t> host = count_sign_flip_exceedances_on_host(plan, seed, first, count, 1);
+    EXPECT_EQ(host[0], testing_support::reference_exceedances(paired.d[0], seed, first, count));
+    EXPECT_EQ(host[1], testing_support::reference_exceedances(paired.d[1], seed, first, count));
+    for (uint64_t n_warps : {1, 7, 500})
+      EXPECT_EQ(sign_flip_kernel_emulated(plan, seed, first, count, n_warps), host)
+          << clusters << " clusters, " << n_warps << " warps";
+  }
 }
 
 }  // namespace

@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "../engine/sign_flip_cases.hpp"
 #include "../test_plans.hpp"
 #include "analyses/cascade_pool.hpp"
 #include "distributed/distributed.hpp"
+#include "distributed/rank_replicates.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/budget.hpp"
@@ -181,6 +183,27 @@ TEST(Ranks, BootstrapFailsOnEveryRankWhenOneRunsOutOfMemory) {
   }
   EXPECT_FALSE(returned) << "no rank may return a result";
   EXPECT_EQ(seen, "rank 1 of " + std::to_string(P) + ": error: std::bad_alloc");
+}
+
+TEST(Ranks, SignFlipCountsEqualOneProcess) {
+  // Each rank counts its share of the replicates; the summed counts, and so perm_p, are one
+  // process's on every rank.
+  const testing_support::PairedCase paired = testing_support::paired_case(200, 17);
+  const CompiledPlan compiled = compile(paired.plan);
+  const uint64_t B = 1001, seed = 0x5eed00000001ull;  // B not a multiple of the rank count
+  auto backend = make_cpu_backend(1);
+  const std::vector<uint64_t> got = distributed::count_sign_flip_exceedances_everywhere(*backend, compiled, seed, B);
+  BootstrapOptions options;
+  options.replicates = B;
+  options.seed = seed;
+  const BootstrapResult result = run_bootstrap(paired.plan, *backend, options);
+  const std::vector<uint64_t> one_process = count_sign_flip_exceedances_on_host(compiled, seed, 0, B, 1);
+  EXPECT_EQ(got, one_process) << "rank " << distributed::rank();
+  ASSERT_EQ(one_process.size(), 2u);
+  for (int t = 0; t < 2; ++t) {
+    EXPECT_EQ(one_process[t], testing_support::reference_exceedances(paired.d[t], seed, 0, B));
+    EXPECT_EQ(result.intervals[t + 1].perm_p, (1.0 + one_process[t]) / (1.0 + B)) << "rank " << distributed::rank();
+  }
 }
 
 TEST(Ranks, BudgetEqualsOneProcess) {
