@@ -377,14 +377,15 @@ StatLabel group_label(const Selection& sel, const std::optional<std::string>& gr
 
 MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options) {
   MetricsPlan built = build_metrics_plan(m, sel, options);
-  // Probability quality (docs/statistics.md §3.2) joins the same plan, after the accuracy family.
-  built.probability = add_probability_quality(m, sel, options.per_group, built.plan);
   const int32_t reference = options.reference.empty() ? sel.judges.front() : m.judge_index(options.reference);
   const auto pairs = judge_pairs(sel.judges, reference, options.all_pairs);
-  for (std::string& note : add_paired_differences(m, options.diff, pairs, built.plan))
-    built.notes.push_back(std::move(note));
+  // Statistics over the accuracy units come first: probability quality appends units of its own.
   add_pair_comparisons(m, sel, pairs, options.agreement_order, built);
   add_rater_agreement(m, sel, options, built);
+  // Probability quality (docs/statistics.md §3.2) joins the same plan, after the accuracy family.
+  built.probability = add_probability_quality(m, sel, options.per_group, built.plan);
+  for (std::string& note : add_paired_differences(m, options.diff, pairs, built.plan))
+    built.notes.push_back(std::move(note));
   return built;
 }
 

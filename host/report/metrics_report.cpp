@@ -90,7 +90,8 @@ Table section_table(const MetricsReport& report, const Section& section, const s
   Table table;
   table.header = {"judge"};
   if (grouped) table.header.push_back(report.strata);
-  for (const std::string h : {"statistic", "estimate", fixed(100 * report.level, 0) + "% CI", "SE", "n", "undef"})
+  for (const std::string& h : std::vector<std::string>{"statistic", "estimate", fixed(100 * report.level, 0) + "% CI",
+                                                      "SE", "n", "undef"})
     table.header.push_back(h);
   if (differences)
     for (const char* h : {"p", "perm p", "p Holm", "p BH"}) table.header.push_back(h);
@@ -106,8 +107,8 @@ Table section_table(const MetricsReport& report, const Section& section, const s
       row.push_back(std::to_string(r.label->n));
       row.push_back(std::to_string(r.interval->undefined));
     } else {
-      for (const std::string cell : {fixed(r.point), std::string("—"), std::string("—"),
-                                     std::to_string(r.label->n), std::string("—")})
+      for (const std::string& cell : {fixed(r.point), std::string("—"), std::string("—"), std::to_string(r.label->n),
+                                      std::string("—")})
         row.push_back(cell);
     }
     if (differences) {

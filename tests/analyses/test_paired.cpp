@@ -51,6 +51,7 @@ size_t find(const Plan& plan, const std::string& name, const std::string& judge,
 MetricsOptions options_with(std::vector<std::string> diff) {
   MetricsOptions options;
   options.diff = std::move(diff);
+  options.reference = "R";
   options.replicates = 200;
   options.keep_replicates = true;
   return options;
@@ -71,22 +72,18 @@ TEST(PairedDifferences, AnyPerJudgeStatisticOnTheSameReplicates) {
     EXPECT_EQ(*built.plan.statistics[d].label.reference, "R");
     EXPECT_EQ(point[d], point[x] - point[r]);
   }
-  // Brier by hand (§3.2): the mean over the 12 valid records of Σ_k (p_k − 1[k = gold])².
+  // Brier in order 0 by hand (§3.2): the mean over the 6 order-0 records of Σ_k (p_k − 1[k = gold])².
   auto brier = [](std::vector<std::array<double, 3>> rows) {  // {p_A, p_B, gold is A}
     double sum = 0;
     for (const auto& r : rows) sum += std::pow(r[0] - r[2], 2) + std::pow(r[1] - (1 - r[2]), 2);
     return sum / rows.size();
   };
-  const double bx = brier({{0.9, 0.1, 1}, {0.8, 0.2, 1}, {0.6, 0.4, 0}, {0.3, 0.7, 0}, {0.7, 0.3, 1}, {0.6, 0.4, 1},
-                           {0.2, 0.8, 0}, {0.1, 0.9, 0}, {0.4, 0.6, 1}, {0.45, 0.55, 1}, {0.35, 0.65, 0},
-                           {0.55, 0.45, 0}});
-  const double br = brier({{0.6, 0.4, 1}, {0.4, 0.6, 1}, {0.2, 0.8, 0}, {0.3, 0.7, 0}, {0.3, 0.7, 1}, {0.2, 0.8, 1},
-                           {0.1, 0.9, 0}, {0.4, 0.6, 0}, {0.8, 0.2, 1}, {0.7, 0.3, 1}, {0.45, 0.55, 0},
-                           {0.3, 0.7, 0}});
+  const double bx = brier({{0.9, 0.1, 1}, {0.6, 0.4, 0}, {0.7, 0.3, 1}, {0.2, 0.8, 0}, {0.4, 0.6, 1}, {0.35, 0.65, 0}});
+  const double br = brier({{0.6, 0.4, 1}, {0.2, 0.8, 0}, {0.3, 0.7, 1}, {0.1, 0.9, 0}, {0.8, 0.2, 1}, {0.45, 0.55, 0}});
   bool checked = false;
   for (size_t s = 0; s < built.plan.statistics.size(); ++s) {
     const StatLabel& l = built.plan.statistics[s].label;
-    if (l.name == "diff" && l.of == std::optional<std::string>("brier") && !l.order) {
+    if (l.name == "diff" && l.of == std::optional<std::string>("brier") && l.order == std::optional<int>(0)) {
       EXPECT_NEAR(point[s], bx - br, 1e-12);
       checked = true;
     }
@@ -121,6 +118,7 @@ TEST(PairedDifferences, AllPairsInSelectionOrderAndUnknownNames) {
       csv += std::string(judge) + ",i" + std::to_string(i) + ",A," + ((i + judge[1]) % 3 ? "A" : "B") + "\n";
   const ItemMatrix m = load_item_matrix(write_temp("pairs.csv", csv));
   MetricsOptions options = options_with({"acc"});
+  options.reference.clear();
   options.all_pairs = true;
   const MetricsPlan built = build_metrics_run_plan(m, select_records(m, {}), options);
   std::vector<std::pair<std::string, std::string>> pairs;
@@ -162,7 +160,10 @@ TEST(PairedDifferences, ComplementarityAndOracleAccuracy) {
   bool tested = false;
   for (const SignFlipTest& test : built.plan.sign_flip_tests)
     if (test.statistic == static_cast<int32_t>(d)) {
-      EXPECT_EQ(built.plan.columns[test.column], (std::vector<double>{0, -1, 1, 0, -1, 0}));
+      // The accuracy units come first; probability quality's record units follow, with 0 here.
+      const std::vector<double>& column = built.plan.columns[test.column];
+      EXPECT_EQ(std::vector<double>(column.begin(), column.begin() + 6), (std::vector<double>{0, -1, 1, 0, -1, 0}));
+      EXPECT_EQ(std::count(column.begin() + 6, column.end(), 0.0), static_cast<long>(column.size() - 6));
       tested = true;
     }
   EXPECT_TRUE(tested);
@@ -206,7 +207,8 @@ TEST(HumanAdjudication, DisputesAndTheAdjudicatedDifference) {
   EXPECT_EQ(report.gold_substituted, 2);  // b A → B and e A → C; a and c agree with gold
   for (size_t k = 0; k < report.statistics.labels.size(); ++k) {
     const StatLabel& l = report.statistics.labels[k];
-    if (l.name == "acc" && l.judge == "X" && !l.benchmark) EXPECT_NEAR(report.statistics.intervals[k].estimate, 0.5, 1e-15);
-    if (l.name == "acc" && l.judge == "R" && !l.benchmark) EXPECT_NEAR(report.statistics.intervals[k].estimate, 0.5, 1e-15);
+    if (l.name == "acc" && (l.judge == "X" || l.judge == "R")) {
+      EXPECT_NEAR(report.statistics.intervals[k].estimate, 0.5, 1e-15);
+    }
   }
 }
