@@ -157,7 +157,7 @@ void fill_permutation_p(Backend& backend, const CompiledPlan& plan, uint64_t see
   if (plan.sign_flip_tests.empty()) return;
   const std::vector<uint64_t> exceed = distributed::count_sign_flip_exceedances_everywhere(backend, plan, seed, B);
   for (size_t t = 0; t < plan.sign_flip_tests.size(); ++t)
-    intervals[plan.sign_flip_tests[t].statistic].perm_p =
+    intervals.at(plan.sign_flip_tests[t].statistic).perm_p =
         (1.0 + static_cast<double>(exceed[t])) / (1.0 + static_cast<double>(B));
 }
 

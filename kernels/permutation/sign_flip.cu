@@ -77,8 +77,8 @@ std::vector<uint64_t> count_sign_flip_exceedances_on_device(int device, const Co
   const uint64_t warps_per_block = kSignFlipThreads / kSignFlipLanes;
   const uint64_t units = count * n_tests;
   const uint64_t wanted = (units + warps_per_block - 1) / warps_per_block;
-  const auto grid =
-      static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(wanted, uint64_t(std::max(1, blocks_per_sm)) * sms)));
+  const auto grid = static_cast<unsigned>(
+      std::max<uint64_t>(1, std::min<uint64_t>(wanted, uint64_t(std::max(1, blocks_per_sm)) * sms)));
   sign_flip_kernel<<<grid, kSignFlipThreads>>>(device_d.data(), device_observed.data(), plan.n_clusters,
                                                static_cast<uint32_t>(n_tests), seed, first, count,
                                                device_exceed.data());

@@ -1,6 +1,6 @@
 // docs/statistics.md §7.3's cluster sign-flip permutation test: counts against explicit loops on
 // every host backend (1, 2, 3 threads, Backend's default, the split backend), perm_p in
-// run_bootstrap, the plan's checks, and the p-values' null distribution.
+// run_bootstrap, and the p-values' null distribution. The plan side: tests/plan/test_sign_flip_plan.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -156,44 +156,4 @@ TEST(SignFlip, NullPValuesAreUniform) {
   for (int i = 0; i < n_datasets; ++i)
     distance = std::max({distance, (i + 1.0) / n_datasets - p[i], p[i] - static_cast<double>(i) / n_datasets});
   EXPECT_LT(distance, 0.12);
-}
-
-TEST(SignFlipPlan, CompiledTestsNameTheDeduplicatedColumn) {
-  // The test's column equals an earlier column value for value, so compile() keeps one copy and
-  // the test must name it; d_c and T_obs are then that column's sums.
-  PairedCase paired = paired_case(40, 5);
-  Plan& plan = paired.plan;
-  const int32_t copy = plan.add_column("copy of d1");
-  plan.columns[copy] = plan.columns[plan.sign_flip_tests[0].column];
-  plan.sign_flip_tests[0].column = copy;
-  const CompiledPlan compiled = compile(plan);
-  ASSERT_EQ(compiled.sign_flip_tests.size(), 2u);
-  EXPECT_EQ(compiled.sign_flip_tests[0].statistic, 1);
-  EXPECT_LT(compiled.sign_flip_tests[0].column, compiled.n_columns);
-  const std::vector<int64_t> d = sign_flip_differences(compiled);
-  ASSERT_EQ(d.size(), 2u * 40u);
-  for (int t = 0; t < 2; ++t) {
-    int64_t total = 0;
-    for (int64_t c = 0; c < 40; ++c) {
-      EXPECT_EQ(d[t * 40 + c], paired.d[t][c]) << "test " << t << ", cluster " << c;
-      total += paired.d[t][c];
-    }
-    EXPECT_EQ(compiled.totals[compiled.sign_flip_tests[t].column], total);
-  }
-}
-
-TEST(SignFlipPlan, BadTestsAreBuildersBugs) {
-  const PairedCase paired = paired_case(10, 1);
-  Plan missing_statistic = paired.plan, missing_column = paired.plan, twice = paired.plan;
-  missing_statistic.sign_flip_tests.push_back({3, 0});
-  missing_column.sign_flip_tests[0].column = 99;
-  twice.sign_flip_tests.push_back({1, 0});
-  EXPECT_THROW(compile(missing_statistic), std::logic_error);
-  EXPECT_THROW(compile(missing_column), std::logic_error);
-  EXPECT_THROW(compile(twice), std::logic_error);
-  // A compiled plan edited by hand is refused where the counts start, not read out of bounds.
-  CompiledPlan compiled = compile(paired.plan);
-  compiled.sign_flip_tests[0].column = compiled.n_columns;
-  auto backend = make_cpu_backend(1);
-  EXPECT_THROW(backend->count_sign_flip_exceedances(compiled, 1, 0, 10), std::logic_error);
 }

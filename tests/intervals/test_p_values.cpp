@@ -19,9 +19,7 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double p_of(const std::vector<double>& values) {
-  return summarize(0.0, values, CiMethod::kPercentile, 0.95).p;
-}
+double p_of(const std::vector<double>& values) { return summarize(0.0, values, CiMethod::kPercentile, 0.95).p; }
 
 void expect_values(const std::vector<double>& got, const std::vector<double>& want) {
   ASSERT_EQ(got.size(), want.size());
