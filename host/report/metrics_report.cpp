@@ -17,7 +17,7 @@ std::string statistic_title(const StatLabel& label) {
   std::string title = label.name == "diff" ? "diff " + *label.of : label.name;
   if (label.label) title += " " + *label.label;
   if (label.position) title += " [position " + std::to_string(*label.position) + "]";
-  if (label.order && label.name != "macro_f1") title += " [order " + std::to_string(*label.order) + "]";
+  if (label.order) title += " [order " + std::to_string(*label.order) + "]";
   if (label.reference) title += (label.name == "diff" ? " − " : " vs ") + *label.reference;
   return title;
 }

@@ -195,8 +195,8 @@ TEST(RunMetrics, ToJsonMatchesTheCli) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : mine.items())
     if (key != "timing") keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"settings", "statistics", "validity", "notes", "reliability",
-                                            "risk_coverage", "flip_by_confidence"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"settings", "statistics", "validity", "notes", "confusion",
+                                            "complementarity", "reliability", "risk_coverage", "flip_by_confidence"}));
   for (const std::string& key : keys) {
     SCOPED_TRACE(key);
     ASSERT_TRUE(expected.contains(key));
