@@ -22,12 +22,12 @@ namespace judgestat {
 namespace {
 
 // The analysis's own fields and their flags (the shared ones are in common_flags()); this
-// command spells the filters in the plural.
+// filters are spelled as in metrics.
 const FlagNames& items_flags() {
   static const FlagNames flags{{"judges", "--judges"},
-                               {"benchmarks", "--benchmarks"},
-                               {"conditions", "--conditions"},
-                               {"variants", "--variants"},
+                               {"benchmarks", "--benchmark"},
+                               {"conditions", "--condition"},
+                               {"variants", "--variant"},
                                {"disagree", "--disagree"}};
   return flags;
 }
@@ -96,9 +96,9 @@ int command_items(int argc, char** argv) {
   options.add_options()
       ("file", "judgment records (.csv, .jsonl, .json; - = CSV on stdin)", cxxopts::value<std::string>())
       ("judges", "judges, comma-separated, in column order (default: all)", cxxopts::value<std::string>()->default_value(""))
-      ("benchmarks", "only these benchmarks, comma-separated", cxxopts::value<std::string>()->default_value(""))
-      ("conditions", "only these conditions, comma-separated", cxxopts::value<std::string>()->default_value(""))
-      ("variants", "only these variants, comma-separated", cxxopts::value<std::string>()->default_value(""))
+      ("benchmark", "only these benchmarks, comma-separated", cxxopts::value<std::string>()->default_value(""))
+      ("condition", "only these conditions, comma-separated", cxxopts::value<std::string>()->default_value(""))
+      ("variant", "only these variants, comma-separated", cxxopts::value<std::string>()->default_value(""))
       ("disagree", "only items whose judges' order-0 verdicts differ (to send to adjudication)")
       ("out", "write to PATH: CSV, or JSONL when PATH ends in .jsonl or .json (default: CSV on stdout)",
        cxxopts::value<std::string>()->default_value(""))
@@ -113,9 +113,9 @@ int command_items(int argc, char** argv) {
   if (!parsed.count("file")) throw UsageError("missing FILE: give a judgment records file (see --help)");
   ItemsOptions items;
   items.judges = split_list(parsed["judges"].as<std::string>());
-  items.benchmarks = split_list(parsed["benchmarks"].as<std::string>());
-  items.conditions = split_list(parsed["conditions"].as<std::string>());
-  items.variants = split_list(parsed["variants"].as<std::string>());
+  items.benchmarks = split_list(parsed["benchmark"].as<std::string>());
+  items.conditions = split_list(parsed["condition"].as<std::string>());
+  items.variants = split_list(parsed["variant"].as<std::string>());
   items.disagree = parsed.count("disagree") > 0;
   LoadOptions load;
   load.labels = split_list(parsed["labels"].as<std::string>());

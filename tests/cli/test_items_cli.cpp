@@ -173,9 +173,9 @@ TEST(ItemsCli, ClearErrors) {
   CliRun r = run_cli("items " + records + " --judges J1 --disagree");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--disagree: needs at least two judges"), std::string::npos) << r.out;
-  r = run_cli("items " + records + " --variants padded");
+  r = run_cli("items " + records + " --variant padded");
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("--variants: 'padded' does not occur"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--variant: 'padded' does not occur"), std::string::npos) << r.out;
   r = run_cli("items");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("missing FILE"), std::string::npos) << r.out;
