@@ -38,8 +38,7 @@ struct RatingCounts {
   std::vector<int32_t> ratings;                  // per unit: raters with a record (0 outside the scope)
 };
 
-RatingCounts rating_counts(const ItemMatrix& m, const std::vector<int32_t>& raters, int order,
-                           const ScopeView& scope) {
+RatingCounts rating_counts(const ItemMatrix& m, const std::vector<int32_t>& raters, int order, const ScopeView& scope) {
   const size_t U = scope.size();
   RatingCounts out;
   out.by_category.assign(agreement_categories(m), std::vector<double>(U, 0.0));
@@ -128,7 +127,8 @@ void add_pair_kappa(const ItemMatrix& m, int32_t judge, int32_t reference, int o
   std::vector<int32_t> first(U, -1), second(U, -1);
   for (size_t u = 0; u < U; ++u) {
     const AccuracyUnit& unit = scope.units[u];
-    const size_t a = m.cell(judge, unit.item, order, unit.variant), b = m.cell(reference, unit.item, order, unit.variant);
+    const size_t a = m.cell(judge, unit.item, order, unit.variant),
+                 b = m.cell(reference, unit.item, order, unit.variant);
     if (!scope.has(u) || !m.present(a) || !m.present(b)) continue;
     first[u] = agreement_category(m, m.verdict[a]);
     second[u] = agreement_category(m, m.verdict[b]);
@@ -204,8 +204,8 @@ void add_fleiss_kappa(const ItemMatrix& m, const std::vector<int32_t>& raters, i
 // α = 1 − (n − 1) (n − Σ_c o_cc) / (n² − Σ_c n_c²) over pairable units (≥ 2 ratings), with
 // o_cc = Σ_u n_uc (n_uc − 1) / (m_u − 1): the coincidences are summed per rating count m_u as
 // integer columns and divided by m_u − 1 in the program, so every column is a count.
-void add_krippendorff_alpha(const ItemMatrix& m, const std::vector<int32_t>& raters, int order,
-                            const ScopeView& scope, Plan& plan) {
+void add_krippendorff_alpha(const ItemMatrix& m, const std::vector<int32_t>& raters, int order, const ScopeView& scope,
+                            Plan& plan) {
   check_raters(m, raters);
   check_order(m, order);
   const RatingCounts counts = rating_counts(m, raters, order, scope);

@@ -31,7 +31,7 @@ void add_fleiss_kappa(const ItemMatrix& m, const std::vector<int32_t>& raters, i
 
 /// `krippendorff_alpha`, nominal (Krippendorff 2011), over the scope's units with at least two
 /// of the raters' ratings in `order` (any missing pattern); otherwise as add_fleiss_kappa.
-void add_krippendorff_alpha(const ItemMatrix& m, const std::vector<int32_t>& raters, int order,
-                            const ScopeView& scope, Plan& plan);
+void add_krippendorff_alpha(const ItemMatrix& m, const std::vector<int32_t>& raters, int order, const ScopeView& scope,
+                            Plan& plan);
 
 }  // namespace judgestat

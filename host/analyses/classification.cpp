@@ -8,9 +8,9 @@ namespace {
 
 // One judge's order-0 records on a scope: the units that count and the labels occurring as gold.
 struct OrderZero {
-  std::vector<uint8_t> in;        // per unit: in the scope with an order-0 record
-  std::vector<int16_t> verdict;   // per unit: the order-0 verdict (kAbsent where !in)
-  int64_t n = 0;                  // units in
+  std::vector<uint8_t> in;           // per unit: in the scope with an order-0 record
+  std::vector<int16_t> verdict;      // per unit: the order-0 verdict (kAbsent where !in)
+  int64_t n = 0;                     // units in
   std::vector<int32_t> gold_labels;  // ascending label index
 };
 
@@ -40,8 +40,8 @@ struct LabelColumns {
   int64_t n_pred = 0, n_gold = 0, n_either = 0;
 };
 
-LabelColumns label_columns(const ItemMatrix& m, const ScopeView& scope, const OrderZero& z, int32_t label,
-                           size_t index, Plan& plan) {
+LabelColumns label_columns(const ItemMatrix& m, const ScopeView& scope, const OrderZero& z, int32_t label, size_t index,
+                           Plan& plan) {
   const size_t U = scope.size();
   std::vector<double> tp(U, 0.0), pred_gold(U, 0.0), pred(U, 0.0), gold(U, 0.0);
   LabelColumns out{};

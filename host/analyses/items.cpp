@@ -182,8 +182,7 @@ ItemsReport run_items(const ItemMatrix& matrix, const ItemsOptions& options) {
   const Selection selection = select_records(matrix, select);
   if (options.disagree && selection.judges.size() < 2)
     throw std::invalid_argument("disagree: needs at least two judges to compare order-0 verdicts, and " +
-                                std::to_string(selection.judges.size()) +
-                                " is selected; select two or more judges");
+                                std::to_string(selection.judges.size()) + " is selected; select two or more judges");
   return ItemsTableBuilder(matrix, selection).build(options.disagree);
 }
 

@@ -313,8 +313,8 @@ namespace {
 
 // Comparisons of judges on the accuracy units, per pair × scope: Cohen's κ, oracle accuracy,
 // complementarity, disputes and the adjudicated difference (docs/statistics.md §7.1–§7.3).
-void add_pair_comparisons(const ItemMatrix& m, const Selection& sel, const std::vector<std::pair<int32_t, int32_t>>& pairs,
-                          int order, MetricsPlan& built) {
+void add_pair_comparisons(const ItemMatrix& m, const Selection& sel,
+                          const std::vector<std::pair<int32_t, int32_t>>& pairs, int order, MetricsPlan& built) {
   std::map<int32_t, OrderZero> zero;
   for (const auto& [j, r] : pairs)
     for (int32_t judge : {j, r})

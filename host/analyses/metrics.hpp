@@ -66,8 +66,7 @@ MetricsPlan build_metrics_plan(const ItemMatrix& matrix, const Selection& select
 /// Everything `metrics` resamples, in report order: build_metrics_plan, probability quality,
 /// then the comparisons of judges (differences, pair κ, oracle accuracy, adjudication) and of
 /// raters (Fleiss' κ, Krippendorff's α).
-MetricsPlan build_metrics_run_plan(const ItemMatrix& matrix, const Selection& selection,
-                                   const MetricsOptions& options);
+MetricsPlan build_metrics_run_plan(const ItemMatrix& matrix, const Selection& selection, const MetricsOptions& options);
 
 /// Point estimates of a plan on the original data (no resampling), in statistic order.
 std::vector<double> point_estimates(const Plan& plan);

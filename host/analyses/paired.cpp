@@ -9,11 +9,27 @@
 namespace judgestat {
 
 const std::vector<std::string>& differenceable_statistics() {
-  static const std::vector<std::string> names{
-      "acc",          "pa",           "bc",          "cons",        "stable_wrong",    "jb_score",
-      "kappa",        "macro_f1",     "macro_precision", "macro_recall", "precision",  "recall",
-      "f1",           "position_rate", "always_first", "always_second", "fee_per_1k", "brier",
-      "nll",          "ece",          "auroc_err"};
+  static const std::vector<std::string> names{"acc",
+                                              "pa",
+                                              "bc",
+                                              "cons",
+                                              "stable_wrong",
+                                              "jb_score",
+                                              "kappa",
+                                              "macro_f1",
+                                              "macro_precision",
+                                              "macro_recall",
+                                              "precision",
+                                              "recall",
+                                              "f1",
+                                              "position_rate",
+                                              "always_first",
+                                              "always_second",
+                                              "fee_per_1k",
+                                              "brier",
+                                              "nll",
+                                              "ece",
+                                              "auroc_err"};
   return names;
 }
 

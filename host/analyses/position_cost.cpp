@@ -11,8 +11,8 @@ namespace judgestat {
 namespace {
 
 // Sets label.n and appends num / den as a statistic named by label, after `scale` (1 for shares).
-void add_scope_ratio(const std::string& column_prefix, std::vector<double> num, std::vector<double> den,
-                     double scale, StatLabel label, Plan& plan) {
+void add_scope_ratio(const std::string& column_prefix, std::vector<double> num, std::vector<double> den, double scale,
+                     StatLabel label, Plan& plan) {
   label.n = static_cast<int64_t>(column_total(den));
   const int32_t kn = add_values_column(plan, column_prefix + "/num", std::move(num));
   const int32_t kd = add_values_column(plan, column_prefix + "/den", std::move(den));
@@ -95,8 +95,8 @@ void add_position_bias(const ItemMatrix& m, int32_t judge, int orders, const Sco
                   scope_label(scope, "always_second", judge_name), plan);
 }
 
-void add_fee_per_1k(const ItemMatrix& m, int32_t judge, const ScopeView& scope, const std::optional<double>& fee_per_call,
-                    Plan& plan) {
+void add_fee_per_1k(const ItemMatrix& m, int32_t judge, const ScopeView& scope,
+                    const std::optional<double>& fee_per_call, Plan& plan) {
   check_per_call(fee_per_call, "fee_per_call");
   std::vector<double> fee(scope.size(), 0.0), records(scope.size(), 0.0);
   for_each_record(m, judge, scope, [&](size_t u, size_t c) {

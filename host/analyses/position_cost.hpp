@@ -26,8 +26,8 @@ void add_position_bias(const ItemMatrix& m, int32_t judge, int orders, const Sco
 /// carry a fee; with fee_per_call, every present record costs that instead. n = those records.
 /// Nothing when no record has a fee. std::invalid_argument for a fee_per_call that is negative
 /// or not finite.
-void add_fee_per_1k(const ItemMatrix& m, int32_t judge, const ScopeView& scope, const std::optional<double>& fee_per_call,
-                    Plan& plan);
+void add_fee_per_1k(const ItemMatrix& m, int32_t judge, const ScopeView& scope,
+                    const std::optional<double>& fee_per_call, Plan& plan);
 
 struct LatencyQuantiles {
   int64_t n = 0;  // records with a latency

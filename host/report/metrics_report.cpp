@@ -35,17 +35,21 @@ struct Section {
 
 const std::vector<Section>& sections() {
   static const std::vector<Section> all{
-      {"accuracy", "Accuracy (docs/statistics.md §3.1): per judge, clustered bootstrap CIs",
+      {"accuracy",
+       "Accuracy (docs/statistics.md §3.1): per judge, clustered bootstrap CIs",
        {"acc", "pa", "bc", "cons", "stable_wrong", "jb_score"}},
-      {"classification", "Classification (§7.1): order 0; macro averages over the gold labels; per label P/R/F1",
+      {"classification",
+       "Classification (§7.1): order 0; macro averages over the gold labels; per label P/R/F1",
        {"macro_precision", "macro_recall", "macro_f1", "precision", "recall", "f1"}},
       {"agreement",
        "Agreement (§3.1, §7.1): κ between a judge's orders or with another rater; Fleiss' κ and "
        "Krippendorff's α over the raters",
        {"kappa", "fleiss_kappa", "krippendorff_alpha"}},
-      {"position", "Position bias (§7.1): share of valid verdicts picking the label shown at each position",
+      {"position",
+       "Position bias (§7.1): share of valid verdicts picking the label shown at each position",
        {"position_rate", "always_first", "always_second"}},
-      {"cost", "Cost and speed (§7.1): fee per 1,000 records with CI; latency quantiles over records (no CI)",
+      {"cost",
+       "Cost and speed (§7.1): fee per 1,000 records with CI; latency quantiles over records (no CI)",
        {"fee_per_1k", "latency_p50", "latency_p95"}},
       {"probability quality", "Probability quality (§3.2): valid records only", {"brier", "nll", "ece", "auroc_err"}},
       {"differences",
@@ -90,8 +94,8 @@ Table section_table(const MetricsReport& report, const Section& section, const s
   Table table;
   table.header = {"judge"};
   if (grouped) table.header.push_back(report.strata);
-  for (const std::string& h : std::vector<std::string>{"statistic", "estimate", fixed(100 * report.level, 0) + "% CI",
-                                                      "SE", "n", "undef"})
+  for (const std::string& h :
+       std::vector<std::string>{"statistic", "estimate", fixed(100 * report.level, 0) + "% CI", "SE", "n", "undef"})
     table.header.push_back(h);
   if (differences)
     for (const char* h : {"p", "perm p", "p Holm", "p BH"}) table.header.push_back(h);
@@ -107,8 +111,8 @@ Table section_table(const MetricsReport& report, const Section& section, const s
       row.push_back(std::to_string(r.label->n));
       row.push_back(std::to_string(r.interval->undefined));
     } else {
-      for (const std::string& cell : {fixed(r.point), std::string("—"), std::string("—"), std::to_string(r.label->n),
-                                      std::string("—")})
+      for (const std::string& cell :
+           {fixed(r.point), std::string("—"), std::string("—"), std::to_string(r.label->n), std::string("—")})
         row.push_back(cell);
     }
     if (differences) {
@@ -133,8 +137,8 @@ std::string confusion_text(const MetricsReport& report, const std::string& forma
       for (int64_t count : c.counts[r]) row.push_back(std::to_string(count));
       table.rows.push_back(row);
     }
-    out += "\nConfusion (order 0): " + c.judge + (c.scope.benchmark || c.scope.condition ? ", " + group_of(c.scope) : "") +
-           "\n" + table.render(format);
+    out += "\nConfusion (order 0): " + c.judge +
+           (c.scope.benchmark || c.scope.condition ? ", " + group_of(c.scope) : "") + "\n" + table.render(format);
   }
   return out;
 }
@@ -146,7 +150,10 @@ std::string complementarity_text(const MetricsReport& report, const std::string&
   Table table;
   table.header = {"judge", "reference", "group", "n", "both right", "judge only", "reference only", "both wrong"};
   for (const Complementarity& c : report.complementarity)
-    table.rows.push_back({c.judge, c.reference, c.benchmark ? *c.benchmark : c.condition ? *c.condition : "all",
+    table.rows.push_back({c.judge, c.reference,
+                          c.benchmark   ? *c.benchmark
+                          : c.condition ? *c.condition
+                                        : "all",
                           std::to_string(c.n), std::to_string(c.both_right) + " (" + share(c.both_right, c.n) + ")",
                           std::to_string(c.judge_only) + " (" + share(c.judge_only, c.n) + ")",
                           std::to_string(c.reference_only) + " (" + share(c.reference_only, c.n) + ")",
@@ -157,18 +164,19 @@ std::string complementarity_text(const MetricsReport& report, const std::string&
 std::string disputes_text(const MetricsReport& report, const std::string& format) {
   if (report.disputes.empty()) return "";
   Table table;
-  table.header = {"judge", "reference", "group", "adjudicated", "disputed", "sides with judge",
-                  "sides with reference", "neither"};
+  table.header = {"judge",  "reference", "group", "adjudicated", "disputed", "sides with judge", "sides with reference",
+                  "neither"};
   for (const Disputes& d : report.disputes)
-    table.rows.push_back({d.judge, d.reference, d.benchmark ? *d.benchmark : d.condition ? *d.condition : "all",
-                          std::to_string(d.adjudicated), std::to_string(d.disputed),
-                          std::to_string(d.sides_with_judge) + " (" + share(d.sides_with_judge, d.disputed) + ")",
-                          std::to_string(d.sides_with_reference) + " (" +
-                              share(d.sides_with_reference, d.disputed) + ")",
-                          std::to_string(d.sides_with_neither) + " (" + share(d.sides_with_neither, d.disputed) +
-                              ")"});
-  return "\nDisputes (§7.2): adjudicated items where judge and reference disagree in order 0\n" +
-         table.render(format);
+    table.rows.push_back(
+        {d.judge, d.reference,
+         d.benchmark   ? *d.benchmark
+         : d.condition ? *d.condition
+                       : "all",
+         std::to_string(d.adjudicated), std::to_string(d.disputed),
+         std::to_string(d.sides_with_judge) + " (" + share(d.sides_with_judge, d.disputed) + ")",
+         std::to_string(d.sides_with_reference) + " (" + share(d.sides_with_reference, d.disputed) + ")",
+         std::to_string(d.sides_with_neither) + " (" + share(d.sides_with_neither, d.disputed) + ")"});
+  return "\nDisputes (§7.2): adjudicated items where judge and reference disagree in order 0\n" + table.render(format);
 }
 
 std::vector<std::string> footer(const MetricsReport& report) {
@@ -182,14 +190,14 @@ std::vector<std::string> footer(const MetricsReport& report) {
   if (!report.strata_note.empty()) lines.push_back("note: " + report.strata_note);
   for (const auto& note : report.notes) lines.push_back("note: " + note);
   for (const auto& note : report.probability.notes) lines.push_back("note: " + note);
-  const std::string strata = report.strata.empty()       ? ""
+  const std::string strata = report.strata.empty()          ? ""
                              : report.strata_mode == "none" ? ", per " + report.strata + " by domain estimation"
                                                             : ", stratified by " + report.strata;
   char summary[256];
   std::snprintf(summary, sizeof summary, "%llu replicates, %s CI, seed %llu, %lld clusters%s, backend %s (%s), %.2fs",
                 static_cast<unsigned long long>(report.replicates), to_string(report.ci).c_str(),
-                static_cast<unsigned long long>(report.seed), static_cast<long long>(result.n_clusters),
-                strata.c_str(), result.backend.c_str(), result.device.c_str(), result.resample_s);
+                static_cast<unsigned long long>(report.seed), static_cast<long long>(result.n_clusters), strata.c_str(),
+                result.backend.c_str(), result.device.c_str(), result.resample_s);
   lines.push_back(summary);
   return lines;
 }
@@ -226,21 +234,35 @@ std::string number_cell(double value) {
 // One row per statistic with numeric columns, empty for not applicable: pandas.read_csv loads it as is.
 std::string tidy_csv(const MetricsReport& report) {
   Table table;
-  table.header = {"name",      "of", "judge", "reference", "benchmark", "condition", "order", "variant",
-                  "label",     "position", "threshold", "n", "estimate", "ci_lo", "ci_hi", "se",
-                  "undefined", "p", "perm_p", "p_holm", "p_bh"};
+  table.header = {"name",    "of",    "judge",     "reference", "benchmark", "condition", "order",
+                  "variant", "label", "position",  "threshold", "n",         "estimate",  "ci_lo",
+                  "ci_hi",   "se",    "undefined", "p",         "perm_p",    "p_holm",    "p_bh"};
   for (const Row& r : all_rows(report)) {
     const StatLabel& l = *r.label;
     const Interval none{r.point, NAN, NAN, NAN, 0};
     const Interval& ci = r.interval ? *r.interval : none;
     const bool is_diff = l.name == "diff" && r.interval;
-    table.rows.push_back({l.name, optional_cell(l.of), l.judge, optional_cell(l.reference),
-                          optional_cell(l.benchmark), optional_cell(l.condition), optional_cell(l.order),
-                          optional_cell(l.variant), optional_cell(l.label), optional_cell(l.position),
-                          optional_cell(l.threshold), std::to_string(l.n), number_cell(ci.estimate),
-                          number_cell(ci.lo), number_cell(ci.hi), number_cell(ci.se),
-                          r.interval ? std::to_string(ci.undefined) : "", number_cell(is_diff ? ci.p : NAN),
-                          number_cell(is_diff ? ci.perm_p : NAN), number_cell(r.p_holm), number_cell(r.p_bh)});
+    table.rows.push_back({l.name,
+                          optional_cell(l.of),
+                          l.judge,
+                          optional_cell(l.reference),
+                          optional_cell(l.benchmark),
+                          optional_cell(l.condition),
+                          optional_cell(l.order),
+                          optional_cell(l.variant),
+                          optional_cell(l.label),
+                          optional_cell(l.position),
+                          optional_cell(l.threshold),
+                          std::to_string(l.n),
+                          number_cell(ci.estimate),
+                          number_cell(ci.lo),
+                          number_cell(ci.hi),
+                          number_cell(ci.se),
+                          r.interval ? std::to_string(ci.undefined) : "",
+                          number_cell(is_diff ? ci.p : NAN),
+                          number_cell(is_diff ? ci.perm_p : NAN),
+                          number_cell(r.p_holm),
+                          number_cell(r.p_bh)});
   }
   return table.render("csv");
 }
@@ -304,8 +326,8 @@ Json confusion_json(const MetricsReport& report) {
   for (const Confusion& c : report.confusion) {
     Json row{{"judge", c.judge}};
     row.update(group_json(c.scope.benchmark, c.scope.condition));
-    row.update({{"order", 0}, {"n", c.scope.n}, {"gold", c.gold_labels}, {"verdict", c.verdict_labels},
-                {"counts", c.counts}});
+    row.update(
+        {{"order", 0}, {"n", c.scope.n}, {"gold", c.gold_labels}, {"verdict", c.verdict_labels}, {"counts", c.counts}});
     out.push_back(row);
   }
   return out;

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "judgestat/bootstrap.hpp"
-#include "judgestat/plan.hpp"
 #include "judgestat/exec_target.hpp"
+#include "judgestat/plan.hpp"
 #include "judgestat/probability.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/report.hpp"
@@ -34,7 +34,7 @@ struct MetricsOptions {
   /// With `by`: "" chooses (stratified when every cluster lies in one group, else domain
   /// estimation), "by" forces the stratified bootstrap, "none" domain estimation (docs/statistics.md §2).
   std::string strata_mode;
-  bool hard_only = false;  // only items some selected judge gets wrong in order 0 (§7.1 `hard`)
+  bool hard_only = false;      // only items some selected judge gets wrong in order 0 (§7.1 `hard`)
   bool invalid_match = false;  // two invalid verdicts agree in `cons` (LLMBar's `equal`)
   std::string reference;       // judge for `diff`; empty: the first selected judge
   /// Per-judge statistics to difference (docs/statistics.md §7.3 `--diff`).
@@ -65,9 +65,9 @@ struct JudgeValidity {
 /// Gold × verdict counts of one judge's order-0 records on one scope (docs/statistics.md §7.1).
 struct Confusion {
   std::string judge;
-  StatLabel scope;  // group fields, name "confusion", judge, order 0 and n (the records) set
-  std::vector<std::string> gold_labels;     // rows: the labels occurring as gold, by label index
-  std::vector<std::string> verdict_labels;  // columns: every label, "tie" (only if any), "invalid"
+  StatLabel scope;                           // group fields, name "confusion", judge, order 0 and n (the records) set
+  std::vector<std::string> gold_labels;      // rows: the labels occurring as gold, by label index
+  std::vector<std::string> verdict_labels;   // columns: every label, "tie" (only if any), "invalid"
   std::vector<std::vector<int64_t>> counts;  // counts[row][column]
 };
 

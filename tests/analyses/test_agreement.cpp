@@ -105,7 +105,8 @@ TEST(AgreementCohen, SharedHelperGivesTheOrderKappa) {
   std::mt19937 rng(5);
   const char* verdicts[] = {"A", "B", "tie", ""};
   for (int i = 0; i < 40; ++i)
-    for (int o = 0; o < 2; ++o) csv << "J,i" << i << "," << (i % 3 ? "A" : "B") << "," << verdicts[rng() % 4] << "," << o << "\n";
+    for (int o = 0; o < 2; ++o)
+      csv << "J,i" << i << "," << (i % 3 ? "A" : "B") << "," << verdicts[rng() % 4] << "," << o << "\n";
   Fixture f = make_fixture(csv.str(), "order_kappa.csv");
   std::vector<int32_t> first, second;
   for (const AccuracyUnit& u : f.units) {
@@ -138,9 +139,8 @@ namespace {
 // Fleiss (1971) as worked in Wikipedia's "Fleiss' kappa" example: 14 raters put 10 subjects into
 // 5 categories; n_ij = raters assigning subject i to category j. "P̄ = 0.378, P̄e = 0.213,
 // κ = 0.210".
-const int kFleissTable[10][5] = {{0, 0, 0, 0, 14}, {0, 2, 6, 4, 2}, {0, 0, 3, 5, 6}, {0, 3, 9, 2, 0},
-                                 {2, 2, 8, 1, 1},  {7, 7, 0, 0, 0}, {3, 2, 6, 3, 0}, {2, 5, 3, 2, 2},
-                                 {6, 5, 2, 1, 0},  {0, 2, 2, 3, 7}};
+const int kFleissTable[10][5] = {{0, 0, 0, 0, 14}, {0, 2, 6, 4, 2}, {0, 0, 3, 5, 6}, {0, 3, 9, 2, 0}, {2, 2, 8, 1, 1},
+                                 {7, 7, 0, 0, 0},  {3, 2, 6, 3, 0}, {2, 5, 3, 2, 2}, {6, 5, 2, 1, 0}, {0, 2, 2, 3, 7}};
 
 std::vector<std::string> fleiss_raters() {
   std::vector<std::string> raters;
@@ -240,8 +240,8 @@ double alpha_by_coincidences(const std::vector<std::vector<std::string>>& rows) 
 
 TEST(AgreementKrippendorff, KrippendorffNominalExampleWithMissing) {
   const std::vector<std::string> raters = {"A", "B", "C", "D"};
-  Fixture f = make_fixture(ratings_csv(raters, kKrippendorffRows, "1"), "alpha.csv",
-                           LoadOptions{{"1", "2", "3", "4", "5"}});
+  Fixture f =
+      make_fixture(ratings_csv(raters, kKrippendorffRows, "1"), "alpha.csv", LoadOptions{{"1", "2", "3", "4", "5"}});
   add_krippendorff_alpha(f.m, indices(f, raters), 0, f.scope(), f.plan);
   expect_stack_within_limit(f.plan);
   const double alpha = estimate(f.plan, {"krippendorff_alpha"});
@@ -271,7 +271,7 @@ TEST(AgreementFleiss, OnlyUnitsEveryRaterRated) {
 
 // Invalid verdicts are a category of their own in both, as in Cohen's κ.
 TEST(AgreementKrippendorff, InvalidIsItsOwnCategory) {
-  const std::vector<std::vector<std::string>> rows = {{"A", "A", ""}, {"", "", "B"}, {"B", "B", "B"},
+  const std::vector<std::vector<std::string>> rows = {{"A", "A", ""},  {"", "", "B"},  {"B", "B", "B"},
                                                       {"A", ".", "B"}, {"", "A", "."}, {"B", "", "A"}};
   const std::vector<std::string> raters = {"X", "Y", "Z"};
   Fixture f = make_fixture(ratings_csv(raters, rows, "A"), "alpha_invalid.csv", LoadOptions{{"A", "B"}});
@@ -281,7 +281,8 @@ TEST(AgreementKrippendorff, InvalidIsItsOwnCategory) {
 
 TEST(AgreementRaters, FewerThanTwoOrTwiceIsAnError) {
   Fixture f = make_fixture(ratings_csv({"A", "B"}, {{"A", "B"}, {"B", "B"}}, "A"), "raters.csv");
-  for (const std::vector<int32_t>& raters : {std::vector<int32_t>{0}, std::vector<int32_t>{}, std::vector<int32_t>{0, 0}}) {
+  for (const std::vector<int32_t>& raters :
+       {std::vector<int32_t>{0}, std::vector<int32_t>{}, std::vector<int32_t>{0, 0}}) {
     try {
       add_fleiss_kappa(f.m, raters, 0, f.scope(), f.plan);
       ADD_FAILURE() << "no error";

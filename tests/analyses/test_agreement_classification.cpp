@@ -22,7 +22,7 @@ struct Case {
 
 // Three labels; C is gold three times and never predicted; one A is answered with nothing
 // (invalid). Each item also has an order-1 record saying C, which order-0 statistics ignore.
-const std::vector<Case> kCases = {{"A", "A"}, {"A", "A"}, {"A", "A"}, {"A", "B"}, {"A", ""}, {"B", "B"},
+const std::vector<Case> kCases = {{"A", "A"}, {"A", "A"}, {"A", "A"}, {"A", "B"}, {"A", ""},  {"B", "B"},
                                   {"B", "B"}, {"B", "A"}, {"B", "B"}, {"C", "A"}, {"C", "B"}, {"C", "B"}};
 
 std::string cases_csv(const std::vector<Case>& cases) {

@@ -96,7 +96,7 @@ TEST(AgreementPosition, RotatedFourWayRatesByExplicitSearch) {
 TEST(AgreementPosition, PairsAlwaysFirstAndSecond) {
   const std::vector<std::string> labels = {"A", "B"};
   const std::vector<std::pair<std::string, std::string>> verdicts = {
-      {"A", "B"},   {"A", "B"}, {"A", "B"}, {"B", "A"}, {"A", "A"},  {"B", "B"},
+      {"A", "B"},   {"A", "B"}, {"A", "B"}, {"B", "A"}, {"A", "A"}, {"B", "B"},
       {"tie", "B"}, {"A", ""},  {"", ""},   {"A", "."}, {".", "A"}, {"tie", "tie"}};
   std::vector<Shown> records;
   for (size_t i = 0; i < verdicts.size(); ++i) {

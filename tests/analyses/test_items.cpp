@@ -62,9 +62,7 @@ ItemsValue D(double value) { return value; }
 
 // JEV Eq. 1 for two orders with probabilities (pA0, pB0) and (pA1, pB1): q = the larger label
 // average.
-double averaged_q(double pa0, double pb0, double pa1, double pb1) {
-  return std::max((pa0 + pa1) / 2, (pb0 + pb1) / 2);
-}
+double averaged_q(double pa0, double pb0, double pa1, double pb1) { return std::max((pa0 + pa1) / 2, (pb0 + pb1) / 2); }
 
 std::string describe(const ItemsValue& v) {
   if (const auto* s = std::get_if<std::string>(&v)) return "\"" + *s + "\"";
@@ -86,46 +84,69 @@ void expect_table(const ItemsReport& report, const std::vector<std::string>& col
 }
 
 const std::vector<std::string> kColumns = {
-    "item",          "cluster",       "benchmark",     "condition",     "gold",          "J1.verdict0",
-    "J1.correct0",   "J1.verdict1",   "J1.correct1",   "J1.pa",         "J1.q",          "J1.consistent",
-    "J2.verdict0",   "J2.correct0",   "J2.verdict1",   "J2.correct1",   "J2.pa",         "J2.consistent",
-    "J3.verdict0",   "J3.correct0",   "J3.verdict1",   "J3.correct1",   "J3.pa",         "J3.consistent",
-    "wrong0"};
+    "item",        "cluster",     "benchmark",     "condition",     "gold",          "J1.verdict0", "J1.correct0",
+    "J1.verdict1", "J1.correct1", "J1.pa",         "J1.q",          "J1.consistent", "J2.verdict0", "J2.correct0",
+    "J2.verdict1", "J2.correct1", "J2.pa",         "J2.consistent", "J3.verdict0",   "J3.correct0", "J3.verdict1",
+    "J3.correct1", "J3.pa",       "J3.consistent", "wrong0"};
 
 // The whole table, worked out by hand from kThreeJudges.
 std::vector<std::vector<ItemsValue>> expected_rows() {
   return {
       // i1: every judge right in order 0; J2 flips to B.
-      {S("i1"), S("c1"), S("bx"), S("factual"), S("A"),                                  //
-       S("A"), D(1), S("A"), D(1), D(1), D(averaged_q(0.9, 0.1, 0.7, 0.3)), D(1),        // J1
-       S("A"), D(1), S("B"), D(0), D(0.5), D(0),                                         // J2
-       S("A"), D(1), S("A"), D(1), D(1), D(1),                                           // J3
+      {S("i1"), S("c1"), S("bx"), S("factual"), S("A"),  //
+       S("A"),  D(1),    S("A"),  D(1),         D(1),   D(averaged_q(0.9, 0.1, 0.7, 0.3)),
+       D(1),                                                   // J1
+       S("A"),  D(1),    S("B"),  D(0),         D(0.5), D(0),  // J2
+       S("A"),  D(1),    S("A"),  D(1),         D(1),   D(1),  // J3
        D(0)},
       // i2: J1 wrong in order 0.
-      {S("i2"), S("c1"), S("bx"), S("logical"), S("B"),                                  //
-       S("A"), D(0), S("B"), D(1), D(0.5), D(averaged_q(0.6, 0.4, 0.2, 0.8)), D(0),      // J1
-       S("B"), D(1), S("B"), D(1), D(1), D(1),                                           // J2
-       S("B"), D(1), S("A"), D(0), D(0.5), D(0),                                         // J3
+      {S("i2"), S("c1"), S("bx"), S("logical"), S("B"),  //
+       S("A"),  D(0),    S("B"),  D(1),         D(0.5), D(averaged_q(0.6, 0.4, 0.2, 0.8)),
+       D(0),                                                   // J1
+       S("B"),  D(1),    S("B"),  D(1),         D(1),   D(1),  // J2
+       S("B"),  D(1),    S("A"),  D(0),         D(0.5), D(0),  // J3
        D(1)},
       // i3: no condition; J2's tie is valid but wrong.
-      {S("i3"), S("c2"), S("by"), N, S("A"),                                             //
-       S("A"), D(1), S("B"), D(0), D(0.5), D(averaged_q(0.55, 0.45, 0.3, 0.7)), D(0),    // J1
-       S("tie"), D(0), S("A"), D(1), D(0.5), D(0),                                       // J2
-       S("A"), D(1), S("A"), D(1), D(1), D(1),                                           // J3
+      {S("i3"),  S("c2"), S("by"), N,    S("A"),  //
+       S("A"),   D(1),    S("B"),  D(0), D(0.5), D(averaged_q(0.55, 0.45, 0.3, 0.7)),
+       D(0),                                            // J1
+       S("tie"), D(0),    S("A"),  D(1), D(0.5), D(0),  // J2
+       S("A"),   D(1),    S("A"),  D(1), D(1),   D(1),  // J3
        D(1)},
       // i4: its own cluster; J1 invalid in order 0 (q from order 1 alone, pa ½, not
       // consistent); J2 has no order-0 record (pa from order 1, consistency undefined, not
       // counted in wrong0).
-      {S("i4"), S("i4"), S("by"), S("factual"), S("B"),                                  //
-       S("invalid"), D(0), S("B"), D(1), D(0.5), D(0.9), D(0),                           // J1
-       N, N, S("B"), D(1), D(1), N,                                                      // J2
-       S("B"), D(1), S("B"), D(1), D(1), D(1),                                           // J3
+      {S("i4"),
+       S("i4"),
+       S("by"),
+       S("factual"),
+       S("B"),  //
+       S("invalid"),
+       D(0),
+       S("B"),
+       D(1),
+       D(0.5),
+       D(0.9),
+       D(0),  // J1
+       N,
+       N,
+       S("B"),
+       D(1),
+       D(1),
+       N,  // J2
+       S("B"),
+       D(1),
+       S("B"),
+       D(1),
+       D(1),
+       D(1),  // J3
        D(1)},
       // i5: every judge wrong in order 0, all saying B.
-      {S("i5"), S("c3"), S("bx"), S("logical"), S("A"),                                  //
-       S("B"), D(0), S("B"), D(0), D(0), D(averaged_q(0.3, 0.7, 0.4, 0.6)), D(1),        // J1
-       S("B"), D(0), S("A"), D(1), D(0.5), D(0),                                         // J2
-       S("B"), D(0), S("B"), D(0), D(0), D(1),                                           // J3
+      {S("i5"), S("c3"), S("bx"), S("logical"), S("A"),  //
+       S("B"),  D(0),    S("B"),  D(0),         D(0),   D(averaged_q(0.3, 0.7, 0.4, 0.6)),
+       D(1),                                                   // J1
+       S("B"),  D(0),    S("A"),  D(1),         D(0.5), D(0),  // J2
+       S("B"),  D(0),    S("B"),  D(0),         D(0),   D(1),  // J3
        D(3)},
   };
 }
@@ -185,9 +206,9 @@ TEST(Items, JudgeColumnsFollowTheSelectionOrder) {
   options.judges = {"J3", "J1"};
   const ItemsReport report = run_items(three_judges(), options);
   const std::vector<std::string> columns = {
-      "item",        "cluster",     "benchmark",   "condition", "gold",        "J3.verdict0",   "J3.correct0",
-      "J3.verdict1", "J3.correct1", "J3.pa",       "J3.consistent", "J1.verdict0", "J1.correct0", "J1.verdict1",
-      "J1.correct1", "J1.pa",       "J1.q",        "J1.consistent", "wrong0"};
+      "item",        "cluster",     "benchmark", "condition",     "gold",        "J3.verdict0", "J3.correct0",
+      "J3.verdict1", "J3.correct1", "J3.pa",     "J3.consistent", "J1.verdict0", "J1.correct0", "J1.verdict1",
+      "J1.correct1", "J1.pa",       "J1.q",      "J1.consistent", "wrong0"};
   ASSERT_EQ(report.columns, columns);
   // i5: both wrong in order 0.
   EXPECT_EQ(std::get<double>(report.rows[4].back()), 2.0);
@@ -261,16 +282,16 @@ const char* const kVariants =
 TEST(Items, VariantsAreRowsAndTheCsvQuotes) {
   const ItemMatrix matrix = load_item_matrix(write_temp("variants.csv", kVariants));
   ItemsReport report = run_items(matrix, {});
-  const std::vector<std::string> columns = {"item",        "variant",     "cluster", "benchmark",   "condition",
-                                            "gold",        "K1.verdict0", "K1.correct0", "K1.pa", "K2.verdict0",
+  const std::vector<std::string> columns = {"item",        "variant",     "cluster",     "benchmark", "condition",
+                                            "gold",        "K1.verdict0", "K1.correct0", "K1.pa",     "K2.verdict0",
                                             "K2.correct0", "K2.pa",       "wrong0"};
   // (y, padded) has no record and no row. Two invalid verdicts match nothing: y disagrees.
-  expect_table(report, columns,
-               {{S("x1"), S("plain"), S("x1"), S("default"), N, S("A"), S("A"), D(1), D(1), S("A"), D(1), D(1), D(0)},
-                {S("x1"), S("padded"), S("x1"), S("default"), N, S("A"), S("B"), D(0), D(0), S("invalid"), D(0), D(0),
-                 D(2)},
-                {S("y,\"2\""), S("plain"), S("y,\"2\""), S("default"), N, S("B"), S("invalid"), D(0), D(0),
-                 S("invalid"), D(0), D(0), D(2)}});
+  expect_table(
+      report, columns,
+      {{S("x1"), S("plain"), S("x1"), S("default"), N, S("A"), S("A"), D(1), D(1), S("A"), D(1), D(1), D(0)},
+       {S("x1"), S("padded"), S("x1"), S("default"), N, S("A"), S("B"), D(0), D(0), S("invalid"), D(0), D(0), D(2)},
+       {S("y,\"2\""), S("plain"), S("y,\"2\""), S("default"), N, S("B"), S("invalid"), D(0), D(0), S("invalid"), D(0),
+        D(0), D(2)}});
   EXPECT_EQ(report.disagreeing, 2);
   EXPECT_EQ(items_csv(report),
             "item,variant,cluster,benchmark,condition,gold,K1.verdict0,K1.correct0,K1.pa,K2.verdict0,K2.correct0,"

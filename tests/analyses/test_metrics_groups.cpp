@@ -41,11 +41,10 @@ TEST(MetricsGroups, ByDifficultyReportsEachGroupAsCondition) {
   const MetricsPlan built = build_metrics_plan(m, select_records(m, select), MetricsOptions{});
   const auto acc = acc_by_group(built, "J1");
   // J1 is right on a (group 0), b (1), c (2), wrong on d (3).
-  EXPECT_EQ(acc, (std::map<std::string, double>{{"all", 0.75},
-                                                {"difficulty=0", 1.0},
-                                                {"difficulty=1", 1.0},
-                                                {"difficulty=2", 1.0},
-                                                {"difficulty=3", 0.0}}));
+  EXPECT_EQ(
+      acc,
+      (std::map<std::string, double>{
+          {"all", 0.75}, {"difficulty=0", 1.0}, {"difficulty=1", 1.0}, {"difficulty=2", 1.0}, {"difficulty=3", 0.0}}));
   EXPECT_EQ(acc_by_group(built, "J3").at("difficulty=1"), 0.0);
 }
 
@@ -58,7 +57,7 @@ TEST(MetricsGroups, HardSubsetDropsItemsEveryJudgeGetsRight) {
   for (size_t s = 0; s < report.statistics.labels.size(); ++s) {
     const StatLabel& l = report.statistics.labels[s];
     if (l.name != "acc" || l.judge != "J2") continue;
-    EXPECT_EQ(l.n, 3);                                                  // b, c, d
+    EXPECT_EQ(l.n, 3);                                                   // b, c, d
     EXPECT_DOUBLE_EQ(report.statistics.intervals[s].estimate, 1.0 / 3);  // right on b only
   }
 }

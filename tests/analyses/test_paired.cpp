@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numeric>
-#include <array>
 
 #include "analyses/metrics.hpp"
 #include "analyses/paired.hpp"
@@ -67,7 +67,8 @@ TEST(PairedDifferences, AnyPerJudgeStatisticOnTheSameReplicates) {
   for (const std::string name : {"brier", "auroc_err", "macro_f1"}) {
     SCOPED_TRACE(name);
     const std::optional<int> order = name == "macro_f1" ? std::optional<int>(0) : std::nullopt;
-    const size_t x = find(built.plan, name, "X", std::nullopt, order), r = find(built.plan, name, "R", std::nullopt, order);
+    const size_t x = find(built.plan, name, "X", std::nullopt, order),
+                 r = find(built.plan, name, "R", std::nullopt, order);
     const size_t d = find(built.plan, "diff", "X", name, order);
     EXPECT_EQ(*built.plan.statistics[d].label.reference, "R");
     EXPECT_EQ(point[d], point[x] - point[r]);

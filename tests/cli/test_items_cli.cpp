@@ -85,8 +85,8 @@ TEST(ItemsCli, WritesCsvThatReadsBackAsTheTable) {
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0], expected.columns);
   // i,2: J1 wrong then right (pa ½, q = max(0.45, 0.55)), J2 right in both; one judge wrong.
-  EXPECT_EQ(rows[2], (std::vector<std::string>{"i,2", "c1", "default", "", "B", "A", "0", "B", "1", "0.5", "0.55",
-                                               "0", "B", "1", "B", "1", "1", "1", "1"}));
+  EXPECT_EQ(rows[2], (std::vector<std::string>{"i,2", "c1", "default", "", "B", "A", "0", "B", "1", "0.5", "0.55", "0",
+                                               "B", "1", "B", "1", "1", "1", "1"}));
   // i3 has no order-1 records: empty verdict, correctness and consistency.
   EXPECT_EQ(rows[3], (std::vector<std::string>{"i3", "c2", "default", "", "A", "B", "0", "", "", "0", "0.6", "", "B",
                                                "0", "", "", "0", "", "2"}));

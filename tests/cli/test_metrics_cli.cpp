@@ -57,13 +57,13 @@ TEST(MetricsCli, TidyCsvHasOneRowPerStatisticWithNumericColumns) {
   std::string line;
   std::getline(in, line);
   const std::vector<std::string> header = split_csv_line(line);
-  const std::vector<std::string> expected{"name",     "of",        "judge",     "reference", "benchmark", "condition",
-                                          "order",    "variant",   "label",     "position",  "threshold", "n",
-                                          "estimate", "ci_lo",     "ci_hi",     "se",        "undefined", "p",
-                                          "perm_p",   "p_holm",    "p_bh"};
+  const std::vector<std::string> expected{"name",     "of",      "judge", "reference", "benchmark", "condition",
+                                          "order",    "variant", "label", "position",  "threshold", "n",
+                                          "estimate", "ci_lo",   "ci_hi", "se",        "undefined", "p",
+                                          "perm_p",   "p_holm",  "p_bh"};
   ASSERT_EQ(header, expected);
-  const std::vector<std::string> numeric{"order", "position", "n", "estimate", "ci_lo", "ci_hi", "se",
-                                         "undefined", "p", "perm_p", "p_holm", "p_bh"};
+  const std::vector<std::string> numeric{"order", "position",  "n", "estimate", "ci_lo",  "ci_hi",
+                                         "se",    "undefined", "p", "perm_p",   "p_holm", "p_bh"};
   int rows = 0, diffs = 0;
   std::set<std::string> names;
   while (std::getline(in, line)) {
@@ -85,9 +85,9 @@ TEST(MetricsCli, TidyCsvHasOneRowPerStatisticWithNumericColumns) {
     }
   }
   EXPECT_GT(diffs, 0);
-  for (const char* name : {"acc", "macro_precision", "precision", "kappa", "fleiss_kappa", "krippendorff_alpha",
-                           "position_rate", "always_first", "fee_per_1k", "latency_p50", "latency_p95", "brier",
-                           "oracle_acc"})
+  for (const char* name :
+       {"acc", "macro_precision", "precision", "kappa", "fleiss_kappa", "krippendorff_alpha", "position_rate",
+        "always_first", "fee_per_1k", "latency_p50", "latency_p95", "brier", "oracle_acc"})
     EXPECT_TRUE(names.count(name)) << name;
   EXPECT_GT(rows, 100);
 }
@@ -169,9 +169,9 @@ TEST(MetricsCli, AdjudicatedGoldAndDisputes) {
   ASSERT_EQ(plain["disputes"].size(), 2u);
   for (const auto& d : plain["disputes"]) {
     EXPECT_EQ(d["adjudicated"], 12);
-    EXPECT_EQ(d["sides_with_judge"].get<int>() + d["sides_with_reference"].get<int>() +
-                  d["sides_with_neither"].get<int>(),
-              d["disputed"].get<int>());
+    EXPECT_EQ(
+        d["sides_with_judge"].get<int>() + d["sides_with_reference"].get<int>() + d["sides_with_neither"].get<int>(),
+        d["disputed"].get<int>());
   }
 }
 
@@ -194,7 +194,8 @@ TEST(MetricsCli, BadRequestsNameTheFlagToChange) {
     EXPECT_EQ(run.status, 2) << c.args << "\n" << run.out;
     EXPECT_NE(run.out.find(c.expected), std::string::npos) << c.args << "\n" << run.out;
   }
-  const std::string bad = write_temp("bad_adjudicated.csv", "judge,item,gold,verdict,adjudicated\nJ,a,A,A,A\nJ,b,B,A,Z\n");
+  const std::string bad =
+      write_temp("bad_adjudicated.csv", "judge,item,gold,verdict,adjudicated\nJ,a,A,A,A\nJ,b,B,A,Z\n");
   const CliRun run = run_cli("metrics " + bad + " --quiet --replicates 50");
   EXPECT_NE(run.status, 0);
   EXPECT_NE(run.out.find("bad_adjudicated.csv:3: column 'adjudicated'"), std::string::npos) << run.out;

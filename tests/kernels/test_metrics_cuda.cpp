@@ -56,7 +56,11 @@ TEST(MetricsStudyCuda, NewStatisticsMatchTheCpuBitForBit) {
   for (size_t s = 0; s < a.intervals.size(); ++s) {
     SCOPED_TRACE(a.labels[s].name + " " + a.labels[s].judge);
     const Interval &x = a.intervals[s], &y = b.intervals[s];
-    for (auto [u, v] : {std::pair{x.estimate, y.estimate}, {x.lo, y.lo}, {x.hi, y.hi}, {x.se, y.se}, {x.p, y.p},
+    for (auto [u, v] : {std::pair{x.estimate, y.estimate},
+                        {x.lo, y.lo},
+                        {x.hi, y.hi},
+                        {x.se, y.se},
+                        {x.p, y.p},
                         {x.perm_p, y.perm_p}})
       EXPECT_TRUE(same_bits(u, v)) << u << " vs " << v;
     EXPECT_EQ(x.undefined, y.undefined);
