@@ -8,8 +8,12 @@
 //
 // A change that alters an output on purpose updates its digest here in the same commit and
 // says why in the commit message. Changed so far: the three metrics digests (2026-12-01), whose
-// probability note cites docs/statistics.md §3.2 instead of SPEC §3.2 (a file users lack). JUDGESTAT_GOLDEN_PRINT=1
-// prints the digests a build gives.
+// probability note cites docs/statistics.md §3.2 instead of SPEC §3.2 (a file users lack); the
+// four metrics digests again (2026-12-01, issue 14), which gained §7's statistics, keys and row
+// fields — every row the earlier output had is still there with the same bits (checked against
+// the pre-move build: 536 of 536 rows identical). readme_metrics_pairs and
+// readme_llmbar_agreement guard the README's comparing-judges commands from their first run.
+// JUDGESTAT_GOLDEN_PRINT=1 prints the digests a build gives.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -42,14 +46,14 @@ struct GoldenCase {
 
 const GoldenCase kCases[] = {
     {"readme_metrics", "metrics data/judgebench/gpt4o_split.csv ",
-     "81594711ecdd51c3cde54d9d4d91b652abb4d5dedff839636e6744bddccce619"},
+     "f6c540d489812ec3212369512e201492244413b523c977218002b9771035cb19"},
     {"readme_cascade", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--plots {tmp}plots ",
      "cddc703cc2483a0b8cee8cfa6f16597710c7b6b048d69f365223f51767217d44"},
     {"readme_budget", "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --per-stratum " JS_FEES,
      "879e56b929c68f342d0b0b59afec766e5da2137a1f68aadc57d3c3781422ffa6"},
     {"readme_mpi_metrics_scaled",
      "metrics data/judgebench/gpt4o_split.csv --judges o1-mini-2024-09-12 --replicates 100000 ",
-     "c2ea8763d4df8649e965740397adff5c7818b5b1b4e0e786e77479d6919bf1aa"},
+     "fb090336eb5f0c154d9be496a84ede541ac32b2d1d8f21f6883165b525b9c66d"},
     {"readme_srun_budget_scaled",
      "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 24,48,96,192 --draws 100000 ",
      "fc149eee78bf3e4601810ca837e5cc9d2c009345585227bb75a7b4cca1855c13"},
@@ -60,11 +64,17 @@ const GoldenCase kCases[] = {
     {"profile_judgereva_synth", "profile {tmp}synth.csv --config configs/judgereva.json --replicates 2000 ",
      "4a91786e6f1fa621eac3c833b40d7d620c4b6c163880026c40a979cc3b08aff3"},
     {"metrics_by_benchmark", "metrics data/judgebench/gpt4o_split.csv --by benchmark ",
-     "19324a914536d832fec9eb5064fdbac0cab7b12b3154902bdc79c2cc6595ed87"},
+     "b711545cf8108fae2cdbd34987c7da556ee2be7a48f0fce8e28e61daa7ee71ed"},
     {"metrics_ci_bca", "metrics data/judgebench/gpt4o_split.csv --ci bca ",
-     "381090fec84f883cde7f1bd26745e0e9c09b396ec215707a58985ae140407589"},
+     "9bcec09a5e42e0a5593bde36962116431d72e8699fb2a60aa3cba8a40fa2492f"},
     {"cascade_per_stratum", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--per-stratum ",
      "ddf3f7c1a3bd83c1a59d6833f4e911c7769a55ae85880b3a78c38471bdce7f57"},
+    {"readme_metrics_pairs", "metrics data/judgebench/gpt4o_split.csv --pairs all --diff acc,pa,brier,auroc_err ",
+     "a7f7d2d6628c13dc0a3b5ef3736d71178c9778034ad98a0c0b303d10d10e9784"},
+    {"readme_llmbar_agreement",
+     "metrics data/llmbar/natural_neighbor.csv " JS_LLMBAR_JUDGES "--reference GPT-4/Vanilla --diff acc "
+     "--raters ChatGPT-0301/Vanilla,ChatGPT/Vanilla,Falcon/Vanilla,GPT-4/Vanilla,LLaMA2/Vanilla,PaLM2/Vanilla ",
+     "97943f444039c1b9c46d3742a74d6ca4b59218cb0b092da29203bf0f5f2b47af"},
     {"budget_rule_both_per_stratum",
      "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --rule both --per-stratum ",
      "93da8186db5818739723a4db0dad9b41dd19461d2df1c889b599f340f42891e4"},
