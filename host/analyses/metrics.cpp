@@ -414,6 +414,18 @@ BootstrapOptions bootstrap_options(const MetricsOptions& options) {
   return boot;
 }
 
+// Every judge a per-call fee or latency names must be analysed: a typo must not pass unnoticed.
+void check_per_call_judges(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options) {
+  for (const auto& [field, values] : {std::pair{"fee", &options.fee}, std::pair{"latency", &options.latency}})
+    for (const auto& entry : *values) {
+      bool analysed = false;
+      for (int32_t j : sel.judges) analysed = analysed || m.judges[j] == entry.first;
+      if (!analysed)
+        throw std::invalid_argument(std::string(field) + ": judge '" + entry.first +
+                                    "' is not among the analysed judges (--judges)");
+    }
+}
+
 // Holm and BH over the run's `diff` rows (docs/statistics.md §7.3); other rows stay NaN.
 void adjust_difference_p(MetricsReport& report) {
   const BootstrapResult& result = report.statistics;
@@ -446,6 +458,7 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   }
   const ItemMatrix& matrix = options.adjudicated_gold ? substituted : input;
   const Selection selection = select_records(matrix, selection_options(options));
+  check_per_call_judges(matrix, selection, options);
   MetricsPlan built = build_metrics_run_plan(matrix, selection, options);
   report.plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

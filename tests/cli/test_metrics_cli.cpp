@@ -188,6 +188,7 @@ TEST(MetricsCli, BadRequestsNameTheFlagToChange) {
       {"--pairs some", "--pairs"},
       {"--gold human", "--gold"},
       {"--strata maybe --by condition", "--strata"},
+      {"--fee nobody=0.01", "--fee: judge 'nobody' is not among the analysed judges"},
   };
   for (const Case& c : cases) {
     const CliRun run = run_cli("metrics " + file + " " + c.args + " --quiet --replicates 50");
