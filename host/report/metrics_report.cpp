@@ -272,6 +272,7 @@ Json settings_json(const MetricsReport& report) {
                                           report.strata_mode);
   settings["by"] = report.strata.empty() ? Json(nullptr) : Json(report.strata);
   settings["gold"] = report.adjudicated_gold ? "adjudicated" : "gold";
+  if (report.adjudicated_gold) settings["gold_substituted"] = report.gold_substituted;
   settings["invalid_match"] = report.invalid_match;
   return settings;
 }
