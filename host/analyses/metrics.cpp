@@ -74,52 +74,24 @@ double total(const std::vector<double>& values) {
 }
 
 // Cohen's κ between the order-0 and order-1 verdicts on complete units (LLMBar's
-// `kappa_agreement`): categories are the labels, `tie` and invalid (its own category);
-// κ = (p_o − p_e) / (1 − p_e) with p_o = agree / n and p_e = Σ_c x_c y_c / n², all column sums.
-void add_order_kappa(const ItemMatrix& m, int32_t j, const std::vector<AccuracyUnit>& units,
-                     const std::vector<double>& complete, const std::vector<double>& mask, const std::string& tag,
-                     StatLabel label, Plan& plan) {
-  const size_t U = units.size();
-  auto category = [&](int16_t verdict) { return verdict >= 0 ? verdict : m.n_labels() + (verdict == kTie ? 0 : 1); };
-  const int32_t n_categories = m.n_labels() + 2;
-  std::vector<double> agree(U, 0.0), n(U, 0.0);
-  std::vector<std::vector<double>> first(n_categories, std::vector<double>(U, 0.0)), second = first;
-  for (size_t u = 0; u < U; ++u) {
+// `kappa_agreement`): categories are the labels, `tie` and invalid, each its own category.
+// Returns a note when the units exist but κ is 0/0 (every verdict in one category).
+std::optional<std::string> add_order_kappa(const ItemMatrix& m, int32_t j, const std::vector<AccuracyUnit>& units,
+                                           const std::vector<double>& complete, const std::vector<double>& mask,
+                                           const std::string& tag, StatLabel label, Plan& plan) {
+  std::vector<int32_t> first(units.size(), -1), second(units.size(), -1);
+  bool any = false;
+  for (size_t u = 0; u < units.size(); ++u) {
     if (!complete[u] || !mask[u]) continue;
-    const int32_t a = category(m.verdict[m.cell(j, units[u].item, 0, units[u].variant)]);
-    const int32_t b = category(m.verdict[m.cell(j, units[u].item, 1, units[u].variant)]);
-    n[u] = 1;
-    agree[u] = a == b;
-    first[a][u] = 1;
-    second[b][u] = 1;
+    first[u] = agreement_category(m, m.verdict[m.cell(j, units[u].item, 0, units[u].variant)]);
+    second[u] = agreement_category(m, m.verdict[m.cell(j, units[u].item, 1, units[u].variant)]);
+    any = true;
   }
-  label.n = static_cast<int64_t>(std::accumulate(n.begin(), n.end(), 0.0));
-  if (label.n == 0) return;
-  auto column = [&](const std::string& name, const std::vector<double>& values) {
-    const int32_t k = plan.add_column(tag + "/kappa/" + name);
-    plan.columns[k] = values;
-    return k;
-  };
-  const int32_t k_agree = column("agree", agree), k_n = column("n", n);
-  std::vector<Op> chance;  // p_e
-  for (int32_t c = 0; c < n_categories; ++c) {
-    if (std::accumulate(first[c].begin(), first[c].end(), 0.0) == 0 ||
-        std::accumulate(second[c].begin(), second[c].end(), 0.0) == 0)
-      continue;  // contributes 0 to p_e on the original data and on every replicate
-    const int32_t kx = column("x" + std::to_string(c), first[c]), ky = column("y" + std::to_string(c), second[c]);
-    chance.insert(chance.end(), {{OpCode::kColumn, kx}, {OpCode::kColumn, ky}, {OpCode::kMul}});
-    if (chance.size() > 3) chance.push_back({OpCode::kAdd});
-  }
-  if (chance.empty()) chance.push_back({OpCode::kConstant, 0, 0.0});
-  chance.insert(chance.end(), {{OpCode::kColumn, k_n}, {OpCode::kColumn, k_n}, {OpCode::kMul}, {OpCode::kDiv}});
-  std::vector<Op> program = ratio_program(k_agree, k_n);
-  program.insert(program.end(), chance.begin(), chance.end());
-  program.push_back({OpCode::kSub});
-  program.push_back({OpCode::kConstant, 0, 1.0});
-  program.insert(program.end(), chance.begin(), chance.end());
-  program.push_back({OpCode::kSub});
-  program.push_back({OpCode::kDiv});
-  plan.statistics.push_back({label, program});
+  const std::string where = label.judge + (label.benchmark ? " on " + *label.benchmark : "") +
+                            (label.condition ? " on " + *label.condition : "");
+  if (add_cohen_kappa(first, second, agreement_categories(m), tag + "/kappa", std::move(label), plan) || !any)
+    return std::nullopt;
+  return "kappa of " + where + " is left out: every verdict falls in one category in both orders (κ = 0/0)";
 }
 
 }  // namespace
@@ -248,7 +220,8 @@ class MetricsPlanBuilder {
       plan_.statistics.push_back(std::move(stat));
     }
     add_ratio(j, s, tag, "jb_score", std::nullopt, jb, f.complete);
-    add_order_kappa(m_, j, units_, f.complete, scope.mask, tag, label_for("kappa", j, scope), plan_);
+    if (auto note = add_order_kappa(m_, j, units_, f.complete, scope.mask, tag, label_for("kappa", j, scope), plan_))
+      out_.notes.push_back(std::move(*note));
   }
 
   // docs/statistics.md §7.1 per judge and scope: classification detail and its confusion

@@ -83,3 +83,14 @@ TEST(MetricsGroups, PositionsFollowTheCanonicalLabelOrder) {
   EXPECT_EQ(value.at("always_first"), 1.0);
   EXPECT_EQ(value.at("always_second"), 0.0);
 }
+
+TEST(MetricsGroups, OrderKappaOfOneCategoryIsLeftOutWithANote) {
+  // J says A in both orders on every item: p_e = 1, κ = 0/0.
+  const ItemMatrix m = load_item_matrix(
+      write_temp("one_category.csv", "judge,item,gold,verdict,order\nJ,a,A,A,0\nJ,a,A,A,1\nJ,b,B,A,0\nJ,b,B,A,1\n"));
+  const MetricsPlan built = build_metrics_plan(m, select_records(m, {}), MetricsOptions{});
+  for (const auto& stat : built.plan.statistics) EXPECT_NE(stat.label.name, "kappa");
+  bool noted = false;
+  for (const auto& note : built.notes) noted = noted || note.find("kappa of J is left out") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
