@@ -6,12 +6,12 @@ namespace judgestat {
 
 namespace {
 
-// One judge's order-0 records on a scope: the units that count and the labels occurring as gold.
+// One judge's order-0 records on a scope: the units that count and the labels occurring as gold or verdict.
 struct OrderZero {
-  std::vector<uint8_t> in;           // per unit: in the scope with an order-0 record
-  std::vector<int16_t> verdict;      // per unit: the order-0 verdict (kAbsent where !in)
-  int64_t n = 0;                     // units in
-  std::vector<int32_t> gold_labels;  // ascending label index
+  std::vector<uint8_t> in;       // per unit: in the scope with an order-0 record
+  std::vector<int16_t> verdict;  // per unit: the order-0 verdict (kAbsent where !in)
+  int64_t n = 0;                 // units in
+  std::vector<int32_t> labels;   // ascending label index
 };
 
 OrderZero order_zero(const ItemMatrix& m, int32_t judge, const ScopeView& scope) {
@@ -19,6 +19,7 @@ OrderZero order_zero(const ItemMatrix& m, int32_t judge, const ScopeView& scope)
   OrderZero z;
   z.in.assign(U, 0);
   z.verdict.assign(U, kAbsent);
+  // sklearn's default label set: every label that occurs as gold or as a prediction.
   std::vector<uint8_t> gold_occurs(m.n_labels(), 0);
   for (size_t u = 0; u < U; ++u) {
     const AccuracyUnit& unit = scope.units[u];
@@ -28,9 +29,10 @@ OrderZero order_zero(const ItemMatrix& m, int32_t judge, const ScopeView& scope)
     z.verdict[u] = m.verdict[c];
     ++z.n;
     gold_occurs[m.gold[unit.item]] = 1;
+    if (m.verdict[c] >= 0) gold_occurs[m.verdict[c]] = 1;  // predicted labels count too
   }
   for (int32_t k = 0; k < m.n_labels(); ++k)
-    if (gold_occurs[k]) z.gold_labels.push_back(k);
+    if (gold_occurs[k]) z.labels.push_back(k);
   return z;
 }
 
@@ -81,8 +83,7 @@ void add_classification(const ItemMatrix& m, int32_t judge, const ScopeView& sco
   const OrderZero z = order_zero(m, judge, scope);
   if (z.n == 0) return;
   std::vector<LabelColumns> columns;
-  for (size_t k = 0; k < z.gold_labels.size(); ++k)
-    columns.push_back(label_columns(m, scope, z, z.gold_labels[k], k, plan));
+  for (size_t k = 0; k < z.labels.size(); ++k) columns.push_back(label_columns(m, scope, z, z.labels[k], k, plan));
   const std::string& judge_name = m.judges[judge];
   auto add = [&](const std::string& name, std::vector<Op> program, int64_t n, const std::string* label) {
     StatisticDef stat{scope_label(scope, name, judge_name), std::move(program)};
@@ -109,7 +110,7 @@ void add_classification(const ItemMatrix& m, int32_t judge, const ScopeView& sco
   add("macro_f1", f1, z.n, nullptr);
   for (size_t k = 0; k < columns.size(); ++k) {
     const LabelColumns& c = columns[k];
-    const std::string& label = m.labels[z.gold_labels[k]];
+    const std::string& label = m.labels[z.labels[k]];
     add("precision", share_or_zero(c.tp, 1.0, c.pred), c.n_pred, &label);
     add("recall", share_or_zero(c.tp, 1.0, c.gold), c.n_gold, &label);
     add("f1", share_or_zero(c.tp, 2.0, c.pred_gold), c.n_either, &label);
@@ -124,7 +125,7 @@ Confusion confusion_counts(const ItemMatrix& m, int32_t judge, const ScopeView& 
   out.scope.order = 0;
   out.scope.n = z.n;
   std::vector<int32_t> row_of(m.n_labels(), -1);
-  for (int32_t k : z.gold_labels) {
+  for (int32_t k : z.labels) {
     row_of[k] = static_cast<int32_t>(out.gold_labels.size());
     out.gold_labels.push_back(m.labels[k]);
   }

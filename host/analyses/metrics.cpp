@@ -233,6 +233,7 @@ class MetricsPlanBuilder {
     add_position_bias(m_, j, orders_, view, plan_);
     const auto fee = per_call(options_.fee, j), latency = per_call(options_.latency, j);
     if (m_.has_fee || fee) add_fee_per_1k(m_, j, view, fee, plan_);
+    if (m_.has_fee && !fee && !scope.group) note_missing_fees(j);
     if (!m_.has_latency && !latency) return;
     const LatencyQuantiles q = latency_quantiles(m_, j, view, latency);
     if (q.n == 0) return;
@@ -243,6 +244,21 @@ class MetricsPlanBuilder {
     out_.point_statistics.push_back({label, q.p50});
     label.name = "latency_p95";
     out_.point_statistics.push_back({label, q.p95});
+  }
+
+  // fee_per_1k averages over the records that carry a fee; say how many do not.
+  void note_missing_fees(int32_t j) {
+    int64_t records = 0, missing = 0;
+    for (const AccuracyUnit& unit : units_)
+      for (int o = 0; o < m_.orders; ++o) {
+        const size_t c = m_.cell(j, unit.item, o, unit.variant);
+        if (!m_.present(c)) continue;
+        ++records;
+        missing += std::isnan(m_.fee[c]);
+      }
+    if (missing > 0 && missing < records)
+      out_.notes.push_back("fee_per_1k of " + m_.judges[j] + ": " + std::to_string(missing) + " of " +
+                           std::to_string(records) + " records carry no fee_usd and are left out of its mean");
   }
 
   std::optional<double> per_call(const std::map<std::string, double>& values, int32_t j) const {
@@ -287,7 +303,9 @@ namespace {
 // Comparisons of judges on the accuracy units, per pair × scope: Cohen's κ, oracle accuracy,
 // complementarity, disputes and the adjudicated difference (docs/statistics.md §7.1–§7.3).
 void add_pair_comparisons(const ItemMatrix& m, const Selection& sel,
-                          const std::vector<std::pair<int32_t, int32_t>>& pairs, int order, MetricsPlan& built) {
+                          const std::vector<std::pair<int32_t, int32_t>>& pairs, const MetricsOptions& options,
+                          MetricsPlan& built) {
+  const int order = options.agreement_order;
   std::map<int32_t, OrderZero> zero;
   for (const auto& [j, r] : pairs)
     for (int32_t judge : {j, r})
@@ -298,8 +316,14 @@ void add_pair_comparisons(const ItemMatrix& m, const Selection& sel,
       StatLabel label = group_label(sel, scope.group);
       label.judge = m.judges[j];
       label.reference = m.judges[r];
+      const size_t before = built.plan.statistics.size();
       add_pair_kappa(m, j, r, order, ScopeView{built.units, scope.mask, group_label(sel, scope.group), tag},
                      built.plan);
+      if (built.plan.statistics.size() == before)
+        built.notes.push_back("kappa of " + m.judges[j] + " vs " + m.judges[r] +
+                              (scope.group ? " on " + *scope.group : "") +
+                              " is left out: no items both rated in order " + std::to_string(order) +
+                              ", or every verdict in one category (κ = 0/0)");
       add_oracle_acc(zero[j], zero[r], scope.mask, label, tag, built.plan);
       Complementarity counts = complementarity_counts(zero[j], zero[r], scope.mask);
       counts.judge = m.judges[j];
@@ -314,7 +338,9 @@ void add_pair_comparisons(const ItemMatrix& m, const Selection& sel,
       disputes.benchmark = label.benchmark;
       disputes.condition = label.condition;
       built.disputes.push_back(disputes);
-      add_adjudicated_difference(m, built.units, zero[j], zero[r], scope.mask, label, tag, built.plan);
+      // Under --gold adjudicated the plain `diff acc` already is this difference.
+      if (!options.adjudicated_gold)
+        add_adjudicated_difference(m, built.units, zero[j], zero[r], scope.mask, label, tag, built.plan);
     }
 }
 
@@ -332,8 +358,17 @@ void add_rater_agreement(const ItemMatrix& m, const Selection& sel, const Metric
   for (const MetricsScope& scope : built.scopes) {
     const ScopeView view{built.units, scope.mask, group_label(sel, scope.group),
                          "raters" + (scope.group ? "/" + *scope.group : std::string())};
+    const std::string where = scope.group ? " on " + *scope.group : "";
+    const size_t before = built.plan.statistics.size();
     add_fleiss_kappa(m, raters, options.agreement_order, view, built.plan);
+    if (built.plan.statistics.size() == before)
+      built.notes.push_back("fleiss_kappa" + where +
+                            " is left out: no item rated by every rater, or every rating in one category");
+    const size_t after_fleiss = built.plan.statistics.size();
     add_krippendorff_alpha(m, raters, options.agreement_order, view, built.plan);
+    if (built.plan.statistics.size() == after_fleiss)
+      built.notes.push_back("krippendorff_alpha" + where +
+                            " is left out: no item with two ratings, or every rating in one category");
   }
 }
 
@@ -351,9 +386,12 @@ StatLabel group_label(const Selection& sel, const std::optional<std::string>& gr
 MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options) {
   MetricsPlan built = build_metrics_plan(m, sel, options);
   const int32_t reference = options.reference.empty() ? sel.judges.front() : m.judge_index(options.reference);
+  if (std::find(sel.judges.begin(), sel.judges.end(), reference) == sel.judges.end())
+    throw std::invalid_argument("reference: '" + m.judges[reference] +
+                                "' is not among the analysed judges; add it to --judges");
   const auto pairs = judge_pairs(sel.judges, reference, options.all_pairs);
   // Statistics over the accuracy units come first: probability quality appends units of its own.
-  add_pair_comparisons(m, sel, pairs, options.agreement_order, built);
+  add_pair_comparisons(m, sel, pairs, options, built);
   add_rater_agreement(m, sel, options, built);
   // Probability quality (docs/statistics.md §3.2) joins the same plan, after the accuracy family.
   built.probability = add_probability_quality(m, sel, options.per_group, built.plan);

@@ -60,9 +60,11 @@ std::string identity(const StatLabel& label) {
 
 bool is_per_judge(const StatLabel& label) { return !label.reference && !label.of && !label.judge.empty(); }
 
-// The numerator and denominator columns of a plain ratio program, or nothing.
+// The numerator and denominator columns of a ratio program (a scale such as fee_per_1k's 1000
+// may follow: the sign-flip p does not depend on it), or nothing.
 std::optional<std::pair<int32_t, int32_t>> ratio_columns(const std::vector<Op>& program) {
-  if (program.size() != 3 || program[0].code != OpCode::kColumn || program[1].code != OpCode::kColumn ||
+  const bool scaled = program.size() == 5 && program[3].code == OpCode::kConstant && program[4].code == OpCode::kMul;
+  if ((program.size() != 3 && !scaled) || program[0].code != OpCode::kColumn || program[1].code != OpCode::kColumn ||
       program[2].code != OpCode::kDiv)
     return std::nullopt;
   return std::make_pair(program[0].arg, program[1].arg);
@@ -72,7 +74,9 @@ std::optional<std::pair<int32_t, int32_t>> ratio_columns(const std::vector<Op>& 
 // over the same per-unit denominators; its column holds the per-unit numerator differences.
 void add_sign_flip_test(const StatisticDef& mine, const StatisticDef& theirs, int32_t statistic, Plan& plan) {
   const auto a = ratio_columns(mine.program), b = ratio_columns(theirs.program);
-  if (!a || !b || plan.columns[a->second] != plan.columns[b->second]) return;
+  if (!a || !b || plan.columns[a->second] != plan.columns[b->second] || mine.program.size() != theirs.program.size())
+    return;
+  if (mine.program.size() == 5 && mine.program[3].value != theirs.program[3].value) return;
   const int32_t k = plan.add_column("perm/" + std::to_string(statistic));
   const std::vector<double>& x = plan.columns[a->first];
   const std::vector<double>& y = plan.columns[b->first];
@@ -85,10 +89,14 @@ void add_sign_flip_test(const StatisticDef& mine, const StatisticDef& theirs, in
 std::vector<std::string> add_paired_differences(const ItemMatrix& m, const std::vector<std::string>& names,
                                                 const std::vector<std::pair<int32_t, int32_t>>& pairs, Plan& plan) {
   const auto& known = differenceable_statistics();
-  for (const auto& name : names)
-    if (std::find(known.begin(), known.end(), name) == known.end())
-      throw std::invalid_argument("diff: '" + name + "' is not a per-judge statistic; expected some of " +
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (std::find(known.begin(), known.end(), names[i]) == known.end())
+      throw std::invalid_argument("diff: '" + names[i] + "' is not a per-judge statistic; expected some of " +
                                   join(known, ", "));
+    // A repeat would enter the Holm/BH family twice.
+    if (std::find(names.begin(), names.begin() + i, names[i]) != names.begin() + i)
+      throw std::invalid_argument("diff: '" + names[i] + "' is named twice");
+  }
   // Per judge name: identity → statistic index, and its statistics in plan order by name.
   std::map<std::string, std::map<std::string, size_t>> by_identity;
   std::map<std::string, std::map<std::string, std::vector<size_t>>> by_name;
@@ -205,6 +213,9 @@ void add_adjudicated_difference(const ItemMatrix& m, const std::vector<AccuracyU
                                 const OrderZero& reference, const std::vector<double>& mask, StatLabel label,
                                 const std::string& tag, Plan& plan) {
   if (!m.has_adjudicated) return;
+  bool decided = false;  // without a decisive label in the scope the row would repeat `diff acc`
+  for (size_t u = 0; u < units.size(); ++u) decided = decided || (mask[u] && m.item_adjudicated[units[u].item] >= 0);
+  if (!decided) return;
   std::vector<double> difference(units.size());
   for (size_t u = 0; u < units.size(); ++u) {
     const int32_t item = units[u].item, decision = m.item_adjudicated[item];

@@ -50,6 +50,15 @@ std::vector<int32_t> canonical_rank(const ItemMatrix& m) {
   return rank;
 }
 
+// The number of candidates K of a unit: 1 + the largest order (rotation) any judge's record
+// presents it in. One order cannot tell position from label.
+int32_t presentations(const ItemMatrix& m, const AccuracyUnit& unit) {
+  for (int32_t o = m.orders - 1; o > 0; --o)
+    for (int32_t j = 0; j < m.n_judges(); ++j)
+      if (m.present(m.cell(j, unit.item, o, unit.variant))) return o + 1;
+  return 1;
+}
+
 }  // namespace
 
 void add_position_bias(const ItemMatrix& m, int32_t judge, int orders, const ScopeView& scope, Plan& plan) {
@@ -57,38 +66,44 @@ void add_position_bias(const ItemMatrix& m, int32_t judge, int orders, const Sco
     throw std::invalid_argument("orders: position bias reads orders 0..orders−1 of the data's " +
                                 std::to_string(m.orders) + ", got " + std::to_string(orders));
   const size_t U = scope.size();
-  const int32_t K = m.n_labels();
   const std::vector<int32_t> rank = canonical_rank(m);
-  std::vector<std::vector<double>> at(K, std::vector<double>(U, 0.0));  // [position][unit]
+  int32_t max_k = 0;
+  std::vector<int32_t> k_of(U, 0);
+  for (size_t u = 0; u < U; ++u)
+    if (scope.has(u)) max_k = std::max(max_k, k_of[u] = presentations(m, scope.units[u]));
+  std::vector<std::vector<double>> at(max_k, std::vector<double>(U, 0.0));  // [position][unit]
   std::vector<double> valid(U, 0.0), complete(U, 0.0), all_first(U, 0.0), all_second(U, 0.0);
   for (size_t u = 0; u < U; ++u) {
-    if (!scope.has(u)) continue;
+    const int32_t K = k_of[u];
+    if (K < 2) continue;
     int n_valid = 0, n_first = 0, n_second = 0;
-    for (int o = 0; o < orders; ++o) {
+    const int read = std::min<int>(K, orders);
+    for (int o = 0; o < read; ++o) {
       const size_t c = m.cell(judge, scope.units[u].item, o, scope.units[u].variant);
       if (!m.valid(c)) continue;
       ++n_valid;
-      if (m.verdict[c] == kTie) continue;  // valid, at no position
+      // A tie, or a label outside the item's K canonical candidates, is valid at no position.
+      if (m.verdict[c] == kTie || rank[m.verdict[c]] >= K) continue;
       const int32_t position = ((rank[m.verdict[c]] - o) % K + K) % K;
       ++at[position][u];
       n_first += position == 0;
       n_second += position == 1;
     }
     valid[u] = n_valid;
-    if (n_valid < orders) continue;
+    if (K != 2 || read != 2 || n_valid < 2) continue;  // always_* on pairs with both orders valid
     complete[u] = 1;
-    all_first[u] = n_first == orders;
-    all_second[u] = n_second == orders;
+    all_first[u] = n_first == K;
+    all_second[u] = n_second == K;
   }
   const std::string& judge_name = m.judges[judge];
   const std::string prefix = scope.tag + "/position/o" + std::to_string(orders);
   if (column_total(valid) > 0)
-    for (int32_t p = 0; p < K; ++p) {
+    for (int32_t p = 0; p < max_k; ++p) {
       StatLabel label = scope_label(scope, "position_rate", judge_name);
       label.position = p;
       add_scope_ratio(prefix + "/at" + std::to_string(p), std::move(at[p]), valid, 1.0, std::move(label), plan);
     }
-  if (K != 2 || orders < 2 || column_total(complete) == 0) return;
+  if (column_total(complete) == 0) return;  // pairs (K = 2) only
   add_scope_ratio(prefix + "/always_first", std::move(all_first), complete, 1.0,
                   scope_label(scope, "always_first", judge_name), plan);
   add_scope_ratio(prefix + "/always_second", std::move(all_second), complete, 1.0,

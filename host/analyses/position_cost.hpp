@@ -13,13 +13,15 @@
 
 namespace judgestat {
 
-/// Order o shows canonical label L_((p + o) mod K) at position p, K = m.n_labels(), so a verdict
-/// L in order o picked position (L − o) mod K. Over orders 0..orders−1 of `judge`'s records on
-/// the scope's units: `position_rate` (field `position` = p, p = 0..K−1) = verdicts at p / valid
-/// verdicts (a valid `tie` counts in the denominator and picks no position); n = valid
-/// verdicts. For pairs (K = 2) with orders ≥ 2 also `always_first` / `always_second` = units
-/// whose verdicts are at position 0 (1) in every order / units with every order present and
-/// valid; n = those units. std::invalid_argument unless 1 ≤ orders ≤ m.orders.
+/// Order o shows canonical label L_((p + o) mod K) at position p, where K = 1 + the largest order any
+/// judge's record presents the unit in (its candidates; pairs K = 2) and L the labels sorted by name, so a
+/// verdict L in order o picked position (rank(L) − o) mod K. Units presented in one order are left
+/// out (position and label cannot be told apart). Over the orders of `judge`'s records:
+/// `position_rate` (field `position` = p) = verdicts at p / valid verdicts (a valid `tie`, or a label
+/// beyond the unit's K candidates, counts in the denominator and picks no position); n = valid
+/// verdicts. For pairs also `always_first` / `always_second` = units whose verdicts are at position
+/// 0 (1) in both orders / pair units with both orders valid. Orders beyond `orders` are not read.
+/// std::invalid_argument unless 1 ≤ orders ≤ m.orders.
 void add_position_bias(const ItemMatrix& m, int32_t judge, int orders, const ScopeView& scope, Plan& plan);
 
 /// `fee_per_1k` = 1000 · Σ fee / records over `judge`'s records on the scope (every order) that

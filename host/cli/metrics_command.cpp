@@ -16,9 +16,9 @@ namespace {
 
 // The analysis's own fields and their flags (the shared ones are in common_flags()).
 const FlagNames& metric_flags() {
-  static const FlagNames flags{{"reference", "--reference"}, {"diff", "--diff"},
-                               {"raters", "--raters"},       {"fee", "--fee"},
-                               {"latency", "--latency"},     {"hard", "--hard"}};
+  static const FlagNames flags{
+      {"reference", "--reference"}, {"diff", "--diff"}, {"raters", "--raters"}, {"fee", "--fee"},
+      {"latency", "--latency"},     {"hard", "--hard"}, {"order", "--order"}};
   return flags;
 }
 

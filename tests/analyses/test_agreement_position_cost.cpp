@@ -3,6 +3,7 @@
 // records and latency quantiles on hand values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -31,10 +32,18 @@ int shown_at(const std::vector<std::string>& labels, int order, const std::strin
   return -1;
 }
 
-std::string records_csv(const std::vector<Shown>& records) {
+// J's records, and a second judge W presenting every item in all `orders` orders, so that each
+// item's number of candidates K (1 + its largest order in the data) is `orders` even where J
+// lacks a record.
+std::string records_csv(const std::vector<Shown>& records, int orders) {
   std::ostringstream csv;
   csv << "judge,item,gold,verdict,order\n";
   for (const Shown& r : records) csv << "J," << r.item << ",A," << r.verdict << "," << r.order << "\n";
+  std::vector<std::string> items;
+  for (const Shown& r : records)
+    if (std::find(items.begin(), items.end(), r.item) == items.end()) items.push_back(r.item);
+  for (const std::string& item : items)
+    for (int o = 0; o < orders; ++o) csv << "W," << item << ",A,A," << o << "\n";
   return csv.str();
 }
 
@@ -53,7 +62,7 @@ TEST(AgreementPosition, RotatedFourWayRatesByExplicitSearch) {
       const std::string verdict = pick < 5 ? labels[o] : pick < 8 ? labels[rng() % 4] : pick == 8 ? "tie" : "";
       records.push_back({"i" + std::to_string(i), verdict, o});
     }
-  Fixture f = make_fixture(records_csv(records), "rotated.csv", LoadOptions{labels});
+  Fixture f = make_fixture(records_csv(records, 4), "rotated.csv", LoadOptions{labels});
   ASSERT_EQ(f.m.orders, 4);
   add_position_bias(f.m, f.judge("J"), 4, f.scope(), f.plan);
   expect_stack_within_limit(f.plan);
@@ -104,7 +113,7 @@ TEST(AgreementPosition, PairsAlwaysFirstAndSecond) {
     if (verdicts[i].first != ".") records.push_back({item, verdicts[i].first, 0});
     if (verdicts[i].second != ".") records.push_back({item, verdicts[i].second, 1});
   }
-  Fixture f = make_fixture(records_csv(records), "pairs.csv", LoadOptions{labels});
+  Fixture f = make_fixture(records_csv(records, 2), "pairs.csv", LoadOptions{labels});
   add_position_bias(f.m, f.judge("J"), 2, f.scope(), f.plan);
   double valid = 0, first = 0, second = 0, complete = 0, all_first = 0, all_second = 0;
   for (const Shown& r : records) {

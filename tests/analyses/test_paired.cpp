@@ -213,3 +213,16 @@ TEST(HumanAdjudication, DisputesAndTheAdjudicatedDifference) {
     }
   }
 }
+
+TEST(HumanAdjudication, NoAdjudicatedDifferenceWithoutADecision) {
+  // The column exists but decides nothing (empty or indecisive): the row would repeat diff acc.
+  const ItemMatrix m = load_item_matrix(write_temp("undecided.csv",
+                                                   "judge,item,gold,verdict,adjudicated\n"
+                                                   "X,a,A,A,indecisive\nR,a,A,B,indecisive\nX,b,B,B,\nR,b,B,B,\n"));
+  const MetricsPlan built = build_metrics_run_plan(m, select_records(m, {}), options_with({"acc"}));
+  for (const auto& stat : built.plan.statistics)
+    EXPECT_NE(stat.label.of, std::optional<std::string>("acc_adjudicated"));
+  ASSERT_EQ(built.disputes.size(), 1u);
+  EXPECT_EQ(built.disputes[0].disputed, 1);
+  EXPECT_EQ(built.disputes[0].sides_with_neither, 1);
+}

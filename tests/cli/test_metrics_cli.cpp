@@ -124,13 +124,25 @@ TEST(MetricsCli, DifferencesCarryPValuesAdjustedByHolmAndBh) {
     EXPECT_DOUBLE_EQ((*rows[i])["p_holm"].get<double>(), holm[i]);
     EXPECT_DOUBLE_EQ((*rows[i])["p_bh"].get<double>(), bh[i]);
   }
-  // The sign-flip p exists for differences of ratios over the same units (acc, pa) and not
+  // The sign-flip p exists for differences of ratios over the same units (acc, pa, and
+  // fee_per_1k, a ratio times 1000, checked below) and not
   // for brier, whose records differ between judges here (J2 has no probabilities at all, so
   // brier has no pairs; auroc_err neither).
   for (const auto* row : rows)
     if ((*row)["of"] == "acc" || (*row)["of"] == "pa") {
       EXPECT_TRUE((*row)["perm_p"].is_number()) << row->dump();
     }
+}
+
+TEST(MetricsCli, FeePerThousandDifferencesHaveASignFlipP) {
+  const nlohmann::json js = run_json(study() + " --diff fee_per_1k");
+  int rows = 0;
+  for (const auto& row : js["statistics"])
+    if (row["name"] == "diff" && row["of"] == "fee_per_1k") {
+      EXPECT_TRUE(row["perm_p"].is_number()) << row.dump();
+      ++rows;
+    }
+  EXPECT_EQ(rows, 2);  // J2 − J1, J3 − J1
 }
 
 TEST(MetricsCli, SpanningClustersSwitchToDomainEstimation) {
@@ -189,6 +201,9 @@ TEST(MetricsCli, BadRequestsNameTheFlagToChange) {
       {"--gold human", "--gold"},
       {"--strata maybe --by condition", "--strata"},
       {"--fee nobody=0.01", "--fee: judge 'nobody' is not among the analysed judges"},
+      {"--diff acc,pa,acc", "--diff: 'acc' is named twice"},
+      {"--judges J2,J3 --reference J1", "--reference: 'J1' is not among the analysed judges"},
+      {"--order 5", "--order"},
   };
   for (const Case& c : cases) {
     const CliRun run = run_cli("metrics " + file + " " + c.args + " --quiet --replicates 50");
