@@ -22,8 +22,8 @@ namespace judgestat {
 /// Probability vectors with their gold labels, a group and a part each.
 struct ProbabilityRows {
   int32_t n_labels = 0;
-  std::vector<double> probs;  // rows × n_labels; a label without a probability reads 0
-  std::vector<int32_t> gold;  // per row: label index
+  std::vector<double> probs;   // rows × n_labels; a label without a probability reads 0
+  std::vector<int32_t> gold;   // per row: label index
   std::vector<int32_t> group;  // per row: index into group_names
   std::vector<std::string> group_names;
   std::vector<uint8_t> fit;  // per row: 1 = fit (selection) part, 0 = held out

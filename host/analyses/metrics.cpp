@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "analyses/agreement.hpp"
+#include "analyses/calibration.hpp"
 #include "analyses/classification.hpp"
 #include "analyses/paired.hpp"
 #include "analyses/position_cost.hpp"
@@ -461,13 +462,14 @@ void adjust_difference_p(MetricsReport& report) {
 MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options, const ExecTarget& target) {
   const auto start = std::chrono::steady_clock::now();
   MetricsReport report;
-  // --gold adjudicated: a copy with the human's labels as gold (docs/statistics.md §7.2).
-  ItemMatrix substituted;
-  if (options.adjudicated_gold) {
-    substituted = input;
-    report.gold_substituted = use_adjudicated_gold(substituted);
-  }
-  const ItemMatrix& matrix = options.adjudicated_gold ? substituted : input;
+  // --gold adjudicated (the human's labels as gold, §7.2) and frozen temperatures (§7.5) work on
+  // a copy of the matrix.
+  const bool transformed = options.adjudicated_gold || !options.temperature.empty();
+  ItemMatrix copy;
+  if (transformed) copy = input;
+  if (options.adjudicated_gold) report.gold_substituted = use_adjudicated_gold(copy);
+  if (!options.temperature.empty()) apply_temperature(copy, options.temperature);
+  const ItemMatrix& matrix = transformed ? copy : input;
   const Selection selection = select_records(matrix, selection_options(options));
   check_per_call_judges(matrix, selection, options);
   MetricsPlan built = build_metrics_run_plan(matrix, selection, options);
@@ -492,6 +494,7 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   report.strata_note = selection.strata_note;
   report.invalid_match = options.invalid_match;
   report.adjudicated_gold = options.adjudicated_gold;
+  report.temperature = options.temperature;
   return report;
 }
 

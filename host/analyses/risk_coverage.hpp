@@ -55,19 +55,19 @@ struct RiskCoverageOptions {
 
 /// One target coverage: the threshold chosen on the original data and the rows' indices.
 struct SelectiveAtCoverage {
-  double target = 0;       // c
-  double threshold = 0;    // q_c
-  int64_t covered = 0;     // units with q ≥ q_c on the original data
-  int32_t accuracy = -1;   // selective_acc row (statistic index in the plan)
-  int32_t coverage = -1;   // selective_coverage row: Σ 1[q ≥ q_c] / n
+  double target = 0;      // c
+  double threshold = 0;   // q_c
+  int64_t covered = 0;    // units with q ≥ q_c on the original data
+  int32_t accuracy = -1;  // selective_acc row (statistic index in the plan)
+  int32_t coverage = -1;  // selective_coverage row: Σ 1[q ≥ q_c] / n
 };
 
 struct RiskCoverageStatistics {
-  int64_t n = 0;                   // units entering
-  int32_t aurc = -1;               // aurc row; -1 when no unit enters
-  double aurc_tie_averaged = NAN;  // risk_coverage()'s AURC on the original data (no CI)
-  std::vector<double> thresholds;  // t_1 > … > t_K
-  std::vector<int32_t> curve;      // selective_risk row per threshold (options.curve)
+  int64_t n = 0;                        // units entering
+  int32_t aurc = -1;                    // aurc row; -1 when no unit enters
+  double aurc_tie_averaged = NAN;       // risk_coverage()'s AURC on the original data (no CI)
+  std::vector<double> thresholds;       // t_1 > … > t_K
+  std::vector<int32_t> curve;           // selective_risk row per threshold (options.curve)
   std::vector<SelectiveAtCoverage> at;  // per options.coverages entry
 };
 

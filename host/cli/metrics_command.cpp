@@ -1,9 +1,13 @@
 // `judgestat metrics FILE`: per judge the accuracy family, classification detail, agreement,
 // position bias, cost and probability quality, and the judges' paired differences, each with a
 // clustered bootstrap CI (docs/statistics.md §3.1, §3.2, §7.1–§7.3).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 
+#include "analyses/calibration.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/text_lists.hpp"
@@ -48,6 +52,8 @@ void add_metrics_options(cxxopts::Options& options) {
        cxxopts::value<std::vector<std::string>>())
       ("latency", "per-call latency JUDGE=SECONDS (repeatable); replaces the file's latency_s",
        cxxopts::value<std::vector<std::string>>())
+      ("temperature-fit", "fit each judge's temperature on this records file and apply it here (a frozen calibration)",
+       cxxopts::value<std::string>()->default_value(""))
       ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)");
   // clang-format on
 }
@@ -90,6 +96,30 @@ MetricsOptions parse_metrics_options(const cxxopts::ParseResult& parsed, const C
   return metrics;
 }
 
+// --temperature-fit FILE: one temperature per judge with probabilities in `matrix` (among
+// `judges` when given), fitted on FILE's records.
+std::map<std::string, double> fitted_temperatures(const std::string& file, const ItemMatrix& matrix,
+                                                  const std::vector<std::string>& judges, const LoadOptions& load) {
+  const ItemMatrix fit = load_item_matrix(file, load);
+  std::vector<std::string> fitted;
+  for (int32_t j = 0; j < matrix.n_judges(); ++j) {
+    const std::string& name = matrix.judges[j];
+    const bool asked = judges.empty() || std::find(judges.begin(), judges.end(), name) != judges.end();
+    const size_t cells_per_judge = matrix.verdict.size() / matrix.n_judges();
+    bool probabilities = false;
+    for (size_t c = j * cells_per_judge; c < (j + 1) * cells_per_judge && !probabilities; ++c)
+      for (int32_t k = 0; k < matrix.n_labels() && !probabilities; ++k)
+        probabilities = matrix.valid(c) && !std::isnan(matrix.probs_of(c)[k]);
+    if (asked && probabilities) fitted.push_back(name);
+  }
+  if (fitted.empty()) throw UsageError("--temperature-fit: no analysed judge has probabilities in " + matrix.path);
+  try {
+    return fit_temperatures(fit, fitted, {});
+  } catch (const UsageError& error) {
+    throw UsageError(std::string("--temperature-fit: ") + error.what());
+  }
+}
+
 }  // namespace
 
 int command_metrics(int argc, char** argv) {
@@ -108,6 +138,8 @@ int command_metrics(int argc, char** argv) {
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
   ReportHead head;
   head.load_s = seconds_since(load_start);
+  if (const std::string fit = parsed["temperature-fit"].as<std::string>(); !fit.empty())
+    metrics.temperature = fitted_temperatures(fit, matrix, metrics.judges, common.load);
   Progress progress("replicates", common.quiet);
   metrics.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
 

@@ -188,6 +188,9 @@ std::vector<std::string> footer(const MetricsReport& report) {
   if (report.adjudicated_gold)
     lines.push_back("gold: adjudicated labels replace gold on " + std::to_string(report.gold_substituted) + " items");
   if (!report.strata_note.empty()) lines.push_back("note: " + report.strata_note);
+  for (const auto& [judge, t] : report.temperature)
+    lines.push_back("temperature: " + judge + "'s probabilities scaled with T = " + fixed(t, 4) +
+                    " (fitted with --temperature-fit)");
   for (const auto& note : report.notes) lines.push_back("note: " + note);
   for (const auto& note : report.probability.notes) lines.push_back("note: " + note);
   const std::string strata = report.strata.empty()          ? ""
@@ -273,6 +276,7 @@ Json settings_json(const MetricsReport& report) {
   settings["by"] = report.strata.empty() ? Json(nullptr) : Json(report.strata);
   settings["gold"] = report.adjudicated_gold ? "adjudicated" : "gold";
   if (report.adjudicated_gold) settings["gold_substituted"] = report.gold_substituted;
+  if (!report.temperature.empty()) settings["temperature"] = report.temperature;
   settings["invalid_match"] = report.invalid_match;
   return settings;
 }

@@ -47,6 +47,9 @@ struct MetricsOptions {
   bool adjudicated_gold = false;
   /// Per-call fee (USD) / latency (s) by judge, replacing the file's fee_usd / latency_s.
   std::map<std::string, double> fee, latency;
+  /// Temperatures by judge applied to the probabilities before anything is computed
+  /// (`--temperature-fit FILE`: fitted on another file; docs/statistics.md §7.5).
+  std::map<std::string, double> temperature;
   // The bootstrap.
   uint64_t replicates = 10000, seed = 1;
   CiMethod ci = CiMethod::kPercentile;
@@ -66,7 +69,7 @@ struct JudgeValidity {
 struct Confusion {
   std::string judge;
   StatLabel scope;                           // group fields, name "confusion", judge, order 0 and n (the records) set
-  std::vector<std::string> gold_labels;      // rows: the labels occurring as gold, by label index
+  std::vector<std::string> gold_labels;      // rows: the labels occurring as gold or verdict, by label index
   std::vector<std::string> verdict_labels;   // columns: every label, "tie" (only if any), "invalid"
   std::vector<std::vector<int64_t>> counts;  // counts[row][column]
 };
@@ -112,7 +115,8 @@ struct MetricsReport {
   std::string strata_mode;  // settings.strata: the column when stratified, "none" (domain estimation) or ""
   std::string strata_note;  // why domain estimation was used
   bool adjudicated_gold = false;
-  int64_t gold_substituted = 0;  // items whose gold the adjudication replaced
+  int64_t gold_substituted = 0;               // items whose gold the adjudication replaced
+  std::map<std::string, double> temperature;  // as applied
   bool invalid_match = false;
   double plan_s = 0;  // selecting the records and building the plan (joins timing.load_s)
 };

@@ -46,8 +46,8 @@ Reference reference_scores(const ProbabilityRows& rows, const std::function<bool
     if (!keep(r)) continue;
     const double* given = rows.probs.data() + r * rows.n_labels;
     const double t = t_of(r);
-    const std::vector<double> p = t > 0 ? powered(given, rows.n_labels, t)
-                                        : std::vector<double>(given, given + rows.n_labels);
+    const std::vector<double> p =
+        t > 0 ? powered(given, rows.n_labels, t) : std::vector<double>(given, given + rows.n_labels);
     double top = 0;
     int at_top = 0;
     for (double v : p) top = std::max(top, v);
@@ -67,9 +67,7 @@ Reference reference_scores(const ProbabilityRows& rows, const std::function<bool
 // The T in [0.05, 20] minimising the mean NLL of the chosen rows: a 20,001-point log grid, then a
 // 2,001-point grid between the best point's neighbours (steps of 3e-7 in log T).
 double grid_minimiser(const ProbabilityRows& rows, const std::function<bool(int64_t)>& keep) {
-  auto nll = [&](double log_t) {
-    return reference_scores(rows, keep, [&](int64_t) { return std::exp(log_t); }).nll;
-  };
+  auto nll = [&](double log_t) { return reference_scores(rows, keep, [&](int64_t) { return std::exp(log_t); }).nll; };
   auto best_on = [&](double lo, double hi, int steps) {
     double best_log_t = lo, best = INFINITY;
     for (int s = 0; s <= steps; ++s) {
@@ -160,7 +158,9 @@ TEST(CalibrationGroups, PerGroupTemperaturesMatchAnIndependentMinimiser) {
   // Every row at its own group's T.
   EXPECT_TRUE(std::isnan(s.all.temperature));
   auto row_t = [&](int64_t r) { return s.groups[rows.group[r]].temperature; };
-  expect_scores(s.all.heldout_after, reference_scores(rows, [&](int64_t r) { return !rows.fit[r]; }, row_t),
+  expect_scores(s.all.heldout_after,
+                reference_scores(
+                    rows, [&](int64_t r) { return !rows.fit[r]; }, row_t),
                 "all held-out after");
   EXPECT_EQ(s.all.fit_rows + s.all.heldout_rows, rows.size());
 }
@@ -171,10 +171,13 @@ TEST(CalibrationGroups, PooledUsesOneTemperatureEverywhere) {
   const double pooled = grid_minimiser(rows, [&](int64_t r) { return rows.fit[r] != 0; });
   EXPECT_NEAR(s.all.temperature, pooled, 1e-5 * pooled);
   auto at_pooled = [&](int64_t) { return s.all.temperature; };
-  expect_scores(s.all.fit_after, reference_scores(rows, [&](int64_t r) { return rows.fit[r] != 0; }, at_pooled),
+  expect_scores(s.all.fit_after,
+                reference_scores(
+                    rows, [&](int64_t r) { return rows.fit[r] != 0; }, at_pooled),
                 "all fit after");
   expect_scores(s.all.heldout_before,
-                reference_scores(rows, [&](int64_t r) { return !rows.fit[r]; }, [](int64_t) { return 0.0; }),
+                reference_scores(
+                    rows, [&](int64_t r) { return !rows.fit[r]; }, [](int64_t) { return 0.0; }),
                 "all held-out before");
   for (const TemperatureGroup& group : s.groups) {
     EXPECT_EQ(group.temperature, s.all.temperature) << group.name;
@@ -182,7 +185,8 @@ TEST(CalibrationGroups, PooledUsesOneTemperatureEverywhere) {
   }
   const int g = 1;  // livebench's held-out rows, scaled at the pooled T
   expect_scores(s.groups[g].heldout_after,
-                reference_scores(rows, [&](int64_t r) { return rows.group[r] == g && !rows.fit[r]; }, at_pooled),
+                reference_scores(
+                    rows, [&](int64_t r) { return rows.group[r] == g && !rows.fit[r]; }, at_pooled),
                 "livebench held-out after");
 }
 
@@ -227,7 +231,7 @@ TEST(CalibrationMatrix, FitOnOneFileApplyToAnother) {
   EXPECT_EQ(rows.group_names, (std::vector<std::string>{"x", "y"}));
   const double want = grid_minimiser(rows, [](int64_t) { return true; });
   EXPECT_NEAR(t.at("J"), want, 1e-5 * want);
-  EXPECT_GT(want, 1.0);  // right 5 times in 8 at confidences 0.5–0.95: overconfident
+  EXPECT_GT(want, 1.0);   // right 5 times in 8 at confidences 0.5–0.95: overconfident
   EXPECT_LT(want, 10.0);  // inside the search range
 
   ItemMatrix target = load_item_matrix(write_temp("apply.csv", kApplyCsv));
@@ -309,13 +313,13 @@ TEST(CalibrationMatrix, BadInputIsAClearError) {
 // The cascade's rows: F's order-averaged probabilities on the items with a valid F output, grouped
 // by benchmark in first-appearance order; item c (F invalid in both orders) has none.
 TEST(CalibrationCascade, PoolRowsAreTheAveragedProbabilities) {
-  const ItemMatrix m = load_item_matrix(write_temp(
-      "pool.csv",
-      "judge,item,benchmark,order,gold,verdict,p.A,p.B\n"
-      "F,a,live,0,A,A,0.9,0.1\nF,a,live,1,A,A,0.7,0.3\nS,a,live,0,A,A,,\n"
-      "F,b,mmlu,0,B,A,0.6,0.4\nF,b,mmlu,1,B,B,0.2,0.8\nS,b,mmlu,0,B,B,,\n"
-      "F,c,mmlu,0,A,,,\nF,c,mmlu,1,A,,,\nS,c,mmlu,0,A,B,,\n"
-      "F,d,live,0,B,B,0.3,0.7\nF,d,live,1,B,B,0.1,0.9\nS,d,live,0,B,A,,\n"));
+  const ItemMatrix m =
+      load_item_matrix(write_temp("pool.csv",
+                                  "judge,item,benchmark,order,gold,verdict,p.A,p.B\n"
+                                  "F,a,live,0,A,A,0.9,0.1\nF,a,live,1,A,A,0.7,0.3\nS,a,live,0,A,A,,\n"
+                                  "F,b,mmlu,0,B,A,0.6,0.4\nF,b,mmlu,1,B,B,0.2,0.8\nS,b,mmlu,0,B,B,,\n"
+                                  "F,c,mmlu,0,A,,,\nF,c,mmlu,1,A,,,\nS,c,mmlu,0,A,B,,\n"
+                                  "F,d,live,0,B,B,0.3,0.7\nF,d,live,1,B,B,0.1,0.9\nS,d,live,0,B,A,,\n"));
   const CascadePool pool = build_cascade_pool(m, "F", "S");
   ASSERT_EQ(pool.size(), 4);
   const ProbabilityRows rows = cascade_probability_rows(m, pool, {1, 0, 1, 0});

@@ -97,7 +97,8 @@ TEST(RiskCoveragePlan, HandComputedAurcAndSelectiveAccuracy) {
   const std::vector<double> est = point_estimates(plan);
   EXPECT_EQ(rc.n, 8);
   EXPECT_EQ(rc.thresholds, (std::vector<double>{0.95, 0.9, 0.85, 0.7, 0.6, 0.55}));
-  const double aurc = (2 * (1.0 / 2) + 1 * (1.0 / 3) + 1 * (1.5 / 4) + 2 * (2.5 / 6) + 1 * (2.5 / 7) + 1 * (3.5 / 8)) / 8;
+  const double aurc =
+      (2 * (1.0 / 2) + 1 * (1.0 / 3) + 1 * (1.5 / 4) + 2 * (2.5 / 6) + 1 * (2.5 / 7) + 1 * (3.5 / 8)) / 8;
   ASSERT_GE(rc.aurc, 0);
   EXPECT_NEAR(est[rc.aurc], aurc, 1e-15);
   EXPECT_EQ(plan.statistics[rc.aurc].label.name, "aurc");
@@ -254,7 +255,8 @@ TEST(RiskCoverageBootstrap, ReplicatesMatchExplicitMultiplicities) {
     for (const ConfidenceBinRows& bin : bins) {
       auto in_bin = [&](size_t u) { return confidence_bin(s.q[u]) == bin.bin ? 1.0 : 0.0; };
       const double count = weighted_sum(s, w, in_bin);
-      expect_same(value(bin.first), ratio(weighted_sum(s, w, [&](size_t u) { return in_bin(u) * s.first_correct[u]; }), count),
+      expect_same(value(bin.first),
+                  ratio(weighted_sum(s, w, [&](size_t u) { return in_bin(u) * s.first_correct[u]; }), count),
                   "bin_acc");
       expect_same(value(bin.fallback),
                   ratio(weighted_sum(s, w, [&](size_t u) { return in_bin(u) * s.fallback_correct[u]; }), count),

@@ -217,3 +217,51 @@ TEST(MetricsCli, BadRequestsNameTheFlagToChange) {
   EXPECT_NE(run.out.find("bad_adjudicated.csv:3: column 'adjudicated'"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("\"Z\""), std::string::npos) << run.out;
 }
+
+// --temperature-fit: T fitted on one file (it minimises that file's NLL, checked here against
+// its neighbours) and applied to another: the reported order-0 NLL is the scaled one, computed
+// here from the records (p ∝ p^(1/T), renormalised).
+TEST(MetricsCli, TemperatureFittedOnOneFileAppliesToAnother) {
+  auto records = [](int offset) {
+    std::string csv = "judge,item,gold,verdict,p.A,p.B\n";
+    for (int i = 0; i < 20; ++i) {
+      const double pa = 0.55 + 0.02 * ((i * 7 + offset) % 20);  // overconfident: mostly right, A
+      const bool gold_a = (i + offset) % 4 != 0;
+      csv += "F,i" + std::to_string(i) + "," + (gold_a ? "A" : "B") + ",A," + std::to_string(pa) + "," +
+             std::to_string(1 - pa) + "\n";
+    }
+    return csv;
+  };
+  const std::string fit_csv = records(0), apply_csv = records(3);
+  auto nll = [](const std::string& csv, double t) {
+    std::istringstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    double sum = 0;
+    int n = 0;
+    while (std::getline(in, line)) {
+      const auto f = split_csv_line(line);
+      const double a = std::pow(std::stod(f[4]), 1 / t), b = std::pow(std::stod(f[5]), 1 / t);
+      sum -= std::log(std::max((f[2] == "A" ? a : b) / (a + b), 1e-6));
+      ++n;
+    }
+    return sum / n;
+  };
+  const std::string fit = write_temp("fit.csv", fit_csv), apply = write_temp("apply.csv", apply_csv);
+  const nlohmann::json js = run_json(apply + " --temperature-fit " + fit);
+  const double t = js["settings"]["temperature"]["F"].get<double>();
+  EXPECT_LE(nll(fit_csv, t), nll(fit_csv, t * 1.001));
+  EXPECT_LE(nll(fit_csv, t), nll(fit_csv, t / 1.001));
+  bool checked = false;
+  for (const auto& row : js["statistics"])
+    if (row["name"] == "nll" && row["order"] == 0) {
+      EXPECT_NEAR(row["estimate"].get<double>(), nll(apply_csv, t), 1e-9);
+      checked = true;
+    }
+  EXPECT_TRUE(checked);
+  const CliRun none =
+      run_cli("metrics " + apply + " --temperature-fit " +
+              write_temp("bare.csv", "judge,item,gold,verdict\nF,i0,A,A\n") + " --quiet --replicates 20");
+  EXPECT_EQ(none.status, 2) << none.out;
+  EXPECT_NE(none.out.find("--temperature-fit"), std::string::npos) << none.out;
+}
