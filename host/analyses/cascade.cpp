@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -45,13 +47,80 @@ PoolClusters number_pool_clusters(const ItemMatrix& m, const CascadePool& pool, 
     }
     out.item_cluster[i] = it->second;
   }
+  out.item_order = std::move(order);
+  return out;
+}
+
+PoolGroups pool_groups(const ItemMatrix& m, const CascadePool& pool, const PoolClusters& clusters,
+                       const std::string& key) {
+  if (key != "benchmark" && key != "condition")
+    throw std::invalid_argument("by: expected benchmark or condition, got '" + key + "'");
+  PoolGroups groups;
+  groups.key = key;
+  groups.item_group.assign(pool.size(), -1);
+  std::map<int32_t, int32_t> group_of_value;  // matrix benchmark/condition → group
+  std::vector<int32_t> cluster_group(clusters.size(), -1);
+  for (int32_t i : clusters.item_order) {
+    const int32_t item = pool.item[i];
+    const int32_t value = key == "benchmark" ? m.item_benchmark[item] : m.item_condition[item];
+    const auto [found, fresh] = group_of_value.emplace(value, groups.size());
+    if (fresh) groups.names.push_back(key == "benchmark" ? m.benchmarks[value] : m.conditions[value]);
+    const int32_t g = found->second;
+    groups.item_group[i] = g;
+    int32_t& first = cluster_group[clusters.item_cluster[i]];
+    if (first < 0) {
+      first = g;
+    } else if (first != g && !groups.domain) {
+      // docs/statistics.md §2: the first straddling cluster in item order and two of its groups.
+      groups.domain = true;
+      groups.note = "cluster '" + clusters.names[clusters.item_cluster[i]] + "' has items in two " + key +
+                    " groups ('" + groups.names[first] + "' and '" + groups.names[g] +
+                    "'), so clusters are resampled over all analysed data (one stratum) and each " + key +
+                    " group's statistic is a domain estimate on these unstratified replicates";
+    }
+  }
+  return groups;
+}
+
+PoolClusters stratify(const PoolClusters& clusters, const PoolGroups* groups) {
+  if (!groups || groups->domain) return clusters;
+  // Strata by first appearance of their groups among the set's items, clusters within each in
+  // their (first-appearance) order.
+  std::vector<int32_t> stratum_of_group(groups->size(), -1);
+  std::vector<std::vector<int32_t>> members;  // old cluster numbers per stratum
+  std::vector<uint8_t> placed(clusters.size(), 0);
+  PoolClusters out = clusters;
+  out.stratum_names.clear();
+  for (int32_t i : clusters.item_order) {
+    const int32_t g = groups->item_group[i], c = clusters.item_cluster[i];
+    if (stratum_of_group[g] < 0) {
+      stratum_of_group[g] = static_cast<int32_t>(members.size());
+      members.emplace_back();
+      out.stratum_names.push_back(groups->names[g]);
+    }
+    if (!placed[c]) placed[c] = 1, members[stratum_of_group[g]].push_back(c);
+  }
+  std::vector<int32_t> renumber(clusters.size(), -1);
+  out.names.clear();
+  out.cluster_benchmark.clear();
+  out.stratum_offset = {0};
+  for (const auto& list : members) {
+    for (int32_t c : list) {
+      renumber[c] = out.size();
+      out.names.push_back(clusters.names[c]);
+      out.cluster_benchmark.push_back(clusters.cluster_benchmark[c]);
+    }
+    out.stratum_offset.push_back(out.size());
+  }
+  for (int32_t& c : out.item_cluster)
+    if (c >= 0) c = renumber[c];
   return out;
 }
 
 std::vector<uint8_t> split_selection(const PoolClusters& clusters, const CascadePool& pool, double fraction,
                                      uint64_t seed) {
-  if (!(fraction >= 0.0 && fraction < 1.0))
-    throw std::invalid_argument("select: expected a fraction in [0, 1) of the clusters for the selection part");
+  if (!(fraction >= 0.0 && fraction <= 1.0))
+    throw std::invalid_argument("select: expected a fraction in [0, 1] of the clusters for the selection part");
   // Benchmarks in first-appearance order over the clusters; each benchmark's clusters in order.
   std::map<int32_t, int32_t> benchmark_index;
   std::vector<std::vector<int32_t>> members;
@@ -119,6 +188,15 @@ namespace {
 // A fee in plan units: the integer count of units when the scale is exact.
 double fee_in_units(double fee, const FeeScale& scale) { return scale.exact ? std::round(fee / scale.unit) : fee; }
 
+// The mean of `values` over the entries with in_set[i] (every entry when in_set is empty).
+double mean_where(const std::vector<double>& values, const std::vector<uint8_t>& in_set) {
+  double sum = 0;
+  int64_t n = 0;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (in_set.empty() || in_set[i]) sum += values[i], ++n;
+  return n ? sum / static_cast<double>(n) : NAN;
+}
+
 // Programs concatenated: postfix pieces of one statistic's program.
 std::vector<Op> join(std::initializer_list<std::vector<Op>> parts) {
   std::vector<Op> ops;
@@ -128,12 +206,175 @@ std::vector<Op> join(std::initializer_list<std::vector<Op>> parts) {
 
 }  // namespace
 
+namespace {
+
+// Builds one plan's statistics scope by scope: the pooled units, then each group's. A scope's
+// columns are the pooled ones masked to its units, so every scope shares the replicates.
+class CascadePlanBuilder {
+ public:
+  CascadePlanBuilder(const CascadePool& pool, const std::vector<CascadePolicy>& policies,
+                     const CascadePlanOptions& options, CascadePlan& out, const std::vector<int32_t>& units)
+      : pool_(pool), policies_(policies), options_(options), out_(out), plan_(out.plan), units_(units) {
+    // A per-call fee (the same on every item, as --fee gives) needs no column of its own:
+    // Σ fee = c·n (and below Σ a·fee_S = c·Σ a). Fewer columns, faster replicates, the same values.
+    per_call_first_ = uniform_fee(pool.fee_first);
+    per_call_fallback_ = uniform_fee(pool.fee_fallback);
+  }
+
+  // The scope of the units with in_scope(i); `group` names it (nullopt: pooled).
+  template <typename InScope>
+  CascadeScope add_scope(const std::optional<std::string>& group, InScope in_scope) {
+    CascadeScope scope;
+    scope.group = group;
+    prefix_ = group ? "group " + *group + "/" : std::string();
+    group_ = group;
+    in_scope_ = [&](int32_t i) { return static_cast<bool>(in_scope(i)); };
+    std::vector<uint8_t> cluster_seen(plan_.cluster_names.size(), 0);
+    for (size_t u = 0; u < units_.size(); ++u)
+      if (in_scope_(units_[u])) {
+        ++scope.items;
+        if (!cluster_seen[plan_.unit_cluster[u]]) cluster_seen[plan_.unit_cluster[u]] = 1, ++scope.clusters;
+      }
+    if (scope.items == 0) return scope;
+    add_statistics(scope);
+    return scope;
+  }
+
+ private:
+  using O = OpCode;
+
+  std::optional<double> uniform_fee(const std::vector<double>& fees) const {
+    const double first_value = fee_in_units(fees[units_.front()], out_.fees);
+    for (int32_t i : units_)
+      if (fee_in_units(fees[i], out_.fees) != first_value) return std::nullopt;
+    return first_value;
+  }
+
+  // A column of the scope: value_of(i) on its units, 0 elsewhere.
+  template <typename ValueOf>
+  int32_t column(const std::string& name, ValueOf value_of) {
+    const int32_t k = plan_.add_column(prefix_ + name);
+    for (size_t u = 0; u < units_.size(); ++u)
+      if (in_scope_(units_[u])) plan_.columns[k][u] = value_of(units_[u]);
+    return k;
+  }
+
+  StatLabel label(const std::string& name, const std::optional<std::string>& threshold, int64_t count) const {
+    StatLabel l;
+    l.name = name;
+    l.judge = pool_.first;
+    l.reference = pool_.fallback;
+    l.threshold = threshold;
+    l.n = count;
+    if (group_) (options_.groups->key == "condition" ? l.condition : l.benchmark) = group_;
+    return l;
+  }
+
+  int32_t add(StatLabel l, std::vector<Op> program) {
+    plan_.statistics.push_back({std::move(l), std::move(program)});
+    return static_cast<int32_t>(plan_.statistics.size()) - 1;
+  }
+
+  // Σ of a fee over the scope's units as ops (nothing without fees).
+  std::vector<Op> fee_sum(const std::string& name, const std::vector<double>& fees,
+                          const std::optional<double>& per_call, int32_t k_n) {
+    if (!options_.fees) return {};
+    if (per_call) return {{O::kColumn, k_n}, {O::kConstant, 0, *per_call}, {O::kMul}};
+    return {{O::kColumn, column(name, [&](int32_t i) { return fee_in_units(fees[i], out_.fees); })}};
+  }
+
+  void add_statistics(CascadeScope& scope);
+  PolicyStatistics add_policy(const CascadePolicy& policy, int64_t n, int64_t first_errors);
+
+  const CascadePool& pool_;
+  const std::vector<CascadePolicy>& policies_;
+  const CascadePlanOptions& options_;
+  CascadePlan& out_;
+  Plan& plan_;
+  const std::vector<int32_t>& units_;
+  std::optional<double> per_call_first_, per_call_fallback_;
+  // The scope being built.
+  std::string prefix_;
+  std::optional<std::string> group_;
+  std::function<bool(int32_t)> in_scope_;
+  int32_t k_n_ = -1, k_c1_ = -1, k_c2_ = -1, k_err_ = -1;
+  std::vector<Op> first_fee_, fallback_fee_;
+};
+
+void CascadePlanBuilder::add_statistics(CascadeScope& scope) {
+  k_n_ = column("n", [](int32_t) { return 1.0; });
+  k_c1_ = column("c1", [&](int32_t i) { return pool_.c1[i]; });
+  k_c2_ = column("c2", [&](int32_t i) { return pool_.c2[i]; });
+  k_err_ = column("first_errors", [&](int32_t i) { return pool_.c1[i] < 1.0 ? 1.0 : 0.0; });
+  first_fee_ = fee_sum("fee_first", pool_.fee_first, per_call_first_, k_n_);
+  fallback_fee_ = fee_sum("fee_fallback", pool_.fee_fallback, per_call_fallback_, k_n_);
+  int64_t first_errors = 0;
+  for (int32_t i : units_) first_errors += in_scope_(i) && pool_.c1[i] < 1.0;
+  for (const CascadePolicy& policy : policies_) scope.policies.push_back(add_policy(policy, scope.items, first_errors));
+  if (options_.oracle) {
+    const int32_t k_best = column("oracle", [&](int32_t i) { return std::max(pool_.c1[i], pool_.c2[i]); });
+    scope.oracle_acc = add(label("oracle_acc", std::nullopt, scope.items), ratio_program(k_best, k_n_));
+  }
+}
+
+PolicyStatistics CascadePlanBuilder::add_policy(const CascadePolicy& policy, int64_t n, int64_t first_errors) {
+  const std::string tag = "policy " + policy.threshold.value_or("per stratum") + "/";
+  auto a = [&](int32_t i) { return policy.accepted[i] ? 1.0 : 0.0; };
+  const int32_t k_a = column(tag + "accepted", a);
+  const int32_t k_ad = column(tag + "accepted_delta", [&](int32_t i) { return a(i) * (pool_.c1[i] - pool_.c2[i]); });
+  const int32_t k_aerr = column(tag + "accepted_errors", [&](int32_t i) { return a(i) * (pool_.c1[i] < 1.0); });
+  PolicyStatistics stats;
+  stats.cascade_acc = add(label("cascade_acc", policy.threshold, n),
+                          {{O::kColumn, k_c2_}, {O::kColumn, k_ad}, {O::kAdd}, {O::kColumn, k_n_}, {O::kDiv}});
+  stats.cascade_delta = add(label("cascade_delta", policy.threshold, n), ratio_program(k_ad, k_n_));
+  stats.escalated = add(label("escalated", policy.threshold, n),
+                        {{O::kColumn, k_n_}, {O::kColumn, k_a}, {O::kSub}, {O::kColumn, k_n_}, {O::kDiv}});
+  if (first_errors > 0)
+    stats.errors_escalated =
+        add(label("errors_escalated", policy.threshold, first_errors),
+            {{O::kColumn, k_err_}, {O::kColumn, k_aerr}, {O::kSub}, {O::kColumn, k_err_}, {O::kDiv}});
+  if (!options_.fees) return stats;
+  // Σ a·fee_S: the fallback fee the accepted items save.
+  std::vector<Op> accepted_fallback_fee;
+  if (per_call_fallback_) {
+    accepted_fallback_fee = {{O::kColumn, k_a}, {O::kConstant, 0, *per_call_fallback_}, {O::kMul}};
+  } else {
+    accepted_fallback_fee = {{O::kColumn, column(tag + "accepted_fee_fallback", [&](int32_t i) {
+                                return a(i) * fee_in_units(pool_.fee_fallback[i], out_.fees);
+                              })}};
+  }
+  // Σ fee_S − Σ a·fee_S: the fallback fee of the escalated items.
+  const std::vector<Op> escalated_fee = join({fallback_fee_, accepted_fallback_fee, {{O::kSub}}});
+  stats.fee_ratio = add(label("fee_ratio", policy.threshold, n),
+                        join({first_fee_, escalated_fee, {{O::kAdd}}, fallback_fee_, {{O::kDiv}}}));
+  // p = escalated fallback fee / all fallback fee; expected accuracy c1 + p·(c2 − c1).
+  stats.random_acc = add(label("random_acc", policy.threshold, n), join({escalated_fee,
+                                                                         fallback_fee_,
+                                                                         {{O::kDiv}},
+                                                                         {{O::kColumn, k_c2_},
+                                                                          {O::kColumn, k_c1_},
+                                                                          {O::kSub},
+                                                                          {O::kMul},
+                                                                          {O::kColumn, k_c1_},
+                                                                          {O::kAdd},
+                                                                          {O::kColumn, k_n_},
+                                                                          {O::kDiv}}}));
+  return stats;
+}
+
+}  // namespace
+
 CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clusters,
                                const std::vector<CascadePolicy>& policies, const CascadePlanOptions& options) {
   CascadePlan out;
   Plan& plan = out.plan;
-  plan.stratum_offset = {0, clusters.size()};
-  plan.stratum_names = {"all"};
+  if (clusters.stratum_offset.empty()) {
+    plan.stratum_offset = {0, clusters.size()};
+    plan.stratum_names = {"all"};
+  } else {
+    plan.stratum_offset = clusters.stratum_offset;
+    plan.stratum_names = clusters.stratum_names;
+  }
   plan.cluster_names = clusters.names;
   std::vector<int32_t> units;  // pool items in the plan
   for (int32_t i = 0; i < pool.size(); ++i)
@@ -143,103 +384,38 @@ CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clus
     }
   if (units.empty()) throw std::logic_error("cascade plan: no items");
   out.fees = fee_scale(pool);
-
-  auto column = [&](const std::string& name, auto value_of) {
-    const int32_t k = plan.add_column(name);
-    for (size_t u = 0; u < units.size(); ++u) plan.columns[k][u] = value_of(units[u]);
-    return k;
-  };
-  const int32_t k_n = column("n", [](int32_t) { return 1.0; });
-  const int32_t k_c1 = column("c1", [&](int32_t i) { return pool.c1[i]; });
-  const int32_t k_c2 = column("c2", [&](int32_t i) { return pool.c2[i]; });
-  const int32_t k_err = column("first_errors", [&](int32_t i) { return pool.c1[i] < 1.0 ? 1.0 : 0.0; });
-  using O = OpCode;
-  // Σ of a fee over the units as ops. A per-call fee (the same on every item, as --fee gives)
-  // needs no column of its own: Σ fee = c·n (and below Σ a·fee_S = c·Σ a). Fewer columns,
-  // faster replicates, the same values.
-  auto uniform_fee = [&](const std::vector<double>& fees) -> std::optional<double> {
-    const double first_value = fee_in_units(fees[units.front()], out.fees);
-    for (int32_t i : units)
-      if (fee_in_units(fees[i], out.fees) != first_value) return std::nullopt;
-    return first_value;
-  };
-  auto fee_sum = [&](const std::string& name, const std::vector<double>& fees,
-                     const std::optional<double>& per_call) -> std::vector<Op> {
-    if (!options.fees) return {};
-    if (per_call) return {{O::kColumn, k_n}, {O::kConstant, 0, *per_call}, {O::kMul}};
-    return {{O::kColumn, column(name, [&](int32_t i) { return fee_in_units(fees[i], out.fees); })}};
-  };
-  const std::optional<double> per_call_first = uniform_fee(pool.fee_first),
-                              per_call_fallback = uniform_fee(pool.fee_fallback);
-  const std::vector<Op> first_fee = fee_sum("fee_first", pool.fee_first, per_call_first);
-  const std::vector<Op> fallback_fee = fee_sum("fee_fallback", pool.fee_fallback, per_call_fallback);
-  const int64_t n = static_cast<int64_t>(units.size());
-  int64_t first_errors = 0;
-  for (int32_t i : units) first_errors += pool.c1[i] < 1.0;
-
-  auto label = [&](const std::string& name, const std::optional<std::string>& threshold, int64_t count) {
-    StatLabel l;
-    l.name = name;
-    l.judge = pool.first;
-    l.reference = pool.fallback;
-    l.threshold = threshold;
-    l.n = count;
-    return l;
-  };
-  auto add = [&](StatLabel l, std::vector<Op> program) {
-    plan.statistics.push_back({std::move(l), std::move(program)});
-    return static_cast<int32_t>(plan.statistics.size()) - 1;
-  };
-  for (const CascadePolicy& policy : policies) {
-    const std::string tag = "policy " + policy.threshold.value_or("per stratum") + "/";
-    auto a = [&](int32_t i) { return policy.accepted[i] ? 1.0 : 0.0; };
-    const int32_t k_a = column(tag + "accepted", a);
-    const int32_t k_ad = column(tag + "accepted_delta", [&](int32_t i) { return a(i) * (pool.c1[i] - pool.c2[i]); });
-    const int32_t k_aerr = column(tag + "accepted_errors", [&](int32_t i) { return a(i) * (pool.c1[i] < 1.0); });
-    PolicyStatistics stats;
-    stats.cascade_acc = add(label("cascade_acc", policy.threshold, n),
-                            {{O::kColumn, k_c2}, {O::kColumn, k_ad}, {O::kAdd}, {O::kColumn, k_n}, {O::kDiv}});
-    stats.cascade_delta = add(label("cascade_delta", policy.threshold, n), ratio_program(k_ad, k_n));
-    stats.escalated = add(label("escalated", policy.threshold, n),
-                          {{O::kColumn, k_n}, {O::kColumn, k_a}, {O::kSub}, {O::kColumn, k_n}, {O::kDiv}});
-    if (first_errors > 0)
-      stats.errors_escalated =
-          add(label("errors_escalated", policy.threshold, first_errors),
-              {{O::kColumn, k_err}, {O::kColumn, k_aerr}, {O::kSub}, {O::kColumn, k_err}, {O::kDiv}});
-    if (options.fees) {
-      // Σ a·fee_S: the fallback fee the accepted items save.
-      std::vector<Op> accepted_fallback_fee;
-      if (per_call_fallback) {
-        accepted_fallback_fee = {{O::kColumn, k_a}, {O::kConstant, 0, *per_call_fallback}, {O::kMul}};
-      } else {
-        accepted_fallback_fee = {{O::kColumn, column(tag + "accepted_fee_fallback", [&](int32_t i) {
-                                    return a(i) * fee_in_units(pool.fee_fallback[i], out.fees);
-                                  })}};
-      }
-      // Σ fee_S − Σ a·fee_S: the fallback fee of the escalated items.
-      const std::vector<Op> escalated_fee = join({fallback_fee, accepted_fallback_fee, {{O::kSub}}});
-      stats.fee_ratio = add(label("fee_ratio", policy.threshold, n),
-                            join({first_fee, escalated_fee, {{O::kAdd}}, fallback_fee, {{O::kDiv}}}));
-      // p = escalated fallback fee / all fallback fee; expected accuracy c1 + p·(c2 − c1).
-      stats.random_acc = add(label("random_acc", policy.threshold, n), join({escalated_fee,
-                                                                             fallback_fee,
-                                                                             {{O::kDiv}},
-                                                                             {{O::kColumn, k_c2},
-                                                                              {O::kColumn, k_c1},
-                                                                              {O::kSub},
-                                                                              {O::kMul},
-                                                                              {O::kColumn, k_c1},
-                                                                              {O::kAdd},
-                                                                              {O::kColumn, k_n},
-                                                                              {O::kDiv}}}));
+  CascadePlanBuilder builder(pool, policies, options, out, units);
+  out.scopes.push_back(builder.add_scope(std::nullopt, [](int32_t) { return true; }));
+  if (options.groups) {
+    const PoolGroups& groups = *options.groups;
+    for (int32_t g = 0; g < groups.size(); ++g) {
+      CascadeScope scope = builder.add_scope(groups.names[g], [&](int32_t i) { return groups.item_group[i] == g; });
+      if (scope.items > 0) out.scopes.push_back(std::move(scope));
     }
-    out.policies.push_back(stats);
-  }
-  if (options.oracle) {
-    const int32_t k_best = column("oracle", [&](int32_t i) { return std::max(pool.c1[i], pool.c2[i]); });
-    out.oracle_acc = add(label("oracle_acc", std::nullopt, n), ratio_program(k_best, k_n));
   }
   return out;
+}
+
+void summarise_scope(const CascadePool& pool, const std::vector<CascadePolicy>& policies,
+                     const std::vector<uint8_t>& in_set, const PoolGroups* groups, bool fees, CascadeScope& scope) {
+  std::vector<uint8_t> mine(pool.size());
+  int32_t group = -1;
+  if (scope.group && groups)
+    group = static_cast<int32_t>(std::find(groups->names.begin(), groups->names.end(), *scope.group) -
+                                 groups->names.begin());
+  double fee_first = 0, fee_fallback = 0;
+  for (int32_t i = 0; i < pool.size(); ++i) {
+    mine[i] = (in_set.empty() || in_set[i]) && (group < 0 || groups->item_group[i] == group);
+    if (mine[i]) fee_first += pool.fee_first[i], fee_fallback += pool.fee_fallback[i];
+  }
+  scope.latencies.clear();
+  for (const auto& policy : policies) scope.latencies.push_back(cascade_latency(pool, policy.accepted, mine));
+  const std::vector<uint8_t> none_escalated(pool.size(), 1);  // "accepted everywhere": F's latency alone
+  scope.first_latency = cascade_latency(pool, none_escalated, mine);
+  scope.fallback_latency = fallback_latency(pool, mine);
+  scope.first_alone = mean_where(pool.c1, mine);
+  scope.fallback_alone = mean_where(pool.c2, mine);
+  scope.first_fee_ratio = fees && fee_fallback > 0 ? fee_first / fee_fallback : NAN;
 }
 
 namespace {
@@ -368,207 +544,6 @@ TemperatureResult temperature_scaling(const ItemMatrix& m, const CascadePool& po
   if (!fit_gold.empty()) out.selection_nll_after = mean_nll_at_temperature(fit_rows, L, fit_gold, out.temperature);
   if (!test_gold.empty()) out.heldout_nll_after = mean_nll_at_temperature(test_rows, L, test_gold, out.temperature);
   return out;
-}
-
-// ---- run_cascade: pool → sweep → split → rules → held-out → temperature ----
-
-namespace {
-
-double mean_of(const std::vector<double>& values, const std::vector<uint8_t>& in_set) {
-  double sum = 0;
-  int64_t n = 0;
-  for (size_t i = 0; i < values.size(); ++i)
-    if (in_set.empty() || in_set[i]) sum += values[i], ++n;
-  return n ? sum / static_cast<double>(n) : NAN;
-}
-
-double sum_of(const std::vector<double>& values) {
-  double sum = 0;
-  for (double v : values) sum += v;
-  return sum;
-}
-
-std::string fixed3(double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.3f", value);
-  return text;
-}
-
-}  // namespace
-
-void check_cascade_options(const CascadeOptions& o) {
-  if (o.grid.size() == 0) throw std::invalid_argument("grid: give at least one threshold");
-  if (o.first == o.fallback)
-    throw std::invalid_argument("fallback: the same judge as the first stage, '" + o.first + "'");
-  if (!(std::isfinite(o.tol) && o.tol >= 0)) throw std::invalid_argument("tol: expected a number >= 0");
-  if (!(std::isfinite(o.z) && o.z >= 0)) throw std::invalid_argument("z: expected a number >= 0");
-  if (!(o.select >= 0.0 && o.select < 1.0))
-    throw std::invalid_argument("select: expected a fraction in [0, 1) of the clusters (0 = sweep only, no rules)");
-  if (o.strata != "benchmark" && o.strata != "condition")
-    throw std::invalid_argument("strata: expected benchmark or condition, got '" + o.strata + "'");
-}
-
-namespace {
-
-// Where one judge's fees (or latencies) come from: the per-call option, the file, or nowhere.
-ValueSource value_source(const ItemMatrix& m, const CascadePool& pool, const std::vector<double>& column,
-                         const std::map<std::string, double>& overrides, const std::string& judge, int orders,
-                         const char* option) {
-  ValueSource source;
-  if (overrides.count(judge)) {
-    source.from = std::string("--") + option;  // the JSON's name of the per-call override
-    return source;
-  }
-  const int32_t j = m.judge_index(judge);
-  int64_t given = 0;
-  for (int32_t i = 0; i < pool.size(); ++i)
-    for (int o = 0; o < orders; ++o) {
-      const size_t cell = m.cell(j, pool.item[i], o, pool.variant);
-      if (!m.present(cell)) continue;
-      const bool has = cell < column.size() && !std::isnan(column[cell]);
-      given += has;
-      source.missing += !has;
-    }
-  if (given > 0) source.from = "file";
-  return source;
-}
-
-// Step 1: the pool's fee and latency sources, which of them the report can use, and the notes
-// saying what is left out.
-void describe_values(const ItemMatrix& m, const CascadePool& pool, const CascadeOptions& o, CascadeReport& r) {
-  const ValueSource not_given;
-  r.fee_first = value_source(m, pool, m.fee, o.fee, o.first, pool.first_orders, "fee");
-  r.fee_fallback = value_source(m, pool, m.fee, o.fee, o.fallback, 1, "fee");
-  r.latency_first = value_source(m, pool, m.latency, o.latency, o.first, pool.first_orders, "latency");
-  r.latency_fallback = value_source(m, pool, m.latency, o.latency, o.fallback, 1, "latency");
-  for (int32_t i = 0; i < pool.size(); ++i)
-    if (!(pool.fee_first[i] >= 0 && pool.fee_fallback[i] >= 0 &&
-          std::isfinite(pool.fee_first[i] + pool.fee_fallback[i])))
-      throw UsageError("fees must be finite and non-negative; item '" + m.items[pool.item[i]] + "' has another");
-  const bool first_fee = r.fee_first.from != not_given.from, fallback_fee = r.fee_fallback.from != not_given.from;
-  r.fees = first_fee && fallback_fee && sum_of(pool.fee_fallback) > 0;
-  r.latency = r.latency_first.from != not_given.from && r.latency_fallback.from != not_given.from;
-  if (!r.fees) {
-    if (!first_fee || !fallback_fee)
-      r.notes.push_back("fees not given for " + std::string(!first_fee ? o.first : "") +
-                        (!first_fee && !fallback_fee ? " and " : "") + (!fallback_fee ? o.fallback : "") +
-                        ": fee_ratio and random_acc are left out; give --fee JUDGE=USD per call (0 for a local model)");
-    else
-      r.notes.push_back("the fallback's fees sum to 0: fee_ratio and random_acc are left out");
-  }
-  if (!r.latency) r.notes.push_back("latencies not given: give --latency JUDGE=SECONDS per call for latency quantiles");
-  for (const auto& [source, judge, what] :
-       {std::make_tuple(r.fee_first, o.first, "fee"), std::make_tuple(r.fee_fallback, o.fallback, "fee"),
-        std::make_tuple(r.latency_first, o.first, "latency"),
-        std::make_tuple(r.latency_fallback, o.fallback, "latency")})
-    if (source.from == "file" && source.missing > 0)
-      r.notes.push_back(std::to_string(source.missing) + " calls of " + judge + " have no " + what +
-                        " in the file and count 0");
-}
-
-// Step 2: the point summaries of the sweep (accuracies, fee ratio and latencies on the data).
-void summarise_sweep(const CascadePool& pool, const std::vector<CascadePolicy>& policies, bool fees,
-                     CascadeSweep& sweep) {
-  for (const auto& policy : policies) sweep.latencies.push_back(cascade_latency(pool, policy.accepted));
-  const std::vector<uint8_t> none_escalated(pool.size(), 1);  // "accepted everywhere": F's latency alone
-  sweep.first_latency = cascade_latency(pool, none_escalated);
-  sweep.fallback_latency = fallback_latency(pool);
-  sweep.first_alone = mean_of(pool.c1, {});
-  sweep.fallback_alone = mean_of(pool.c2, {});
-  sweep.first_fee_ratio = fees ? sum_of(pool.fee_first) / sum_of(pool.fee_fallback) : NAN;
-}
-
-// Step 3: the selection / held-out split and the rules chosen on the selection part; returns
-// the held-out plan of the rules' policies (rules.heldout is filled by the bootstrap later).
-CascadePlan choose_rules(const ItemMatrix& m, const CascadePool& pool, const PoolClusters& clusters,
-                         const CascadeOptions& o, bool fees, CascadeRules& rules) {
-  const std::vector<uint8_t> selection = split_selection(clusters, pool, o.select, o.bootstrap.seed);
-  std::vector<uint8_t> heldout(pool.size()), seen(clusters.size(), 0);
-  for (int32_t i = 0; i < pool.size(); ++i) {
-    heldout[i] = !selection[i];
-    rules.selection_items += selection[i];
-    rules.heldout_items += heldout[i];
-    if (selection[i] && !seen[clusters.item_cluster[i]]) seen[clusters.item_cluster[i]] = 1, ++rules.selection_clusters;
-  }
-  if (rules.selection_items == 0)
-    throw std::invalid_argument("select: " + fixed3(o.select) + " puts no cluster into the selection part (" +
-                                std::to_string(clusters.size()) +
-                                " clusters); raise it, or set it to 0 for the sweep only");
-  if (rules.heldout_items == 0)
-    throw std::invalid_argument("select: " + fixed3(o.select) + " leaves no held-out clusters; lower it");
-  std::vector<CascadePolicy> policies;
-  for (ThresholdRule rule : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
-    RuleSettings settings;
-    settings.rule = rule;
-    settings.tol = o.tol;
-    settings.z = o.z;
-    rules.choices.push_back(choose_rule(pool, o.grid, selection, settings, o.per_stratum));
-    policies.push_back(rule_policy(pool, o.grid, rules.choices.back()));
-  }
-  const PoolClusters heldout_clusters = number_pool_clusters(m, pool, heldout);
-  rules.heldout_clusters = heldout_clusters.size();
-  CascadePlan plan = build_cascade_plan(pool, heldout_clusters, policies, {fees, false});
-  for (size_t r = 0; r < policies.size(); ++r)
-    rules.rules.push_back({plan.policies[r], cascade_latency(pool, policies[r].accepted, heldout)});
-  rules.first_alone = mean_of(pool.c1, heldout);
-  rules.fallback_alone = mean_of(pool.c2, heldout);
-  rules.fallback_latency = fallback_latency(pool, heldout);
-  rules.temperature = temperature_scaling(m, pool, selection);
-  return plan;
-}
-
-}  // namespace
-
-CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& options, const ExecTarget& target) {
-  check_cascade_options(options);
-  CascadeReport report;
-  report.options = options;
-  report.options.progress = nullptr;
-  report.options.bootstrap.progress = nullptr;
-  matrix.judge_index(options.first);
-  matrix.judge_index(options.fallback);
-  const CascadePool pool = build_cascade_pool(matrix, options.first, options.fallback, options.gate_orders,
-                                              options.strata, options.fee, options.latency);
-  report.items = pool.size();
-  report.first_orders = pool.first_orders;
-  report.strata_names = pool.strata_names;
-  for (uint8_t ok : pool.gate_ok) report.gate_ok += ok;
-  describe_values(matrix, pool, options, report);
-
-  const PoolClusters clusters = number_pool_clusters(matrix, pool);
-  report.clusters = clusters.size();
-  const std::vector<CascadePolicy> policies = sweep_policies(pool, options.grid);
-  const CascadePlan sweep = build_cascade_plan(pool, clusters, policies, {report.fees, true});
-  report.fee_scale = sweep.fees;
-  report.sweep.policies = sweep.policies;
-  report.sweep.oracle_acc = sweep.oracle_acc;
-  CascadePlan heldout_plan;
-  if (options.select > 0) {
-    report.rules.emplace();
-    heldout_plan = choose_rules(matrix, pool, clusters, options, report.fees, *report.rules);
-  }
-
-  // Resampling: the sweep, then the rules' policies on the held-out part.
-  auto backend = make_backend(target);
-  BootstrapOptions boot = options.bootstrap;
-  const uint64_t replicates = boot.replicates, total = replicates * (report.rules ? 2 : 1);
-  const auto& progress = options.progress;
-  boot.progress = [&](uint64_t done, uint64_t) {
-    if (progress) progress(done, total);
-  };
-  report.sweep.result = run_bootstrap(sweep.plan, *backend, boot);
-  if (report.rules) {
-    boot.keep_replicates = false;
-    boot.progress = [&](uint64_t done, uint64_t) {
-      if (progress) progress(replicates + done, total);
-    };
-    report.rules->heldout = run_bootstrap(heldout_plan.plan, *backend, boot);
-  }
-
-  summarise_sweep(pool, policies, report.fees, report.sweep);
-  for (int32_t i = 0; i < pool.size(); ++i)
-    if (pool.q[i] > 0) report.gate_q.push_back(pool.q[i]), report.gate_correct.push_back(pool.c1[i]);
-  return report;
 }
 
 }  // namespace judgestat

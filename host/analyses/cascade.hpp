@@ -37,11 +37,15 @@ namespace judgestat {
 inline constexpr uint32_t kSplitStream = (1u << 30) + 1;
 
 /// Clusters of a set of pool items, numbered 0..C−1 by first appearance (docs/statistics.md §2) among the
-/// records the cascade reads: F's gate orders and S's order 0 on those items.
+/// records the cascade reads: F's gate orders and S's order 0 on those items. Unstratified (one
+/// stratum) as number_pool_clusters gives them; stratify() numbers them stratum-major.
 struct PoolClusters {
   std::vector<int32_t> item_cluster;       // per pool item: cluster, −1 when not in the set
   std::vector<std::string> names;          // per cluster
   std::vector<int32_t> cluster_benchmark;  // per cluster: matrix benchmark of its first item
+  std::vector<int32_t> item_order;         // the set's pool items by first appearance
+  std::vector<int64_t> stratum_offset;     // resampling strata; empty = one stratum of every cluster
+  std::vector<std::string> stratum_names;
   int32_t size() const { return static_cast<int32_t>(names.size()); }
 };
 
@@ -49,7 +53,27 @@ struct PoolClusters {
 PoolClusters number_pool_clusters(const ItemMatrix& matrix, const CascadePool& pool,
                                   const std::vector<uint8_t>& in_set = {});
 
-/// The selection / held-out split of `--select FRACTION`, per pool item (1 = selection part).
+/// `by` groups of the pool items (benchmark or condition), numbered by first appearance in the
+/// pool's item order (docs/statistics.md §2), and whether the bootstrap can stratify by them.
+struct PoolGroups {
+  std::string key;
+  std::vector<std::string> names;
+  std::vector<int32_t> item_group;  // per pool item
+  bool domain = false;              // a cluster spans two groups: domain estimation
+  std::string note;                 // in domain mode: the first spanning cluster and two of its groups
+  int32_t size() const { return static_cast<int32_t>(names.size()); }
+};
+
+/// `clusters` must number every pool item (number_pool_clusters without a set).
+PoolGroups pool_groups(const ItemMatrix& matrix, const CascadePool& pool, const PoolClusters& clusters,
+                       const std::string& key);
+
+/// The clusters renumbered stratum-major by the groups (docs/statistics.md §2: strata by first
+/// appearance among the set's items, clusters by first appearance within each); unchanged in
+/// domain mode or without groups.
+PoolClusters stratify(const PoolClusters& clusters, const PoolGroups* groups);
+
+/// The selection / held-out split of `--select FRACTION` (in [0, 1]), per pool item (1 = selection part).
 /// Clusters are split within each benchmark (a cluster belongs to the benchmark of its first
 /// item; benchmarks in first-appearance order, h = 0, 1, …): benchmark h's C_h clusters, in
 /// first-appearance order c = 0..C_h−1, get the words u_c = word c mod 4 of
@@ -77,21 +101,30 @@ std::vector<CascadePolicy> sweep_policies(const CascadePool& pool, const Thresho
 FeeScale fee_scale(const CascadePool& pool);
 
 struct CascadePlanOptions {
-  bool fees = true;    // fee_ratio and random_acc (fees given for both judges)
-  bool oracle = true;  // oracle_acc
+  bool fees = true;                    // fee_ratio and random_acc (fees given for both judges)
+  bool oracle = true;                  // oracle_acc
+  const PoolGroups* groups = nullptr;  // per-group statistics after the pooled ones
 };
 
 struct CascadePlan {
   Plan plan;
-  std::vector<PolicyStatistics> policies;  // one per policy, in order
-  int32_t oracle_acc = -1;
+  /// The pooled scope, then each group with items in the plan (items, clusters, policies,
+  /// oracle_acc filled; the point summaries are left to summarise_scope).
+  std::vector<CascadeScope> scopes;
   FeeScale fees;
+  const CascadeScope& pooled() const { return scopes.front(); }
 };
 
 /// The plan of a set of policies over the pool items that `clusters` numbers (item_cluster >= 0),
-/// unstratified. Statistic labels: judge = F, reference = S, threshold = the policy's.
+/// resampled in its strata (one without stratify()). Statistic labels: judge = F, reference = S,
+/// threshold = the policy's; a group's rows also name the group (benchmark or condition field).
 CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clusters,
                                const std::vector<CascadePolicy>& policies, const CascadePlanOptions& options);
+
+/// The point summaries of `scope` over the pool items with in_set[i] (and, for a group's scope,
+/// the group's items): latencies per policy, F and S alone (accuracy, fee ratio, latency).
+void summarise_scope(const CascadePool& pool, const std::vector<CascadePolicy>& policies,
+                     const std::vector<uint8_t>& in_set, const PoolGroups* groups, bool fees, CascadeScope& scope);
 
 /// Per-item cascade latency = F's latency + (escalated ? S's latency : 0), summarised over the
 /// items in `in_set` (empty = all): quantiles type 7 and the mean, on the original data.
@@ -119,5 +152,29 @@ CascadePolicy rule_policy(const CascadePool& pool, const ThresholdGrid& grid, co
 /// Items without a valid F output are left out.
 TemperatureResult temperature_scaling(const ItemMatrix& matrix, const CascadePool& pool,
                                       const std::vector<uint8_t>& selection);
+
+// ---- own labelled sets and frozen thresholds (analyses/cascade_select.cpp, docs/statistics.md §7.5) ----
+
+/// The selection part from matrix.item_column (`select` / `heldout` per item). InputError naming
+/// file, line and column for any other value (every matrix item is checked);
+/// std::invalid_argument("select_column: …") when the matrix was loaded without that column.
+std::vector<uint8_t> selection_from_column(const ItemMatrix& matrix, const CascadePool& pool,
+                                           const std::string& column);
+
+/// The selection part from a file of item ids (one per line; blank lines skipped, surrounding
+/// spaces and CR trimmed). An id that is no item of the data is an InputError naming the file and
+/// line; listed items outside the pool (filtered out, or not covered by F) are counted in
+/// source.listed_outside. std::invalid_argument("select_items: …") when the file cannot be read.
+std::vector<uint8_t> selection_from_items(const ItemMatrix& matrix, const CascadePool& pool, const std::string& path,
+                                          SelectionSource& source);
+
+/// Clusters (of `clusters`) holding items of both parts.
+int64_t straddling_clusters(const PoolClusters& clusters, const std::vector<uint8_t>& selection);
+
+/// The frozen policy per pool item: each item's benchmark's τ (a named one, else the bare value).
+/// UsageError for a named benchmark that no pool item has, or a pool benchmark without a τ.
+/// `applied` receives the τ of every pool benchmark in first-appearance order.
+CascadePolicy frozen_policy(const ItemMatrix& matrix, const CascadePool& pool, const FrozenTau& tau,
+                            std::vector<std::pair<std::string, FrozenThreshold>>& applied);
 
 }  // namespace judgestat

@@ -45,10 +45,15 @@ double call_value(const std::map<std::string, double>& overrides, const std::str
 CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& first, const std::string& fallback,
                                int gate_orders, const std::string& strata,
                                const std::map<std::string, double>& fee_per_call,
-                               const std::map<std::string, double>& latency_per_call) {
-  if (gate_orders != 1 && gate_orders != 2)
-    throw std::invalid_argument("gate_orders: must be 1 (first stage runs order 0 only) or 2 (all orders), got " +
-                                std::to_string(gate_orders));
+                               const std::map<std::string, double>& latency_per_call,
+                               const std::vector<uint8_t>& keep_items) {
+  if (gate_orders != kGatePresentOrders && gate_orders != 1 && gate_orders != 2)
+    throw std::invalid_argument(
+        "gate_orders: must be present (the orders each item has), 1 (first stage runs order 0 only) or 2 (every "
+        "order of the file required), got " +
+        std::to_string(gate_orders));
+  if (!keep_items.empty() && keep_items.size() != static_cast<size_t>(matrix.n_items()))
+    throw std::logic_error("build_cascade_pool: keep_items must have one entry per matrix item");
   if (!strata.empty() && strata != "benchmark" && strata != "condition")
     throw std::invalid_argument("strata: unknown key '" + strata + "' (expected benchmark or condition)");
   const int32_t jf = find_judge(matrix, first, "first-stage");
@@ -61,6 +66,7 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
   pool.first = first;
   pool.fallback = fallback;
   pool.first_orders = gate_orders == 1 ? 1 : matrix.orders;
+  pool.gate_orders = gate_orders;
   pool.strata_key = strata;
   const auto plain = std::find(matrix.variants.begin(), matrix.variants.end(), "plain");
   pool.variant = plain == matrix.variants.end() ? 0 : static_cast<int32_t>(plain - matrix.variants.begin());
@@ -74,14 +80,15 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
   std::map<int32_t, int32_t> stratum_of_key;  // benchmark/condition index -> stratum
 
   for (int32_t i = 0; i < matrix.n_items(); ++i) {
-    bool covered = false, all_valid = true;
+    if (!keep_items.empty() && !keep_items[i]) continue;
+    bool covered = false, all_valid = true, order_missing = false;
     int valid_orders = 0;
     double latency_first = 0.0, fee_first = 0.0;
     std::fill(prob_sum.begin(), prob_sum.end(), 0.0);
     for (int o = 0; o < pool.first_orders; ++o) {
       const size_t cell = matrix.cell(jf, i, o, v);
       if (!matrix.present(cell)) {
-        all_valid = false;
+        order_missing = true;
         continue;
       }
       covered = true;
@@ -102,6 +109,13 @@ CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& firs
       ++valid_orders;
     }
     if (!covered) continue;
+    // Under gate_orders 2 a missing order fails the gate; otherwise the item is gated on the
+    // orders it has (with gate_orders 1 there is only order 0, present since covered).
+    pool.fewer_orders += order_missing;
+    if (order_missing && gate_orders == 2) {
+      pool.escalated_for_missing_orders += all_valid;
+      all_valid = false;
+    }
 
     double c1 = 0.0, q = 0.0;
     if (valid_orders > 0) {

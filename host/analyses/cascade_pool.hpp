@@ -19,7 +19,9 @@ namespace judgestat {
 ///   F's valid orders, the verdict is the argmax, an exact tie with the gold label earns ½;
 ///   0 when no F order is valid.
 /// - q: F's averaged confidence, the largest averaged probability (0 when no order is valid).
-/// - gate_ok: every F order is present and valid. An item with gate_ok = 0 always escalates,
+/// - gate_ok: every F order the gate reads is valid (docs/statistics.md §3.3): under
+///   kGatePresentOrders the orders the item has, under gate_orders 2 every order of the file
+///   (an item with fewer escalates), under 1 order 0. An item with gate_ok = 0 always escalates,
 ///   whatever its q (an invalid first-stage output is never accepted).
 /// - c2: the fallback S is correct in order 0 (invalid = 0); S must have an order-0 record on
 ///   every pool item.
@@ -34,8 +36,14 @@ namespace judgestat {
 struct CascadePool {
   std::string first, fallback;  // judge names
   int first_orders = 1;         // F orders the first stage runs (1, or all of the file's)
-  int32_t variant = 0;          // the item-matrix variant used ("plain" when present, else 0)
-  std::string strata_key;       // "", "benchmark" or "condition"
+  int gate_orders = 0;          // kGatePresentOrders, 1 or 2 (build_cascade_pool's)
+  /// Items on which F lacks some of its first_orders; under gate_orders 2 they escalate.
+  int64_t fewer_orders = 0;
+  /// Of those, the items whose present orders are all valid: escalated only for the missing
+  /// order under gate_orders 2 (0 otherwise).
+  int64_t escalated_for_missing_orders = 0;
+  int32_t variant = 0;     // the item-matrix variant used ("plain" when present, else 0)
+  std::string strata_key;  // "", "benchmark" or "condition"
   std::vector<std::string> strata_names;
 
   std::vector<int32_t> item;  // index into ItemMatrix::items
@@ -52,17 +60,25 @@ struct CascadePool {
   int32_t n_strata() const { return static_cast<int32_t>(strata_names.size()); }
 };
 
+/// gate_orders value: F runs all of the file's orders and each item is gated on the orders it
+/// has (docs/statistics.md §3.3; a HaluEval-style item presented once is gated on that one).
+inline constexpr int kGatePresentOrders = 0;
+
 /// Builds the pool of docs/statistics.md §3.3 from the item matrix.
-/// gate_orders: 1 = F runs order 0 only; 2 (default) = F runs all of the file's orders.
+/// gate_orders: kGatePresentOrders (default) = the orders each item has; 1 = F runs order 0
+/// only; 2 = every order of the file must be present (an item with fewer escalates).
 /// strata: "" (one stratum), "benchmark" or "condition".
 /// fee_per_call / latency_per_call: judge name -> value that replaces every call's fee / latency.
+/// keep_items: per matrix item, whether it may enter the pool (record filters such as
+/// --benchmark); empty = every item.
 /// Throws UsageError for an unknown judge, a bad gate_orders or strata key, a first judge without
 /// probabilities, a fallback without an order-0 record on some pool items (naming a few and the
 /// count), or an empty pool.
 CascadePool build_cascade_pool(const ItemMatrix& matrix, const std::string& first, const std::string& fallback,
-                               int gate_orders = 2, const std::string& strata = "",
+                               int gate_orders = kGatePresentOrders, const std::string& strata = "",
                                const std::map<std::string, double>& fee_per_call = {},
-                               const std::map<std::string, double>& latency_per_call = {});
+                               const std::map<std::string, double>& latency_per_call = {},
+                               const std::vector<uint8_t>& keep_items = {});
 
 /// The label-budget engines' input from a pool: per-item codes, fixed-point fees and pool totals.
 /// per_stratum = false pools every stratum into one. UsageError when fees are negative or not

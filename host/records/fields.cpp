@@ -70,6 +70,7 @@ void copy_shared_members(To& to, const From& from) {
   to.condition = from.condition;
   to.variant = from.variant;
   to.adjudicated = from.adjudicated;
+  to.item_column = from.item_column;
   to.order = from.order;
   to.verdict_given = from.verdict_given;
   to.adjudicated_given = from.adjudicated_given;

@@ -68,6 +68,7 @@ struct RecordView {
   std::string_view judge, item, gold, verdict, cluster;
   std::string_view benchmark = kDefaultBenchmark, condition, variant = kDefaultVariant;
   std::string_view adjudicated;
+  std::string_view item_column;  // LoadOptions::item_column's text ("" when not asked for)
   int order = 0;
   bool verdict_given = false;
   bool adjudicated_given = false;

@@ -22,9 +22,12 @@ namespace judgestat {
 
 using loading::Format;
 
-std::vector<Record> read_records(const std::string& path, std::string* sha256_out) {
+std::vector<Record> read_records(const std::string& path, std::string* sha256_out, const std::string& item_column) {
   const Format format = loading::format_of(path);
-  return loading::parse_file(path, sha256_out, format == Format::kCsv ? loading::read_csv : loading::read_jsonl);
+  return loading::parse_file(path, sha256_out, [&](std::string_view text, const std::string& file) {
+    return format == Format::kCsv ? loading::read_csv(text, file, item_column)
+                                  : loading::read_jsonl(text, file, item_column);
+  });
 }
 
 ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::string& path, const LoadOptions& options) {
@@ -36,9 +39,13 @@ ItemMatrix load_item_matrix(const std::string& path, const LoadOptions& options)
   ItemMatrix m;
   if (loading::format_of(path) == Format::kCsv) {
     // CSV rows are numbered as they are read: no Record objects for a large file.
-    m = loading::pivot(loading::parse_file(path, &sha256, loading::number_csv), path, options);
+    m = loading::pivot(loading::parse_file(path, &sha256,
+                                           [&](std::string_view text, const std::string& file) {
+                                             return loading::number_csv(text, file, options.item_column);
+                                           }),
+                       path, options);
   } else {
-    m = build_item_matrix(read_records(path, &sha256), path, options);
+    m = build_item_matrix(read_records(path, &sha256, options.item_column), path, options);
   }
   m.sha256 = std::move(sha256);
   return m;

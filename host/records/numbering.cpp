@@ -5,8 +5,8 @@
 
 namespace judgestat::loading {
 
-NumberedRecords number_csv(std::string_view text, const std::string& file) {
-  CsvRecordReader reader(text, file);
+NumberedRecords number_csv(std::string_view text, const std::string& file, const std::string& item_column) {
+  CsvRecordReader reader(text, file, item_column);
   NumberedRecords numbered;
   numbered.records.reserve(count_lines(text));
   RecordView record;

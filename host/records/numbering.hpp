@@ -73,6 +73,7 @@ struct NumberedRecord {
   int32_t judge, item, variant, cluster, benchmark, condition, gold;
   int32_t verdict;      // -1 when no verdict was given
   int32_t adjudicated;  // the text, "" (not adjudicated) included
+  int32_t item_column;  // LoadOptions::item_column's text, "" included
   int32_t prob_labels;  // the record's list of probability labels
   int32_t order;        // as given; the pivot checks the range
   size_t first_prob;    // the record's probabilities: probs[first_prob …], one per label
@@ -87,6 +88,7 @@ struct NumberedRecord {
 /// (cluster_of, benchmark_of, variant_of).
 struct NumberedRecords {
   Numbering judges, items, variants, clusters, benchmarks, conditions, golds, verdicts, adjudications;
+  Numbering item_column_values;                            // LoadOptions::item_column's texts
   bool adjudicated_column = false;                         // some record had an `adjudicated` column or key
   std::vector<std::vector<std::string>> prob_label_lists;  // distinct lists, first appearance
   std::vector<double> probs;
@@ -103,6 +105,7 @@ struct NumberedRecords {
     record.gold = golds.id(view.gold);
     record.verdict = view.verdict_given ? verdicts.id(view.verdict) : -1;
     record.adjudicated = adjudications.id(view.adjudicated);
+    record.item_column = item_column_values.id(view.item_column);
     adjudicated_column |= view.adjudicated_given;
     record.prob_labels = prob_label_list_id(*view.prob_labels);
     record.order = view.order;
@@ -131,7 +134,8 @@ struct NumberedRecords {
 };
 
 /// The records of CSV text numbered as they are read: no Record objects for a large file.
-NumberedRecords number_csv(std::string_view text, const std::string& file);
+/// `item_column`: as CsvRecordReader's.
+NumberedRecords number_csv(std::string_view text, const std::string& file, const std::string& item_column = "");
 
 /// `records` numbered in order.
 NumberedRecords number_records(const std::vector<Record>& records);

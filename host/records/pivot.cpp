@@ -94,9 +94,9 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
 
 /// gold and cluster are item-level by docs/statistics.md §1, adjudicated by §7.2; benchmark and
 /// condition describe the item too (subset filters select items), so they must agree as well
-/// between `record` and `first`, the item's first record.
+/// between `record` and `first`, the item's first record; so must LoadOptions::item_column.
 void check_same_item_columns(const NumberedRecords& numbered, const std::string& file, const NumberedRecord& record,
-                             const NumberedRecord& first) {
+                             const NumberedRecord& first, const std::string& item_column) {
   auto check_same = [&](const char* column, const Numbering& texts, int32_t here, int32_t there) {
     if (here == there) return;
     fail(file, record.line, column,
@@ -110,6 +110,8 @@ void check_same_item_columns(const NumberedRecords& numbered, const std::string&
   check_same("benchmark", numbered.benchmarks, record.benchmark, first.benchmark);
   check_same("condition", numbered.conditions, record.condition, first.condition);
   check_same("adjudicated", numbered.adjudications, record.adjudicated, first.adjudicated);
+  if (!item_column.empty())
+    check_same(item_column.c_str(), numbered.item_column_values, record.item_column, first.item_column);
 }
 
 /// The item's adjudication from its first record: a label of the set, `indecisive` or empty.
@@ -144,7 +146,7 @@ void check_probability_labels(const NumberedRecords& numbered, const LabelIndex&
 /// Pass 1: the items' own columns; item-level columns must agree between the records of an
 /// item. Also fills the names and the number of orders.
 void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file,
-                       ItemMatrix& m) {
+                       const LoadOptions& options, ItemMatrix& m) {
   const std::vector<NumberedRecord>& records = numbered.records;
   std::vector<size_t> first_record_of_item;
   int max_order = 0;
@@ -170,8 +172,10 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
       m.item_condition.push_back(record.condition);
       m.item_flag.push_back(0);
       if (m.has_adjudicated) m.item_adjudicated.push_back(item_adjudication(numbered, index, file, record, m));
+      if (!options.item_column.empty())
+        m.item_column_value.push_back(numbered.item_column_values.name(record.item_column));
     } else {
-      check_same_item_columns(numbered, file, record, records[first_record_of_item[record.item]]);
+      check_same_item_columns(numbered, file, record, records[first_record_of_item[record.item]], options.item_column);
     }
     if (index.explicit_labels) check_probability_labels(numbered, index, file, record, m);
   }
@@ -248,7 +252,8 @@ ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path, const
   m.path = path;
   m.records = static_cast<int64_t>(numbered.records.size());
   const LabelIndex index = resolve_labels(numbered, file, options, m);
-  fill_item_columns(numbered, index, file, m);
+  m.item_column = options.item_column;
+  fill_item_columns(numbered, index, file, options, m);
   allocate_cells(m);
   fill_cells(numbered, index, file, m);
   return m;

@@ -6,7 +6,8 @@
 
 namespace judgestat::loading {
 
-CsvRecordReader::CsvRecordReader(std::string_view text, const std::string& file) : reader_(text, file), file_(file) {
+CsvRecordReader::CsvRecordReader(std::string_view text, const std::string& file, const std::string& item_column)
+    : reader_(text, file), file_(file) {
   int64_t line = 0;
   if (!reader_.next_row(fields_, line)) {
     fail(file, 1, "judge",
@@ -34,6 +35,15 @@ CsvRecordReader::CsvRecordReader(std::string_view text, const std::string& file)
       fail(file, line, required,
            "required column is missing (the header names " + join(names_, ",") + "); add a '" + required + "' column");
     }
+  }
+  if (!item_column.empty()) {
+    const auto found = std::find(names_.begin(), names_.end(), item_column);
+    if (found == names_.end()) {
+      fail(file, line, item_column,
+           "the item-level column asked for is missing (the header names " + join(names_, ",") +
+               "); add the column or correct its name");
+    }
+    item_column_ = static_cast<int>(found - names_.begin());
   }
   reader_.set_column_names(names_);
   probs_.resize(prob_labels_.size());
@@ -76,6 +86,7 @@ bool CsvRecordReader::next(RecordView& record) {
       set_field(record, roles_[k], fields_[k], source);
     }
   }
+  if (item_column_ >= 0) record.item_column = fields_[item_column_];
   read_a_record_ = true;
   return true;
 }
@@ -92,8 +103,8 @@ size_t count_lines(std::string_view text) {
   return lines;
 }
 
-std::vector<Record> read_csv(std::string_view text, const std::string& file) {
-  CsvRecordReader reader(text, file);
+std::vector<Record> read_csv(std::string_view text, const std::string& file, const std::string& item_column) {
+  CsvRecordReader reader(text, file, item_column);
   std::vector<Record> records;
   records.reserve(count_lines(text));
   RecordView record;

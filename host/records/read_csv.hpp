@@ -13,8 +13,9 @@ namespace judgestat::loading {
 /// Reads the records of CSV text: the header names the columns, then one record per row.
 class CsvRecordReader {
  public:
-  /// Reads and checks the header.
-  CsvRecordReader(std::string_view text, const std::string& file);
+  /// Reads and checks the header; `item_column` (when not empty) names a column every record
+  /// keeps the text of (RecordView::item_column), which the header must have.
+  CsvRecordReader(std::string_view text, const std::string& file, const std::string& item_column = "");
 
   /// The next record, as views that last until the next call; false at the end of the text.
   /// Throws InputError for a bad row, and at the end when the header was followed by no record.
@@ -31,6 +32,7 @@ class CsvRecordReader {
   std::vector<int> probability_slot_;
   std::vector<std::string> prob_labels_;  // the p.<label> columns' labels in header order
   std::vector<double> probs_;             // the current row's probabilities
+  int item_column_ = -1;                  // index of LoadOptions::item_column's column, -1 when none
   int64_t last_line_ = 0;                 // line of the header or of the last row read
   bool read_a_record_ = false;
 };
@@ -39,6 +41,6 @@ class CsvRecordReader {
 size_t count_lines(std::string_view text);
 
 /// The records of CSV text. Throws InputError.
-std::vector<Record> read_csv(std::string_view text, const std::string& file);
+std::vector<Record> read_csv(std::string_view text, const std::string& file, const std::string& item_column = "");
 
 }  // namespace judgestat::loading

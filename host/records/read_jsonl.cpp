@@ -19,8 +19,8 @@ using Json = nlohmann::json;
 /// unknown keys are skipped whatever their shape.
 class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
  public:
-  JsonlRecordBuilder(Record& record, const std::string& file, int64_t line)
-      : record_(record), file_(file), line_(line) {}
+  JsonlRecordBuilder(Record& record, const std::string& file, int64_t line, const std::string& item_column)
+      : record_(record), file_(file), line_(line), item_column_(item_column) {}
 
   bool null() override { return value(Kind::kNull, {}); }
   bool boolean(bool truth) override { return value(Kind::kBool, truth ? "1" : "0"); }
@@ -119,6 +119,8 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
 
   bool value(Kind kind, std::string_view text) {
     if (depth_ == 0) not_an_object("a single value");
+    if (depth_ == 1 && !item_column_.empty() && key_ == item_column_ && kind != Kind::kBool)
+      record_.item_column = std::string(kind == Kind::kNull ? std::string_view() : text);
     if (!in_scope()) return true;
     const FieldSource where = source();
     if (in_probs_ || field_ == Field::kProbability) {
@@ -161,14 +163,15 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
   int depth_ = 0;
   bool in_probs_ = false;
   std::string key_, label_, number_text_;
-  std::string probs_column_;  // "probs.<label>", named in error messages
+  std::string probs_column_;        // "probs.<label>", named in error messages
+  const std::string& item_column_;  // LoadOptions::item_column, "" when none
   Field field_ = Field::kIgnored;
   bool seen_[4] = {false, false, false, false};  // the required fields, kRequiredColumns order
 };
 
 }  // namespace
 
-std::vector<Record> read_jsonl(std::string_view text, const std::string& file) {
+std::vector<Record> read_jsonl(std::string_view text, const std::string& file, const std::string& item_column) {
   std::vector<Record> records;
   records.reserve(count_lines(text) + 1);
   size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
@@ -183,7 +186,7 @@ std::vector<Record> read_jsonl(std::string_view text, const std::string& file) {
     if (line_text.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank line
 
     records.push_back(empty_record(line));
-    JsonlRecordBuilder builder(records.back(), file, line);
+    JsonlRecordBuilder builder(records.back(), file, line, item_column);
     Json::sax_parse(line_text.begin(), line_text.end(), &builder);
     builder.finish();
   }

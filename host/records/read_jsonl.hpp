@@ -8,7 +8,8 @@
 
 namespace judgestat::loading {
 
-/// The records of JSONL text (blank lines skipped). Throws InputError.
-std::vector<Record> read_jsonl(std::string_view text, const std::string& file);
+/// The records of JSONL text (blank lines skipped). Throws InputError. `item_column` (when not
+/// empty) names a top-level key whose string or number each record keeps (Record::item_column).
+std::vector<Record> read_jsonl(std::string_view text, const std::string& file, const std::string& item_column = "");
 
 }  // namespace judgestat::loading

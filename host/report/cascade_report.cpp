@@ -67,22 +67,40 @@ std::vector<std::string> rule_stratum_names(const CascadeReport& r) {
 
 // ---- JSON ----
 
+// The grouping key a scope's JSON names its group under, "benchmark" without groups.
+std::string group_key(const CascadeReport& r) { return r.grouping ? r.grouping->key : "benchmark"; }
+
+Json threshold_label_json(const FrozenThreshold& t) { return std::isnan(t.value) ? Json("all") : Json(t.value); }
+
+Json tau_json(const FrozenTau& tau) {
+  Json per = Json::object();
+  for (const auto& [benchmark, t] : tau.per_benchmark) per[benchmark] = threshold_label_json(t);
+  return {{"every", tau.every ? threshold_label_json(*tau.every) : Json(nullptr)}, {"per_benchmark", per}};
+}
+
 Json settings_json(const CascadeReport& r) {
   const CascadeOptions& o = r.options;
-  Json js = bootstrap_settings_json(o.bootstrap, r.sweep.result, "");
+  const std::string strata = r.grouping ? (r.grouping->domain ? "none" : r.grouping->key) : "";
+  Json js = bootstrap_settings_json(o.bootstrap, r.sweep.result, strata);
   js["first"] = o.first;
   js["fallback"] = o.fallback;
   Json grid_values = Json::array();
   for (double value : o.grid.values) grid_values.push_back(value);
   js["grid"] = grid_values;
-  js["gate_orders"] = o.gate_orders;
-  js["select"] = o.select;
+  js["gate_orders"] = o.gate_orders == 0 ? Json("present") : Json(o.gate_orders);
+  const bool own_set = !o.select_column.empty() || !o.select_items.empty();
+  js["select"] = own_set ? Json(nullptr) : Json(o.select);
+  js["select_column"] = o.select_column.empty() ? Json(nullptr) : Json(o.select_column);
+  js["select_items"] = o.select_items.empty() ? Json(nullptr) : Json(o.select_items);
   js["tol"] = o.tol;
   js["z"] = o.z;
   js["per_stratum"] = o.per_stratum;
   js["rule_strata"] = o.per_stratum ? Json(o.strata) : Json(nullptr);
   js["fee"] = o.fee;
   js["latency"] = o.latency;
+  js["tau"] = o.tau ? tau_json(*o.tau) : Json(nullptr);
+  js["by"] = o.by.empty() ? Json(nullptr) : Json(o.by);
+  js["benchmarks"] = o.benchmarks.empty() ? Json(nullptr) : Json(o.benchmarks);
   return js;
 }
 
@@ -93,14 +111,15 @@ Json pool_json(const CascadeReport& r) {
           {"gate_ok", r.gate_ok},
           {"clusters", r.clusters},
           {"first_orders", r.first_orders},
+          {"fewer_orders", r.fewer_orders},
+          {"escalated_for_missing_orders", r.escalated_for_missing_orders},
           {"fee_source", {{first, r.fee_first.from}, {fallback, r.fee_fallback.from}}},
           {"latency_source", {{first, r.latency_first.from}, {fallback, r.latency_fallback.from}}},
           {"fee_unit_usd", r.fees ? Json(r.fee_scale.unit) : Json(nullptr)},
           {"fee_exact", r.fees ? Json(r.fee_scale.exact) : Json(nullptr)}};
 }
 
-Json baselines_json(const CascadeReport& r) {
-  const CascadeSweep& s = r.sweep;
+Json baselines_json(const CascadeReport& r, const CascadeScope& s) {
   return {{"first_alone",
            {{"judge", r.options.first},
             {"acc", s.first_alone},
@@ -113,27 +132,55 @@ Json baselines_json(const CascadeReport& r) {
             {"latency", r.latency ? latency_json(s.fallback_latency) : Json(nullptr)}}}};
 }
 
+// The pooled scope's object, with a `groups` list (each naming its group) under --by.
+template <typename ScopeJson>
+Json with_groups(const CascadeReport& r, const std::vector<CascadeScope>& scopes, ScopeJson scope_json) {
+  Json out = scope_json(scopes.front());
+  if (!r.grouping) return out;
+  Json groups = Json::array();
+  for (size_t k = 1; k < scopes.size(); ++k) {
+    Json group = {{group_key(r), *scopes[k].group}, {"items", scopes[k].items}, {"clusters", scopes[k].clusters}};
+    group.update(scope_json(scopes[k]));
+    groups.push_back(group);
+  }
+  out["groups"] = groups;
+  return out;
+}
+
 Json sweep_latency_json(const CascadeReport& r) {
   if (!r.latency) return nullptr;
-  Json rows = Json::array();
-  for (size_t p = 0; p < r.sweep.latencies.size(); ++p) {
-    Json row = latency_json(r.sweep.latencies[p]);
-    row["threshold"] = threshold_json(r.options.grid, static_cast<int32_t>(p));
-    rows.push_back(row);
-  }
-  return {{"thresholds", rows},
-          {"first_alone", latency_json(r.sweep.first_latency)},
-          {"fallback_alone", latency_json(r.sweep.fallback_latency)}};
+  return with_groups(r, r.sweep.scopes, [&](const CascadeScope& s) -> Json {
+    Json rows = Json::array();
+    for (size_t p = 0; p < s.latencies.size(); ++p) {
+      Json row = latency_json(s.latencies[p]);
+      row["threshold"] = threshold_json(r.options.grid, static_cast<int32_t>(p));
+      rows.push_back(row);
+    }
+    return {{"thresholds", rows},
+            {"first_alone", latency_json(s.first_latency)},
+            {"fallback_alone", latency_json(s.fallback_latency)}};
+  });
 }
 
 Json split_json(const CascadeReport& r) {
   const CascadeRules& rules = *r.rules;
-  return {{"select", r.options.select},
-          {"seed", r.options.bootstrap.seed},
-          {"stream", kSplitStream},
-          {"stratified_by", "benchmark"},
-          {"selection", {{"items", rules.selection_items}, {"clusters", rules.selection_clusters}}},
-          {"heldout", {{"items", rules.heldout_items}, {"clusters", rules.heldout_clusters}}}};
+  const SelectionSource& source = rules.source;
+  const bool random = source.kind == "random";
+  Json out = {{"source", source.kind},
+              {"select", random ? Json(source.fraction) : Json(nullptr)},
+              {"seed", random ? Json(r.options.bootstrap.seed) : Json(nullptr)},
+              {"stream", random ? Json(kSplitStream) : Json(nullptr)},
+              {"stratified_by", random ? Json("benchmark") : Json(nullptr)},
+              {"column", source.kind == "column" ? Json(source.column) : Json(nullptr)},
+              {"file", source.kind == "items" ? Json(source.file) : Json(nullptr)},
+              {"selection", {{"items", rules.selection_items}, {"clusters", rules.selection_clusters}}},
+              {"heldout", {{"items", rules.heldout_items}, {"clusters", rules.heldout_clusters}}}};
+  if (source.kind == "items") {
+    out["listed"] = source.listed;
+    out["listed_not_analysed"] = source.listed_outside;
+  }
+  if (!random) out["straddling_clusters"] = source.straddling_clusters;
+  return out;
 }
 
 Json trials_json(const CascadeReport& r) {
@@ -160,6 +207,17 @@ Json trials_json(const CascadeReport& r) {
   return out;
 }
 
+// One policy's rows of `result` (the statistics of `s` that were built).
+Json policy_rows(const BootstrapResult& result, const PolicyStatistics& s) {
+  BootstrapResult mine;
+  for (int32_t index : {s.cascade_acc, s.cascade_delta, s.escalated, s.errors_escalated, s.fee_ratio, s.random_acc}) {
+    if (index < 0) continue;
+    mine.labels.push_back(result.labels[index]);
+    mine.intervals.push_back(result.intervals[index]);
+  }
+  return statistics_json(mine);
+}
+
 Json rules_json(const CascadeReport& r) {
   const CascadeRules& rules = *r.rules;
   const CascadeOptions& o = r.options;
@@ -175,21 +233,24 @@ Json rules_json(const CascadeReport& r) {
     } else {
       tau = threshold_json(o.grid, choice.chosen.front());
     }
-    // This rule's rows of the held-out bootstrap.
-    BootstrapResult mine;
-    const PolicyStatistics& s = rules.rules[k].statistics;
-    for (int32_t index : {s.cascade_acc, s.cascade_delta, s.escalated, s.errors_escalated, s.fee_ratio, s.random_acc}) {
-      if (index < 0) continue;
-      mine.labels.push_back(rules.heldout.labels[index]);
-      mine.intervals.push_back(rules.heldout.intervals[index]);
+    Json heldout = nullptr;
+    if (rules.scored()) {
+      bool pooled = true;
+      heldout = with_groups(r, rules.heldout_scopes, [&](const CascadeScope& s) -> Json {
+        Json scope = {{"first_alone_acc", s.first_alone},
+                      {"fallback_alone_acc", s.fallback_alone},
+                      {"statistics", policy_rows(rules.heldout, s.policies[k])},
+                      {"latency", r.latency ? latency_json(s.latencies[k]) : Json(nullptr)},
+                      {"fallback_alone_latency", r.latency ? latency_json(s.fallback_latency) : Json(nullptr)}};
+        if (pooled) {  // the pooled scope leads with its size, as before groups existed
+          Json head = {{"items", rules.heldout_items}, {"clusters", rules.heldout_clusters}};
+          head.update(scope);
+          scope = head;
+          pooled = false;
+        }
+        return scope;
+      });
     }
-    Json heldout = {{"items", rules.heldout_items},
-                    {"clusters", rules.heldout_clusters},
-                    {"first_alone_acc", rules.first_alone},
-                    {"fallback_alone_acc", rules.fallback_alone},
-                    {"statistics", statistics_json(mine)},
-                    {"latency", r.latency ? latency_json(rules.rules[k].latency) : Json(nullptr)},
-                    {"fallback_alone_latency", r.latency ? latency_json(rules.fallback_latency) : Json(nullptr)}};
     out.push_back({{"rule", rule_name(choice.rule)},
                    {"per_stratum", o.per_stratum},
                    {"tau", tau},
@@ -211,9 +272,42 @@ Json temperature_json(const CascadeReport& r) {
        {{"items", t.heldout_items}, {"nll_before", t.heldout_nll_before}, {"nll_after", t.heldout_nll_after}}}};
 }
 
+Json frozen_json(const CascadeReport& r) {
+  const CascadeFrozen& f = *r.frozen;
+  Json applied = Json::object();
+  for (const auto& [benchmark, t] : f.applied) applied[benchmark] = threshold_label_json(t);
+  const Json scopes = with_groups(r, f.scopes, [&](const CascadeScope& s) -> Json {
+    const PolicyStatistics& all = s.policies[1];
+    BootstrapResult fallback;
+    fallback.labels.push_back(f.result.labels[all.cascade_acc]);
+    fallback.intervals.push_back(f.result.intervals[all.cascade_acc]);
+    return {{"first_alone_acc", s.first_alone},
+            {"statistics", policy_rows(f.result, s.policies[0])},
+            {"fallback_alone", statistics_json(fallback)},
+            {"latency", r.latency ? latency_json(s.latencies[0]) : Json(nullptr)},
+            {"fallback_alone_latency", r.latency ? latency_json(s.fallback_latency) : Json(nullptr)}};
+  });
+  Json out = {{"tau", tau_json(f.tau)},
+              {"applied", applied},
+              {"scored_on", f.heldout ? "heldout" : "all"},
+              {"items", f.scopes.front().items},
+              {"clusters", f.scopes.front().clusters}};
+  out.update(scopes);
+  return out;
+}
+
+Json groups_json(const CascadeReport& r) {
+  if (!r.grouping) return nullptr;
+  return {{"key", r.grouping->key},
+          {"names", r.grouping->names},
+          {"stratified", !r.grouping->domain},
+          {"note", r.grouping->domain ? Json(r.grouping->note) : Json(nullptr)}};
+}
+
 Json timing_json(const CascadeReport& r, double load_s) {
   Json timing = bootstrap_timing_json(load_s, r.sweep.result);
-  if (r.rules) timing["heldout_resample_s"] = r.rules->heldout.resample_s;
+  if (r.rules && r.rules->scored()) timing["heldout_resample_s"] = r.rules->heldout.resample_s;
+  if (r.frozen) timing["frozen_resample_s"] = r.frozen->result.resample_s;
   return timing;
 }
 
@@ -225,10 +319,28 @@ std::string heading(const std::string& format, const std::string& title) {
 
 std::string level_text(const CascadeReport& r) { return fixed(100 * r.options.bootstrap.level, 0) + "% CI"; }
 
-Table sweep_table(const CascadeReport& r) {
+// The gate in words, for the sweep's note (docs/statistics.md §3.3).
+std::string gate_note(const CascadeReport& r) {
+  const std::string invalid = std::to_string(r.items - r.gate_ok);
+  if (r.options.gate_orders == 1)
+    return "gate: order 0, accept iff the order-0 output is valid and q ≥ τ (" + invalid +
+           " items with an invalid or missing first-stage order always escalate)";
+  const std::string orders = std::to_string(r.first_orders);
+  if (r.options.gate_orders == 2)
+    return "gate: " + orders + " orders averaged, accept iff every order is present and valid and q ≥ τ (" + invalid +
+           " items always escalate, " + std::to_string(r.escalated_for_missing_orders) +
+           " of them only because an order is missing; --gate-orders present gates them on the orders they have)";
+  std::string text = "gate: the orders each item has, averaged; accept iff every present order is valid and q ≥ τ (" +
+                     invalid + " items with an invalid first-stage output always escalate";
+  if (r.fewer_orders > 0)
+    text += "; " + std::to_string(r.fewer_orders) + " items have fewer than " + orders +
+            " orders and are gated on those they have (--gate-orders 2 escalates them)";
+  return text + ")";
+}
+
+Table sweep_table(const CascadeReport& r, const CascadeScope& scope) {
   const CascadeOptions& o = r.options;
-  const CascadeSweep& sweep = r.sweep;
-  const auto& iv = sweep.result.intervals;
+  const auto& iv = r.sweep.result.intervals;
   const std::string level = level_text(r);
   Table table;
   table.header = {"τ",
@@ -239,35 +351,33 @@ Table sweep_table(const CascadeReport& r) {
                   "fee ratio",
                   "random, same fee (%)",
                   "latency p50 / p95 (s)"};
-  for (size_t p = 0; p < sweep.policies.size(); ++p) {
-    const PolicyStatistics& s = sweep.policies[p];
-    table.rows.push_back({p + 1 == sweep.policies.size() ? "all" : o.grid.labels[p], percent_ci(iv[s.escalated]),
-                          percent_ci(iv[s.cascade_acc]), pp_ci(iv[s.cascade_delta]),
-                          s.errors_escalated >= 0 ? percent_ci(iv[s.errors_escalated]) : "—",
-                          r.fees ? ratio_ci(iv[s.fee_ratio]) : kNotGiven,
-                          r.fees ? percent_ci(iv[s.random_acc]) : kNotGiven,
-                          latency_cell(sweep.latencies[p], r.latency)});
+  for (size_t p = 0; p < scope.policies.size(); ++p) {
+    const PolicyStatistics& s = scope.policies[p];
+    table.rows.push_back(
+        {o.grid.label(static_cast<int32_t>(p)), percent_ci(iv[s.escalated]), percent_ci(iv[s.cascade_acc]),
+         pp_ci(iv[s.cascade_delta]), s.errors_escalated >= 0 ? percent_ci(iv[s.errors_escalated]) : "—",
+         r.fees ? ratio_ci(iv[s.fee_ratio]) : kNotGiven, r.fees ? percent_ci(iv[s.random_acc]) : kNotGiven,
+         latency_cell(scope.latencies[p], r.latency)});
   }
   table.rows.push_back(
-      {"first alone", "0.0", percent(sweep.first_alone), signed_pp(sweep.first_alone - sweep.fallback_alone), "0.0",
-       r.fees ? fixed(sweep.first_fee_ratio, 3) : kNotGiven, "—", latency_cell(sweep.first_latency, r.latency)});
-  table.rows.push_back({"fallback alone", "100.0", percent(sweep.fallback_alone), "0.00", "100.0",
+      {"first alone", "0.0", percent(scope.first_alone), signed_pp(scope.first_alone - scope.fallback_alone), "0.0",
+       r.fees ? fixed(scope.first_fee_ratio, 3) : kNotGiven, "—", latency_cell(scope.first_latency, r.latency)});
+  table.rows.push_back({"fallback alone", "100.0", percent(scope.fallback_alone), "0.00", "100.0",
                         r.fees ? std::string("1.000") : kNotGiven, "—",
-                        latency_cell(sweep.fallback_latency, r.latency)});
-  table.rows.push_back({"oracle", "—", percent_ci(iv[sweep.oracle_acc]),
-                        signed_pp(iv[sweep.oracle_acc].estimate - sweep.fallback_alone), "—", "—", "—", "—"});
-  table.notes.push_back(
-      "cascade " + o.first + " → " + o.fallback + " on " + std::to_string(r.items) + " items (" +
-      std::to_string(r.clusters) +
-      " clusters); gate: " + (r.first_orders == 1 ? "order 0" : std::to_string(r.first_orders) + " orders averaged") +
-      (r.first_orders == 1 ? ", accept iff the order-0 output is valid and q ≥ τ ("
-                           : ", accept iff every order is valid and q ≥ τ (") +
-      std::to_string(r.items - r.gate_ok) + " items with an invalid or missing first-stage order always escalate)");
+                        latency_cell(scope.fallback_latency, r.latency)});
+  table.rows.push_back({"oracle", "—", percent_ci(iv[scope.oracle_acc]),
+                        signed_pp(iv[scope.oracle_acc].estimate - scope.fallback_alone), "—", "—", "—", "—"});
+  if (scope.group) return table;  // the notes are the pooled table's
+  table.notes.push_back("cascade " + o.first + " → " + o.fallback + " on " + std::to_string(r.items) + " items (" +
+                        std::to_string(r.clusters) + " clusters); " + gate_note(r));
   table.notes.push_back("cells: estimate [" + level + "]; first alone: " + o.first +
                         (r.first_orders == 1 ? " in order 0" : " with order-averaged probabilities") +
                         "; fallback alone: " + o.fallback +
                         " in order 0; oracle: the better of the two per item; "
                         "random: escalate each item at random for the same expected fee");
+  if (r.grouping)
+    table.notes.push_back(r.grouping->domain ? "per " + r.grouping->key + " by domain estimation (see the notes)"
+                                             : "replicates stratified by " + r.grouping->key);
   for (const auto& note : r.notes) table.notes.push_back("note: " + note);
   return table;
 }
@@ -311,42 +421,130 @@ Table trials_table(const CascadeReport& r) {
   return trials;
 }
 
-Table heldout_table(const CascadeReport& r) {
+// Where the selection part's labels came from, for its heading.
+std::string selection_heading(const CascadeReport& r) {
+  const CascadeRules& rules = *r.rules;
+  const SelectionSource& source = rules.source;
+  std::string where;
+  if (source.kind == "column") {
+    where = "items marked select in column '" + source.column + "'";
+  } else if (source.kind == "items") {
+    where = "items listed in " + source.file;
+  } else {
+    where = fixed(100 * source.fraction, 0) + "% of clusters per benchmark, seed " +
+            std::to_string(r.options.bootstrap.seed);
+  }
+  return "Selection part (" + std::to_string(rules.selection_items) + " items, " + where +
+         "): threshold trials (JEV Table 33)";
+}
+
+// A rule's τ in a scope: the pooled choice, or the scope's own when the rule's strata are the groups.
+std::string rule_tau_text(const CascadeReport& r, size_t k, const CascadeScope& scope) {
   const CascadeOptions& o = r.options;
+  const RuleChoice& choice = r.rules->choices[k];
+  if (!o.per_stratum) return "τ = " + o.grid.label(choice.chosen.front());
+  if (scope.group && r.grouping && r.grouping->key == o.strata) {
+    const auto it = std::find(r.strata_names.begin(), r.strata_names.end(), *scope.group);
+    if (it != r.strata_names.end()) return "τ = " + o.grid.label(choice.chosen[it - r.strata_names.begin()]);
+  }
+  return "τ per " + o.strata;
+}
+
+Table heldout_table(const CascadeReport& r) {
   const CascadeRules& rules = *r.rules;
   const auto& iv = rules.heldout.intervals;
   const std::string level = level_text(r);
   Table held;
-  held.header = {"policy",
-                 "first alone (%)",
-                 "cascade (%) [" + level + "]",
-                 "fallback (%)",
-                 "Δ (pp) [" + level + "]",
-                 "escalated (%)",
-                 "first-stage errors caught (%)",
-                 "fee ratio",
-                 "latency p50 / p95 (s)"};
-  for (size_t k = 0; k < rules.choices.size(); ++k) {
-    const PolicyStatistics& s = rules.rules[k].statistics;
-    std::string name = std::string(k == 0 ? "point rule" : "lower-bound rule") + ", ";
-    name += o.per_stratum ? "τ per " + o.strata : "τ = " + o.grid.label(rules.choices[k].chosen.front());
-    held.rows.push_back({name, percent(rules.first_alone), percent_ci(iv[s.cascade_acc]), percent(rules.fallback_alone),
-                         pp_ci(iv[s.cascade_delta]), percent(iv[s.escalated].estimate),
-                         s.errors_escalated >= 0 ? percent(iv[s.errors_escalated].estimate) : "—",
-                         r.fees ? fixed(iv[s.fee_ratio].estimate, 3) : kNotGiven,
-                         latency_cell(rules.rules[k].latency, r.latency)});
+  if (r.grouping) held.header.push_back(r.grouping->key);
+  for (const std::string& h :
+       {std::string("policy"), std::string("first alone (%)"), "cascade (%) [" + level + "]",
+        std::string("fallback (%)"), "Δ (pp) [" + level + "]", std::string("escalated (%)"),
+        std::string("first-stage errors caught (%)"), std::string("fee ratio"), std::string("latency p50 / p95 (s)")})
+    held.header.push_back(h);
+  for (const CascadeScope& scope : rules.heldout_scopes) {
+    const std::string group = scope.group.value_or("all") + " (" + std::to_string(scope.items) + ")";
+    for (size_t k = 0; k < rules.choices.size(); ++k) {
+      const PolicyStatistics& s = scope.policies[k];
+      std::vector<std::string> row;
+      if (r.grouping) row.push_back(k == 0 ? group : "");
+      row.push_back(std::string(k == 0 ? "point rule" : "lower-bound rule") + ", " + rule_tau_text(r, k, scope));
+      for (const std::string& cell :
+           {percent(scope.first_alone), percent_ci(iv[s.cascade_acc]), percent(scope.fallback_alone),
+            pp_ci(iv[s.cascade_delta]), percent(iv[s.escalated].estimate),
+            s.errors_escalated >= 0 ? percent(iv[s.errors_escalated].estimate) : std::string("—"),
+            r.fees ? fixed(iv[s.fee_ratio].estimate, 3) : std::string(kNotGiven),
+            latency_cell(scope.latencies[k], r.latency)})
+        row.push_back(cell);
+      held.rows.push_back(row);
+    }
+    std::vector<std::string> row;
+    if (r.grouping) row.push_back("");
+    for (const std::string& cell :
+         {std::string("fallback alone"), std::string(), percent(scope.fallback_alone), percent(scope.fallback_alone),
+          std::string("—"), std::string("100.0"), std::string("—"),
+          r.fees ? std::string("1.000") : std::string(kNotGiven), latency_cell(scope.fallback_latency, r.latency)})
+      row.push_back(cell);
+    held.rows.push_back(row);
   }
-  held.rows.push_back({"fallback alone", "", percent(rules.fallback_alone), percent(rules.fallback_alone), "—", "100.0",
-                       "—", r.fees ? std::string("1.000") : kNotGiven,
-                       latency_cell(rules.fallback_latency, r.latency)});
   held.notes.push_back("held-out part: " + std::to_string(rules.heldout_items) + " items, " +
                        std::to_string(rules.heldout_clusters) + " clusters; CIs from its own clustered bootstrap");
   return held;
 }
 
+// The frozen τ of a scope: the bare value, or the group's benchmark's τ, else "per benchmark".
+std::string frozen_tau_text(const CascadeReport& r, const CascadeScope& scope) {
+  const CascadeFrozen& f = *r.frozen;
+  if (f.tau.per_benchmark.empty()) return f.tau.every->label;
+  if (scope.group && r.grouping && r.grouping->key == "benchmark")
+    for (const auto& [benchmark, t] : f.applied)
+      if (benchmark == *scope.group) return t.label;
+  return "per benchmark";
+}
+
+Table frozen_table(const CascadeReport& r) {
+  const CascadeFrozen& f = *r.frozen;
+  const auto& iv = f.result.intervals;
+  const std::string level = level_text(r);
+  Table table;
+  if (r.grouping) table.header.push_back(r.grouping->key);
+  for (const std::string& h :
+       {std::string("τ"), std::string("items"), "cascade (%) [" + level + "]", "fallback alone (%) [" + level + "]",
+        "Δ (pp) [" + level + "]", "escalated (%) [" + level + "]", "fee ratio [" + level + "]",
+        std::string("first alone (%)"), std::string("latency p50 / p95 (s)")})
+    table.header.push_back(h);
+  for (const CascadeScope& scope : f.scopes) {
+    const PolicyStatistics& s = scope.policies[0];
+    std::vector<std::string> row;
+    if (r.grouping) row.push_back(scope.group.value_or("all"));
+    for (const std::string& cell :
+         {frozen_tau_text(r, scope), std::to_string(scope.items), percent_ci(iv[s.cascade_acc]),
+          percent_ci(iv[scope.policies[1].cascade_acc]), pp_ci(iv[s.cascade_delta]), percent_ci(iv[s.escalated]),
+          r.fees ? ratio_ci(iv[s.fee_ratio]) : std::string(kNotGiven), percent(scope.first_alone),
+          latency_cell(scope.latencies[0], r.latency)})
+      row.push_back(cell);
+    table.rows.push_back(row);
+  }
+  std::string applied;
+  for (const auto& [benchmark, t] : f.applied) applied += (applied.empty() ? "" : ", ") + benchmark + " " + t.label;
+  table.notes.push_back(std::string("scored on ") + (f.heldout ? "the held-out part (" : "every analysed item (") +
+                        std::to_string(f.scopes.front().items) + " items, " +
+                        std::to_string(f.scopes.front().clusters) +
+                        " clusters) by its own clustered bootstrap; τ per benchmark: " + applied +
+                        "; fallback alone on the same replicates");
+  return table;
+}
+
 std::string temperature_line(const CascadeReport& r) {
   const TemperatureResult& t = r.rules->temperature;
   char line[512];
+  if (t.heldout_items == 0) {
+    std::snprintf(line, sizeof line,
+                  "Temperature scaling of %s (%s probabilities): T = %.3f fitted on %lld selection items "
+                  "(NLL %.4f → %.4f); nothing held out\n",
+                  r.options.first.c_str(), r.first_orders == 1 ? "order-0" : "order-averaged", t.temperature,
+                  static_cast<long long>(t.selection_items), t.selection_nll_before, t.selection_nll_after);
+    return "\n" + std::string(line);
+  }
   std::snprintf(line, sizeof line,
                 "Temperature scaling of %s (%s probabilities): T = %.3f fitted on %lld selection items; "
                 "held-out NLL %.4f → %.4f (%lld items)\n",
@@ -363,7 +561,8 @@ std::string summary_line(const CascadeReport& r) {
                 static_cast<unsigned long long>(boot.replicates), to_string(boot.ci).c_str(),
                 static_cast<unsigned long long>(boot.seed), r.sweep.result.backend.c_str(),
                 r.sweep.result.device.c_str(),
-                r.sweep.result.resample_s + (r.rules ? r.rules->heldout.resample_s : 0.0));
+                r.sweep.result.resample_s + (r.rules && r.rules->scored() ? r.rules->heldout.resample_s : 0.0) +
+                    (r.frozen ? r.frozen->result.resample_s : 0.0));
   return summary;
 }
 
@@ -374,7 +573,7 @@ Json to_json(const CascadeReport& r, const ReportHead& head) {
   json["settings"] = settings_json(r);
   json["pool"] = pool_json(r);
   json["statistics"] = statistics_json(r.sweep.result);
-  json["baselines"] = baselines_json(r);
+  json["baselines"] = with_groups(r, r.sweep.scopes, [&](const CascadeScope& s) { return baselines_json(r, s); });
   json["latency"] = sweep_latency_json(r);
   if (r.rules) {
     json["split"] = split_json(r);
@@ -385,6 +584,8 @@ Json to_json(const CascadeReport& r, const ReportHead& head) {
     json["rules"] = nullptr;
     json["temperature"] = nullptr;
   }
+  json["frozen"] = r.frozen ? frozen_json(r) : Json(nullptr);
+  json["groups"] = groups_json(r);
   const ProbabilityQuality gate = gate_quality(r);
   Json reliability = reliability_json(gate.summaries.front().reliability);
   reliability["judge"] = r.options.first;
@@ -400,15 +601,23 @@ std::string tables(const CascadeReport& r, const std::string& format) {
   std::string text = (format == "text" ? "Threshold sweep (docs/statistics.md §3.3):\n"
                       : format == "md" ? "**Threshold sweep (docs/statistics.md §3.3)**\n\n"
                                        : "") +
-                     sweep_table(r).render(format);
+                     sweep_table(r, r.sweep.pooled()).render(format);
+  for (size_t k = 1; k < r.sweep.scopes.size(); ++k) {
+    const CascadeScope& scope = r.sweep.scopes[k];
+    text +=
+        heading(format, "Threshold sweep, " + r.grouping->key + " " + *scope.group + " (" +
+                            std::to_string(scope.items) + " items, " + std::to_string(scope.clusters) + " clusters)") +
+        sweep_table(r, scope).render(format);
+  }
   if (r.rules) {
-    text += heading(format, "Selection part (" + std::to_string(r.rules->selection_items) + " items, " +
-                                fixed(100 * r.options.select, 0) +
-                                "% of clusters per benchmark): threshold trials (JEV Table 33)") +
-            trials_table(r).render(format);
-    text += heading(format, "Held-out part: the rules' policies (JEV Table 5)") + heldout_table(r).render(format);
+    text += heading(format, selection_heading(r)) + trials_table(r).render(format);
+    if (r.rules->scored())
+      text += heading(format, "Held-out part: the rules' policies (JEV Table 5)") + heldout_table(r).render(format);
     if (format != "csv") text += temperature_line(r);
   }
+  if (r.frozen)
+    text += heading(format, "Frozen threshold: the pre-specified policy (JEV §9, Table 5)") +
+            frozen_table(r).render(format);
   text += probability_tables_text(gate_quality(r), format);
   if (format != "csv") text += "\n" + summary_line(r) + "\n";
   return text;
@@ -419,11 +628,12 @@ std::string tables(const CascadeReport& r, const std::string& format) {
 // Cascade accuracy against fee ratio per threshold, with the random baseline and the fallback.
 std::string cascade_accuracy_fee_svg(const CascadeReport& r) {
   const CascadeSweep& sweep = r.sweep;
+  const CascadeScope& pooled = sweep.pooled();
   const ThresholdGrid& grid = r.options.grid;
   const std::string& fallback = r.options.fallback;
   const bool fees = r.fees;
   std::vector<double> x, acc, random;
-  for (const PolicyStatistics& s : sweep.policies) {
+  for (const PolicyStatistics& s : pooled.policies) {
     x.push_back(fees ? sweep.result.intervals[s.fee_ratio].estimate : sweep.result.intervals[s.escalated].estimate);
     acc.push_back(sweep.result.intervals[s.cascade_acc].estimate);
     if (fees) random.push_back(sweep.result.intervals[s.random_acc].estimate);

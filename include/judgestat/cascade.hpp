@@ -1,9 +1,11 @@
-// The confidence cascade as a library analysis (docs/statistics.md §3.3, §3.4; JEV §7–§9): F answers first and
-// keeps the items it is confident on, the fallback S answers the rest. run_cascade sweeps the
-// threshold grid (clustered CIs, the dollar-matched random baseline, the oracle), splits the
-// clusters into a seeded selection part and a held-out part, chooses the point and lower-bound
-// rules' thresholds on the selection part, scores them on the held-out part and fits a
-// temperature to F's probabilities. Writers (JSON, tables, plots) live in the report room.
+// The confidence cascade as a library analysis (docs/statistics.md §3.3, §3.4, §7.5; JEV §7–§9): F
+// answers first and keeps the items it is confident on, the fallback S answers the rest.
+// run_cascade sweeps the threshold grid (clustered CIs, the dollar-matched random baseline, the
+// oracle); takes a selection part (a seeded share of the clusters, or the user's own labelled
+// items from a column or a list), chooses the point and lower-bound rules' thresholds on it,
+// scores them on the held-out rest and fits a temperature to F's probabilities; scores a
+// threshold frozen in advance; and reports all of it per benchmark (or condition) beside the
+// pooled rows. Writers (JSON, tables, plots) live in the report room.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "judgestat/bootstrap.hpp"
@@ -22,20 +25,55 @@
 
 namespace judgestat {
 
+/// A threshold frozen in advance (docs/statistics.md §7.5, JEV §9 Table 5): accept iff q >= value;
+/// `all` (value NaN) escalates every item.
+struct FrozenThreshold {
+  std::string label;   // as written: "0.9" or "all"
+  double value = NAN;  // NaN for `all`
+};
+
+/// `--tau 0.9` or `--tau mmlu=0.9,livebench=0.95`: one threshold for every benchmark, or one per
+/// benchmark (a bare value then covers the benchmarks not named).
+struct FrozenTau {
+  std::optional<FrozenThreshold> every;                                // a bare value
+  std::vector<std::pair<std::string, FrozenThreshold>> per_benchmark;  // benchmark → τ, as given
+  bool empty() const { return !every && per_benchmark.empty(); }
+};
+
+/// Parses entries "0.9", "all", "mmlu=0.9", "mmlu=all" (the CLI splits --tau at commas).
+/// std::invalid_argument("tau: …") for a value that is not a number in [0, 1] or `all`, a
+/// benchmark named twice, two bare values, or no entry.
+FrozenTau parse_frozen_tau(const std::vector<std::string>& entries);
+
 /// What run_cascade is asked. Invalid fields throw std::invalid_argument("field: …").
 struct CascadeOptions {
   std::string first, fallback;            // judges: the first stage (needs probabilities), the fallback
   ThresholdGrid grid = default_grid();    // ascending thresholds; `all` is implied
-  int gate_orders = 2;                    // 1: F's order 0; 2: all orders, probabilities averaged
+  int gate_orders = 0;                    // 0: the orders each item has (§3.3); 1: order 0; 2: every order of the file
   std::map<std::string, double> fee;      // judge → per-call fee (USD), replacing the file's fee_usd
   std::map<std::string, double> latency;  // judge → per-call latency (s), replacing the file's latency_s
-  double select = 0.4;                    // share of clusters per benchmark choosing the threshold; 0 = sweep only
-  double tol = 0.02;                      // tolerated accuracy loss of the rules
-  double z = 1.645;                       // z of the lower-bound rule
-  bool per_stratum = false;               // each stratum chooses its own threshold
-  std::string strata = "benchmark";       // strata of per_stratum: benchmark or condition
-  BootstrapOptions bootstrap;             // replicates, seed, ci, level, keep_replicates (the sweep's)
-  /// (replicates done, total) over the sweep's and then the held-out part's bootstrap.
+  std::vector<std::string> benchmarks;    // only these benchmarks' items (empty: all)
+  /// Labelled items. `select`: share of clusters per benchmark drawn (seeded) for the selection
+  /// part, in [0, 1]; 0 = sweep only (no rules), 1 = every item chooses τ and nothing is held
+  /// out. `select_column` (an item-level column the matrix was loaded with, LoadOptions::
+  /// item_column, values `select` / `heldout`) or `select_items` (a file, one item id per line)
+  /// name the selection part instead; at most one of the two, and `select` is then not used.
+  double select = 0.4;
+  std::string select_column;
+  std::string select_items;
+  double tol = 0.02;                 // tolerated accuracy loss of the rules
+  double z = 1.645;                  // z of the lower-bound rule
+  bool per_stratum = false;          // each stratum chooses its own threshold
+  std::string strata = "benchmark";  // strata of per_stratum: benchmark or condition
+  /// A frozen policy to score with CIs: on the held-out part when there is one (a selection
+  /// with items held out), else on every pool item.
+  std::optional<FrozenTau> tau;
+  /// "" or a grouping key (benchmark, condition): every sweep, rule and frozen statistic also per
+  /// group, after the pooled rows; the bootstrap stratifies by the groups when every cluster lies
+  /// in one (else domain estimation, docs/statistics.md §2).
+  std::string by;
+  BootstrapOptions bootstrap;  // replicates, seed, ci, level, keep_replicates (the sweep's)
+  /// (replicates done, total) over the sweep's, the held-out part's and the frozen policy's bootstrap.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
@@ -60,6 +98,18 @@ struct PolicyStatistics {
 /// Latency quantiles (type 7) and mean over items, on the original data.
 struct LatencySummary {
   double p50 = 0, p95 = 0, mean = 0;
+};
+
+/// One scope of a set of policies: the pooled items, or one group's (`by`). Statistics index the
+/// owning BootstrapResult; the rest are point summaries on the scope's items.
+struct CascadeScope {
+  std::optional<std::string> group;        // the group's name; nullopt for the pooled scope
+  int64_t items = 0, clusters = 0;         // the scope's items and the clusters they lie in
+  std::vector<PolicyStatistics> policies;  // per policy of the plan, in order
+  int32_t oracle_acc = -1;                 // the sweep's only
+  std::vector<LatencySummary> latencies;   // per policy
+  double first_alone = NAN, fallback_alone = NAN, first_fee_ratio = NAN;  // fee ratio NaN without fees
+  LatencySummary first_latency, fallback_latency;
 };
 
 /// One row of the selection-set trials (JEV Table 33): the items' exact sums at one grid
@@ -90,29 +140,52 @@ struct TemperatureResult {
 
 /// The threshold sweep over the whole pool: every grid threshold, then `all`.
 struct CascadeSweep {
-  BootstrapResult result;                  // the JSON's `statistics`
-  std::vector<PolicyStatistics> policies;  // per threshold, then `all`
-  int32_t oracle_acc = -1;
-  std::vector<LatencySummary> latencies;  // per policy
-  LatencySummary first_latency, fallback_latency;
-  double first_alone = NAN, fallback_alone = NAN, first_fee_ratio = NAN;  // accuracies; fee ratio NaN without fees
+  BootstrapResult result;            // the JSON's `statistics`
+  std::vector<CascadeScope> scopes;  // pooled, then each group with items
+  const CascadeScope& pooled() const { return scopes.front(); }
 };
 
-/// One rule's policy scored on the held-out part.
-struct HeldoutRule {
-  PolicyStatistics statistics;  // into CascadeRules::heldout
-  LatencySummary latency;
+/// Where the labelled items came from (the selection table says so).
+struct SelectionSource {
+  std::string kind = "random";  // "random" (select, seeded), "column" (select_column), "items" (select_items)
+  double fraction = NAN;        // random
+  std::string column, file;     // column / items
+  int64_t listed = 0;           // items: ids in the file
+  int64_t listed_outside = 0;   // items: listed ids of the file's items that are not in the pool
+  /// Own sets: clusters with items in both parts (the parts are then not independent).
+  int64_t straddling_clusters = 0;
 };
 
 /// The selection / held-out split, the rules chosen on it and their held-out scores.
 struct CascadeRules {
+  SelectionSource source;
   int64_t selection_items = 0, selection_clusters = 0, heldout_items = 0, heldout_clusters = 0;
-  std::vector<RuleChoice> choices;                 // point rule, then lower-bound rule
-  BootstrapResult heldout;                         // the held-out part's bootstrap, both rules
-  std::vector<HeldoutRule> rules;                  // per choice
-  double first_alone = NAN, fallback_alone = NAN;  // held-out accuracies
-  LatencySummary fallback_latency;
+  std::vector<RuleChoice> choices;  // point rule, then lower-bound rule
+  /// The held-out part's bootstrap of the rules' policies (one per choice, in order) and its
+  /// scopes; both empty when nothing is held out (select = 1).
+  BootstrapResult heldout;
+  std::vector<CascadeScope> heldout_scopes;
   TemperatureResult temperature;
+  bool scored() const { return !heldout_scopes.empty(); }
+};
+
+/// The frozen policy (`tau`) scored with CIs, beside the fallback alone on the same replicates.
+struct CascadeFrozen {
+  FrozenTau tau;
+  bool heldout = false;  // scored on the held-out part, else on every pool item
+  /// Per group of the pool (benchmark names, first appearance) the τ applied, for the report.
+  std::vector<std::pair<std::string, FrozenThreshold>> applied;
+  BootstrapResult result;
+  /// policies[0]: the frozen policy; policies[1]: `all` (its cascade_acc is the fallback alone).
+  std::vector<CascadeScope> scopes;
+};
+
+/// `by`: the groups and how the bootstrap resamples them (docs/statistics.md §2).
+struct CascadeGrouping {
+  std::string key;  // benchmark or condition
+  std::vector<std::string> names;
+  bool domain = false;  // a cluster spans groups: unstratified replicates, domain estimates
+  std::string note;     // in domain mode: why
 };
 
 struct CascadeReport {
@@ -120,28 +193,33 @@ struct CascadeReport {
   // The pool (docs/statistics.md §3.3).
   int32_t items = 0, clusters = 0, first_orders = 1;
   int64_t gate_ok = 0;
+  int64_t fewer_orders = 0, escalated_for_missing_orders = 0;  // CascadePool's
   std::vector<std::string> strata_names;
   ValueSource fee_first, fee_fallback, latency_first, latency_fallback;
   bool fees = false, latency = false;  // fee_ratio / random_acc and latency quantiles reported
   FeeScale fee_scale;
+  std::optional<CascadeGrouping> grouping;  // with `by`
   CascadeSweep sweep;
-  std::optional<CascadeRules> rules;  // absent when select = 0
+  std::optional<CascadeRules> rules;    // absent when select = 0 (and no own set)
+  std::optional<CascadeFrozen> frozen;  // with `tau`
   /// F's gate confidence q and correctness on the items with q > 0: the reliability diagram
   /// and risk–coverage curve of the first stage.
   std::vector<double> gate_q, gate_correct;
   std::vector<std::string> notes;
 };
 
-/// std::invalid_argument("field: …") for an empty grid, first = fallback, or tol, z, select or
-/// strata out of range (run_cascade checks the same).
+/// std::invalid_argument("field: …") for an empty grid, first = fallback, or tol, z, select,
+/// strata, by, gate_orders out of range, or both select_column and select_items (run_cascade
+/// checks the same).
 void check_cascade_options(const CascadeOptions& options);
 
 /// Runs the cascade analysis on `target`. std::invalid_argument naming the options' fields,
-/// UsageError for unknown judges and unusable inputs.
+/// UsageError for unknown judges, benchmarks and unusable inputs, InputError for a selection
+/// column or item list the data contradicts (naming file, line and column).
 CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& options, const ExecTarget& target);
 
 /// docs/statistics.md §4's JSON: head.envelope, then settings, pool, statistics, baselines, latency, split,
-/// selection_trials, rules, temperature, reliability, risk_coverage, notes, timing.
+/// selection_trials, rules, temperature, frozen, groups, reliability, risk_coverage, notes, timing.
 Json to_json(const CascadeReport& report, const ReportHead& head);
 /// Tables for people: text, md or csv.
 std::string tables(const CascadeReport& report, const std::string& format);

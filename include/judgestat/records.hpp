@@ -27,6 +27,7 @@ inline constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
 struct Record {
   std::string judge, item, gold, verdict, cluster, benchmark, condition, variant;
   std::string adjudicated;  // docs/statistics.md §7.2: a label, "indecisive" or empty
+  std::string item_column;  // the value of LoadOptions::item_column ("" when not asked for or absent)
   int order = 0;
   bool verdict_given = false;            // false: empty or null verdict
   bool adjudicated_given = false;        // the record had an `adjudicated` column or key
@@ -40,6 +41,9 @@ struct Record {
 
 struct LoadOptions {
   std::vector<std::string> labels;  // --labels; empty: from probability columns and gold labels
+  /// An extra item-level column (or JSONL key) to keep, e.g. cascade's --select-column; every
+  /// record of an item must carry the same value. "" keeps none.
+  std::string item_column;
 };
 
 /// Verdict codes of a cell besides a label index >= 0.
@@ -72,6 +76,9 @@ struct ItemMatrix {
   std::vector<uint8_t> item_flag;       // 1 when any record of the item had flag = 1
   /// Label index, kNotAdjudicated or kIndecisive; empty when !has_adjudicated.
   std::vector<int32_t> item_adjudicated;
+  /// LoadOptions::item_column (its name) and its value per item; empty when not asked for.
+  std::string item_column;
+  std::vector<std::string> item_column_value;
 
   // Per cell, index cell(j, i, o, v).
   std::vector<int16_t> verdict;                    // label index, kAbsent, kInvalid or kTie
@@ -96,7 +103,9 @@ struct ItemMatrix {
 };
 
 /// Parses CSV (header row) or JSONL by extension; "-" reads CSV from stdin. Throws InputError.
-std::vector<Record> read_records(const std::string& path, std::string* sha256_out = nullptr);
+/// `item_column` (LoadOptions::item_column) names a further column whose text each record keeps.
+std::vector<Record> read_records(const std::string& path, std::string* sha256_out = nullptr,
+                                 const std::string& item_column = "");
 
 /// Applies docs/statistics.md §1's consistency checks and validity rule and pivots. Throws InputError.
 ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::string& path,

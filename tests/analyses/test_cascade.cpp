@@ -220,9 +220,9 @@ TEST(CascadeSweep, InvalidFirstStageOutputsEscalate) {
   EXPECT_EQ(policies[0].accepted, (std::vector<uint8_t>{0, 1}));
   const CascadePlan plan = build_cascade_plan(pool, number_pool_clusters(m, pool), policies, {false, true});
   const std::vector<double> estimates = point_estimates(plan.plan);
-  EXPECT_EQ(estimates[plan.policies[0].cascade_acc], 0.5);  // i1 takes S's wrong verdict
-  EXPECT_EQ(estimates[plan.policies[0].escalated], 0.5);
-  EXPECT_EQ(plan.policies[0].fee_ratio, -1);  // no fees: left out
+  EXPECT_EQ(estimates[plan.pooled().policies[0].cascade_acc], 0.5);  // i1 takes S's wrong verdict
+  EXPECT_EQ(estimates[plan.pooled().policies[0].escalated], 0.5);
+  EXPECT_EQ(plan.pooled().policies[0].fee_ratio, -1);  // no fees: left out
 }
 
 namespace {
@@ -278,7 +278,7 @@ void check_sweep_against_direct_formulas(bool per_call_fallback_fee) {
       caught += !a && pool.c1[i] < 1;
       escalated_fee += a ? 0 : pool.fee_fallback[i];
     }
-    const PolicyStatistics& s = plan.policies[p];
+    const PolicyStatistics& s = plan.pooled().policies[p];
     EXPECT_DOUBLE_EQ(est[s.cascade_acc], cascade / n);
     EXPECT_NEAR(est[s.cascade_delta], (cascade - sum_c2) / n, 1e-15);
     EXPECT_DOUBLE_EQ(est[s.escalated], (n - accepted) / n);
@@ -288,9 +288,9 @@ void check_sweep_against_direct_formulas(bool per_call_fallback_fee) {
     EXPECT_NEAR(est[s.random_acc], (sum_c1 + share * (sum_c2 - sum_c1)) / n, 1e-13);
     EXPECT_EQ(plan.plan.statistics[s.cascade_acc].label.threshold, policies[p].threshold);
   }
-  EXPECT_EQ(*plan.plan.statistics[plan.policies.back().cascade_acc].label.threshold, "all");
-  EXPECT_DOUBLE_EQ(est[plan.policies.back().cascade_acc], sum_c2 / n);
-  EXPECT_DOUBLE_EQ(est[plan.oracle_acc], best / n);
+  EXPECT_EQ(*plan.plan.statistics[plan.pooled().policies.back().cascade_acc].label.threshold, "all");
+  EXPECT_DOUBLE_EQ(est[plan.pooled().policies.back().cascade_acc], sum_c2 / n);
+  EXPECT_DOUBLE_EQ(est[plan.pooled().oracle_acc], best / n);
   // Fee columns are whole units: the compiled plan sums them exactly.
   for (size_t k = 0; k < plan.plan.columns.size(); ++k)
     for (double v : plan.plan.columns[k]) ASSERT_EQ(v, std::round(2 * v) / 2) << plan.plan.column_names[k];
@@ -429,8 +429,9 @@ TEST(CascadeLibrary, RunCascadeEqualsTheCli) {
   EXPECT_EQ(last_done, 600u);  // the sweep's 300 replicates, then the held-out part's
   EXPECT_EQ(last_total, 600u);
   EXPECT_EQ(report.items, 350);
-  EXPECT_DOUBLE_EQ(report.sweep.fallback_alone, 248.0 / 350.0);  // o1-mini's order-0 accuracy
-  EXPECT_DOUBLE_EQ(report.sweep.result.intervals[report.sweep.policies.back().cascade_acc].estimate, 248.0 / 350.0);
+  EXPECT_DOUBLE_EQ(report.sweep.pooled().fallback_alone, 248.0 / 350.0);  // o1-mini's order-0 accuracy
+  EXPECT_DOUBLE_EQ(report.sweep.result.intervals[report.sweep.pooled().policies.back().cascade_acc].estimate,
+                   248.0 / 350.0);
   ASSERT_TRUE(report.rules.has_value());
   EXPECT_EQ(report.rules->selection_items + report.rules->heldout_items, 350);
   EXPECT_EQ(report.fee_first.from, "--fee");
@@ -441,10 +442,10 @@ TEST(CascadeLibrary, RunCascadeEqualsTheCli) {
     EXPECT_EQ(mine[key], cli[key]) << key;
   EXPECT_NE(tables(report, "text").find("Threshold sweep"), std::string::npos);
 
-  options.select = 1;
+  options.select = 1.5;
   try {
     run_cascade(load_item_matrix(kJudgeBench), options, target);
-    FAIL() << "select = 1 accepted";
+    FAIL() << "select = 1.5 accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()).rfind("select: ", 0), 0u) << e.what();
   }
@@ -480,7 +481,7 @@ TEST(CascadeCli, ClearErrorsForBadInput) {
   r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback + " --fee nobody=1 --quiet");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("neither the first stage"), std::string::npos) << r.out;
-  r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback + " --select 1 --quiet");
+  r = run_cli("cascade " + kJudgeBench + " --first " + kFirst + " --fallback " + kFallback + " --select 1.5 --quiet");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--select"), std::string::npos) << r.out;
 }

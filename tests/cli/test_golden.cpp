@@ -13,12 +13,22 @@
 // fields — every row the earlier output had is still there with the same bits (checked against
 // the pre-move build: 536 of 536 rows identical). readme_metrics_pairs and
 // readme_llmbar_agreement guard the README's comparing-judges commands from their first run.
+// The two cascade digests (2026-12-01, issue 15): settings.gate_orders now reads "present" (the
+// SPEC §3.3 default, gating on the orders each item has; every JudgeBench item has both, so
+// nothing else moves) and settings, pool, split gained keys (select_column, select_items, tau,
+// by, benchmarks; fewer_orders, escalated_for_missing_orders; source, column, file) plus the
+// top-level frozen and groups (null here); every value the earlier JSON had is unchanged, every
+// statistic row bit for bit. readme_cascade_recipe_rules / _frozen guard the README's recipe
+// (own labelled set, per benchmark, frozen τ) from its first run; {tmp}labelled.txt is the
+// README's list: every other mmlu item of the JudgeBench split in file order.
 // JUDGESTAT_GOLDEN_PRINT=1 prints the digests a build gives.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -48,7 +58,7 @@ const GoldenCase kCases[] = {
     {"readme_metrics", "metrics data/judgebench/gpt4o_split.csv ",
      "f6c540d489812ec3212369512e201492244413b523c977218002b9771035cb19"},
     {"readme_cascade", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--plots {tmp}plots ",
-     "cddc703cc2483a0b8cee8cfa6f16597710c7b6b048d69f365223f51767217d44"},
+     "569f9b2e368a68295d441acf3d023755c1a8b1777ed27fafba7b5f6880aa4926"},
     {"readme_budget", "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --per-stratum " JS_FEES,
      "879e56b929c68f342d0b0b59afec766e5da2137a1f68aadc57d3c3781422ffa6"},
     {"readme_mpi_metrics_scaled",
@@ -68,7 +78,7 @@ const GoldenCase kCases[] = {
     {"metrics_ci_bca", "metrics data/judgebench/gpt4o_split.csv --ci bca ",
      "9bcec09a5e42e0a5593bde36962116431d72e8699fb2a60aa3cba8a40fa2492f"},
     {"cascade_per_stratum", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--per-stratum ",
-     "ddf3f7c1a3bd83c1a59d6833f4e911c7769a55ae85880b3a78c38471bdce7f57"},
+     "6cfb7756102120977d37da7bd1bc67ce9e469c373aebb968c9633c8f883b09dd"},
     {"readme_metrics_pairs", "metrics data/judgebench/gpt4o_split.csv --pairs all --diff acc,pa,brier,auroc_err ",
      "a7f7d2d6628c13dc0a3b5ef3736d71178c9778034ad98a0c0b303d10d10e9784"},
     {"readme_llmbar_agreement",
@@ -78,6 +88,14 @@ const GoldenCase kCases[] = {
     {"budget_rule_both_per_stratum",
      "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --rule both --per-stratum ",
      "93da8186db5818739723a4db0dad9b41dd19461d2df1c889b599f340f42891e4"},
+    {"readme_cascade_recipe_rules",
+     "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
+     "--select-items {tmp}labelled.txt --by benchmark ",
+     "2553510f1cd0b13e6c2016cbddef6be861b4d038c285013867d0895504a750e4"},
+    {"readme_cascade_recipe_frozen",
+     "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
+     "--select-items {tmp}labelled.txt --tau 1 --by benchmark ",
+     "9bd92bd6dab6d40b85509bc9dbbd87fb229eedeb0af039e05abf1d5b38c7b4c9"},
 };
 
 std::string read_all(const std::string& path) {
@@ -91,6 +109,24 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
     text.replace(at, from.size(), to);
   return text;
+}
+
+// The README's labelled list: every other mmlu item of the JudgeBench split, in file order (its
+// awk command: NR > 1 && $4 == "mmlu" && !seen[$2]++ && n++ % 2 == 0).
+std::string labelled_mmlu_items() {
+  std::istringstream lines(read_all(kRoot + "/data/judgebench/gpt4o_split.csv"));
+  std::string line, out;
+  std::set<std::string> seen;
+  int n = 0;
+  std::getline(lines, line);  // header: judge,item,cluster,benchmark,…
+  while (std::getline(lines, line)) {
+    std::vector<std::string> fields;
+    std::istringstream row(line);
+    for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
+    if (fields.size() < 4 || fields[3] != "mmlu" || !seen.insert(fields[1]).second) continue;
+    if (n++ % 2 == 0) out += fields[1] + "\n";
+  }
+  return out;
 }
 
 std::string golden_digest(const std::string& json_text, const std::string& tmp) {
@@ -112,6 +148,8 @@ TEST_P(GoldenOutputs, JsonDigestUnchanged) {
     const auto synth = run_cli("synth cap --quiet --seed 1 --out " + tmp + "synth.csv");
     ASSERT_EQ(synth.status, 0) << synth.out;
   }
+  if (std::string(c.args).find("{tmp}labelled.txt") != std::string::npos)
+    std::ofstream(tmp + "labelled.txt") << labelled_mmlu_items();
   const std::string json_path = tmp + "out.json";
   const std::string args = replace_all(c.args, "{tmp}", tmp) + "--backend cpu --threads 2 --quiet --json " + json_path;
   // run_cli prefixes the binary; the commands name data/ and configs/ relative to the root.
