@@ -115,6 +115,13 @@ TEST(BudgetCompareInterval, SideMatchesTheDirectInterval) {
 // ---- the sampler ----
 
 TEST(BudgetCompareDraws, FloydOnStream2To30Plus1LeavesTheBitmapClear) {
+  // docs/statistics.md §7.6's example: seed 1, draw 0, N = 10, k = 3 labels items {3, 1, 2}.
+  EXPECT_EQ(independent_floyd(1, 0, 10, 3), (std::vector<uint32_t>{3, 1, 2}));
+  const std::vector<int8_t> marks = {0, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+  std::vector<uint32_t> bitmap(1, 0);
+  EXPECT_EQ(compare_draw(PhiloxKey(1), 0, marks.data(), 10, 3, bitmap.data(), 1).sum, 3);
+  EXPECT_EQ(bitmap[0], 0u);
+
   std::mt19937 random(5);
   // A short bitmap (cleared word by word) and a long one (cleared by replaying the steps).
   for (uint32_t n : {40u, 3000u}) {
@@ -184,6 +191,10 @@ TEST(BudgetCompareSimulation, PowerMatchesEveryKSubset) {
   auto engine = make_cpu_compare_engine(problem, 2);
   for (uint32_t k : {4u, 8u}) {
     const Exact exact = enumerate_subsets(kTinyPool, k, kZ95);
+    // docs/statistics.md §7.6's example: 45 and 4 of the 495 four-item subsets lie above and
+    // below 0, 21 and 0 of the eight-item ones.
+    EXPECT_DOUBLE_EQ(exact.power, (k == 4 ? 45.0 : 21.0) / 495);
+    EXPECT_DOUBLE_EQ(exact.wrong_sign, (k == 4 ? 4.0 : 0.0) / 495);
     ASSERT_GT(exact.power, 0.02) << "the pool should make both outcomes possible";
     ASSERT_LT(exact.power, 0.98);
     // Three items favour A: four labels can come out on the wrong side, eight cannot.

@@ -13,8 +13,8 @@
 // fields — every row the earlier output had is still there with the same bits (checked against
 // the pre-move build: 536 of 536 rows identical); the three budget digests (issue 15, part 7),
 // whose rows gained delta_p10 and escalated_median — every other key keeps its bits (checked
-// against main's build at 017826b). readme_metrics_pairs and
-// readme_llmbar_agreement guard the README's comparing-judges commands from their first run.
+// against main's build at 017826b). readme_metrics_pairs, readme_budget_compare and
+// readme_llmbar_agreement guard the README's commands that compare judges from their first run.
 // The two cascade digests (2026-12-01, issue 15): settings.gate_orders now reads "present" (the
 // SPEC §3.3 default, gating on the orders each item has; every JudgeBench item has both, so
 // nothing else moves) and settings, pool, split gained keys (select_column, select_items, tau,
@@ -87,6 +87,10 @@ const GoldenCase kCases[] = {
      "metrics data/llmbar/natural_neighbor.csv " JS_LLMBAR_JUDGES "--reference GPT-4/Vanilla --diff acc "
      "--raters ChatGPT-0301/Vanilla,ChatGPT/Vanilla,Falcon/Vanilla,GPT-4/Vanilla,LLaMA2/Vanilla,PaLM2/Vanilla ",
      "97943f444039c1b9c46d3742a74d6ca4b59218cb0b092da29203bf0f5f2b47af"},
+    {"readme_budget_compare",
+     "budget data/judgebench/gpt4o_split.csv --compare Skywork_Skywork-Reward-Gemma-2-27B,o1-mini-2024-09-12 "
+     "--k 50,100,200,300 ",
+     "6a2ac77b70c5cffb2aa2cb36472ac71aa4259a1568427988fb58717a01b8b806"},
     {"budget_rule_both_per_stratum",
      "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --rule both --per-stratum ",
      "fd60253bf887803ee044f541739f54d0d3e4b7201a1eb44d7c6fbce5ec6f546d"},
