@@ -1,4 +1,5 @@
-// Label-budget simulation (docs/statistics.md §3.5): the threshold grid and the problem set-up.
+// Label-budget simulation (docs/statistics.md §3.5): the threshold grid and the problem set-up; and
+// the problem of `budget --compare` (§7.6).
 // The engines that run the draws are in engine/ (CPU, split, the summaries), distributed/ (ranks)
 // and kernels/budget/budget.cu (CUDA).
 #include "judgestat/budget.hpp"
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "analyses/cascade_pool.hpp"
+#include "judgestat/budget_compare.hpp"
 #include "judgestat/records.hpp"
 
 namespace judgestat {
@@ -68,6 +70,7 @@ BudgetProblem make_budget_problem(const CascadePool& pool, const ThresholdGrid& 
   problem.fee_fallback_fx.resize(problem.n_items);
   problem.total_accepted_2d.assign(static_cast<size_t>(problem.n_strata) * n_choices, 0);
   problem.total_cascade_fee.assign(static_cast<size_t>(problem.n_strata) * n_choices, 0);
+  problem.total_escalated.assign(static_cast<size_t>(problem.n_strata) * n_choices, 0);
   for (int32_t i = 0; i < problem.n_items; ++i) {
     const double twice_c1 = 2.0 * pool.c1[i], twice_c2 = 2.0 * pool.c2[i];
     if (!(twice_c1 == std::round(twice_c1) && twice_c1 >= 0 && twice_c1 <= 2 && twice_c2 == std::round(twice_c2) &&
@@ -88,7 +91,10 @@ BudgetProblem make_budget_problem(const CascadePool& pool, const ThresholdGrid& 
     for (int32_t c = 0; c < n_choices; ++c) {
       const size_t at = static_cast<size_t>(h) * n_choices + c;
       const bool accepted = level > c;
-      if (accepted) problem.total_accepted_2d[at] += twice_d;
+      if (accepted)
+        problem.total_accepted_2d[at] += twice_d;
+      else
+        ++problem.total_escalated[at];
       problem.total_cascade_fee[at] += problem.fee_first_fx[i] + (accepted ? 0 : problem.fee_fallback_fx[i]);
     }
   }
@@ -104,6 +110,39 @@ void check_budget_k(const BudgetProblem& problem, uint32_t k, ThresholdRule rule
     throw std::invalid_argument("k: " + std::to_string(k) + " leaves no held-out items: the pool has " +
                                 std::to_string(problem.n_items) + " items, so k must be below " +
                                 std::to_string(problem.n_items));
+}
+
+CompareProblem make_compare_problem(const std::vector<double>& d, int32_t scale) {
+  if (scale < 1 || scale > kMaxCompareScale)
+    throw std::invalid_argument("compare: the scale of d must be 1 to " + std::to_string(kMaxCompareScale) + ", got " +
+                                std::to_string(scale));
+  if (d.empty()) throw std::invalid_argument("compare: the pool has no items");
+  CompareProblem problem;
+  problem.n_items = static_cast<int32_t>(d.size());
+  problem.scale = scale;
+  problem.scaled_d.resize(d.size());
+  for (size_t i = 0; i < d.size(); ++i) {
+    const double scaled = d[i] * scale;
+    if (!(std::abs(scaled - std::round(scaled)) < 1e-9 && std::abs(scaled) <= scale + 1e-9))
+      throw std::invalid_argument("compare: d of item " + std::to_string(i) + " (" + std::to_string(d[i]) +
+                                  ") is not a multiple of 1/" + std::to_string(scale) + " in [-1, 1]");
+    problem.scaled_d[i] = static_cast<int8_t>(std::lround(scaled));
+    problem.pool_scaled_sum += problem.scaled_d[i];
+  }
+  return problem;
+}
+
+void check_compare_k(const CompareProblem& problem, uint32_t k) {
+  if (k < 2)
+    throw std::invalid_argument("k: " + std::to_string(k) +
+                                " is too small: the interval's SE needs at least 2 labelled items");
+  if (k > static_cast<uint32_t>(problem.n_items))
+    throw std::invalid_argument("k: " + std::to_string(k) + " exceeds the " + std::to_string(problem.n_items) +
+                                " items of the pool; k must be at most " + std::to_string(problem.n_items));
+  const uint64_t square = static_cast<uint64_t>(problem.scale) * problem.scale;
+  if (square * k >= (uint64_t{1} << 31))
+    throw std::invalid_argument("k: " + std::to_string(k) + " is too large for exact sums at scale " +
+                                std::to_string(problem.scale) + " (k · scale² must stay below 2^31)");
 }
 
 }  // namespace judgestat

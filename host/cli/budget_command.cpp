@@ -1,5 +1,6 @@
 // `judgestat budget FILE`: label-budget simulation of threshold rules (docs/statistics.md §3.5): parses the
-// flags into BudgetOptions, runs run_budget (include/judgestat/label_budget.hpp) and prints.
+// flags into BudgetOptions, runs run_budget (include/judgestat/label_budget.hpp) and prints. With
+// `--compare A,B` (§7.6): how many labels tell two judges apart, run_budget_compare.
 #include <iostream>
 #include <string>
 #include <system_error>
@@ -22,7 +23,15 @@ void add_budget_options(cxxopts::Options& options) {
       ("file", "judgment records (.csv, .jsonl, .json; - = CSV on stdin)", cxxopts::value<std::string>())
       ("first", "first-stage judge (needs probabilities)", cxxopts::value<std::string>())
       ("fallback", "fallback judge (order 0 on every item the first stage covers)", cxxopts::value<std::string>())
-      ("k", "labelling budgets, comma-separated (--k or -k)", cxxopts::value<std::string>()->default_value("48,96,192,384"))
+      ("compare", "A,B: instead of a cascade, the power of k labels to tell judge B from A (docs/statistics.md §7.6)",
+       cxxopts::value<std::string>())
+      ("statistic", "with --compare: acc (order 0) or pa (mean over orders)", cxxopts::value<std::string>()->default_value("acc"))
+      ("level", "with --compare: level of the z-interval", cxxopts::value<double>()->default_value("0.95"))
+      ("benchmark", "with --compare: only these benchmarks, comma-separated", cxxopts::value<std::string>()->default_value(""))
+      ("condition", "with --compare: only these conditions, comma-separated", cxxopts::value<std::string>()->default_value(""))
+      ("common-items", "with --compare: analyse only the items both judges rated in order 0")
+      ("k", "labelling budgets, comma-separated (--k or -k; default 48,96,192,384, with --compare 50,100,200,400 "
+       "where they fit the pool)", cxxopts::value<std::string>()->default_value("48,96,192,384"))
       ("draws", "draws per k and rule (default 1000000 on CUDA, 100000 on CPU)", cxxopts::value<uint64_t>())
       ("rule", "point, lower or both", cxxopts::value<std::string>()->default_value("both"))
       ("per-stratum", "each stratum chooses its own threshold from its labels")
@@ -71,7 +80,8 @@ std::vector<std::string> with_short_k_and_z(int argc, char** argv) {
 // The flags into `options` and `common` (the output options emit() needs); UsageError on bad values.
 void parse_budget_flags(const cxxopts::ParseResult& parsed, BudgetOptions& options, CommonOptions& common) {
   if (!parsed.count("file")) throw UsageError("missing FILE: give a judgment records file (see --help)");
-  if (!parsed.count("first")) throw UsageError("missing --first: the first-stage judge (see --help)");
+  if (!parsed.count("first"))
+    throw UsageError("missing --first: the first-stage judge (see --help; --compare A,B compares two judges instead)");
   if (!parsed.count("fallback")) throw UsageError("missing --fallback: the fallback judge (see --help)");
   common.file = parsed["file"].as<std::string>();
   common.load.labels = split_list(parsed["labels"].as<std::string>());
@@ -96,6 +106,34 @@ void parse_budget_flags(const cxxopts::ParseResult& parsed, BudgetOptions& optio
     throw UsageError("--rule: expected point, lower or both, got '" + rule + "'");
 }
 
+// --compare A,B into `options`; UsageError on bad values and on the cascade's flags.
+void parse_compare_flags(const cxxopts::ParseResult& parsed, BudgetCompareOptions& options, CommonOptions& common) {
+  if (!parsed.count("file")) throw UsageError("missing FILE: give a judgment records file (see --help)");
+  for (const char* flag :
+       {"first", "fallback", "rule", "per-stratum", "strata", "grid", "tol", "z", "gate-orders", "fee"})
+    if (parsed.count(flag))
+      throw UsageError(std::string("--") + flag + " goes with the cascade's --first/--fallback, not with --compare");
+  common.file = parsed["file"].as<std::string>();
+  common.load.labels = split_list(parsed["labels"].as<std::string>());
+  common.format = parsed["format"].as<std::string>();
+  common.json_path = parsed["json"].as<std::string>();
+  common.quiet = parsed.count("quiet") > 0;
+  const std::vector<std::string> judges = split_list(parsed["compare"].as<std::string>());
+  if (judges.size() != 2)
+    throw UsageError("--compare: expected two judges A,B (d = B − A), got '" + parsed["compare"].as<std::string>() +
+                     "'");
+  options.a = judges[0];
+  options.b = judges[1];
+  options.statistic = parsed["statistic"].as<std::string>();
+  options.level = parsed["level"].as<double>();
+  options.seed = parsed["seed"].as<uint64_t>();
+  options.benchmarks = split_list(parsed["benchmark"].as<std::string>());
+  options.conditions = split_list(parsed["condition"].as<std::string>());
+  options.common_items = parsed.count("common-items") > 0;
+  if (parsed.count("k")) options.ks = parse_k_list(parsed["k"].as<std::string>());
+  if (parsed.count("draws")) options.draws = parsed["draws"].as<uint64_t>();
+}
+
 // The analysis's fields and their flags. The target's `kind` only fails a run when CUDA is
 // asked for and missing, which the command has always reported as "--backend cuda: why".
 const FlagNames& budget_flags() {
@@ -104,19 +142,65 @@ const FlagNames& budget_flags() {
   return flags;
 }
 
+const FlagNames& compare_flags() {
+  static const FlagNames flags{{"compare", "--compare"},      {"statistic", "--statistic"},
+                               {"level", "--level"},          {"k", "--k"},
+                               {"draws", "--draws"},          {"kind", "--backend cuda"},
+                               {"benchmarks", "--benchmark"}, {"conditions", "--condition"}};
+  return flags;
+}
+
+void check_format(const CommonOptions& common) {
+  if (common.format != "text" && common.format != "md" && common.format != "csv" && common.format != "json")
+    throw UsageError("--format: expected text, md, csv or json, got '" + common.format + "'");
+}
+
+// `budget FILE --compare A,B …` after the flags were parsed.
+int run_compare_command(const cxxopts::ParseResult& parsed, int argc, char** argv) {
+  BudgetCompareOptions options;
+  CommonOptions common;
+  try {
+    parse_compare_flags(parsed, options, common);
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
+  }
+  check_format(common);
+  with_flag_names(compare_flags(), [&] { check_budget_compare_options(options); });
+  const ExecTarget target = parse_exec_target(parsed);
+
+  const double load_start = now_seconds();
+  const ItemMatrix matrix = load_item_matrix(common.file, common.load);
+  const double load_s = seconds_since(load_start);
+  Progress progress("draws", common.quiet);
+  options.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
+  const BudgetCompareReport report =
+      with_flag_names(compare_flags(), [&] { return run_budget_compare(matrix, options, target); });
+  progress.finish();
+
+  write_plots(report, parsed["plots"].as<std::string>());
+  emit(common, to_json(report, ReportHead{json_envelope("budget", argc, argv, matrix), load_s}),
+       tables(report, common.format));
+  return 0;
+}
+
 }  // namespace
 
 int command_budget(int argc, char** argv) {
   cxxopts::Options cli(
       "judgestat budget",
       "Label-budget simulation of threshold rules (docs/statistics.md §3.5): choose the cascade threshold on k "
-      "labelled items, score it on the rest");
+      "labelled items, score it on the rest; with --compare A,B (§7.6), how many labels tell two judges apart");
   add_budget_options(cli);
   std::vector<std::string> arguments = with_short_k_and_z(argc, argv);
   std::vector<char*> parse_argv;
   for (std::string& argument : arguments) parse_argv.push_back(argument.data());
   cxxopts::ParseResult parsed;
   if (!parse_or_help(cli, static_cast<int>(parse_argv.size()), parse_argv.data(), parsed)) return 0;
+  if (parsed.count("compare")) return run_compare_command(parsed, argc, argv);
+  for (const char* flag : {"statistic", "level", "benchmark", "condition", "common-items"})
+    if (parsed.count(flag))
+      throw UsageError(std::string("--") + flag +
+                       " goes with --compare A,B (the cascade's pool takes no record filters)");
   BudgetOptions options;
   CommonOptions common;
   try {
@@ -124,8 +208,7 @@ int command_budget(int argc, char** argv) {
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
-  if (common.format != "text" && common.format != "md" && common.format != "csv" && common.format != "json")
-    throw UsageError("--format: expected text, md, csv or json, got '" + common.format + "'");
+  check_format(common);
   with_flag_names(budget_flags(), [&] { check_budget_options(options); });
   const ExecTarget target = parse_exec_target(parsed);
 

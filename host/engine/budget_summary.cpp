@@ -1,5 +1,7 @@
-// Per-draw outcomes of any budget engine into a BudgetSummary (docs/statistics.md §3.5).
+// Per-draw outcomes of any budget engine into a BudgetSummary (docs/statistics.md §3.5), and of any
+// `budget --compare` engine into a CompareSummary (§7.6).
 #include "judgestat/budget.hpp"
+#include "judgestat/budget_compare.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -44,6 +46,7 @@ BudgetSummarizer::BudgetSummarizer(const BudgetProblem& problem, const BudgetRun
   summary_.draws = draws;
   summary_.heldout_items = static_cast<int64_t>(problem.n_items) - run.k;
   summary_.delta_hist.assign(static_cast<size_t>(4 * summary_.heldout_items + 1), 0);
+  summary_.escalated_hist.assign(static_cast<size_t>(summary_.heldout_items + 1), 0);
   summary_.tau_hist.assign(problem.n_choices(), 0);
   fee_ratios_.reserve(draws);
 }
@@ -53,6 +56,7 @@ void BudgetSummarizer::add(const DrawOutcomes& chunk, uint64_t, uint32_t count) 
   const int64_t offset = 2 * summary_.heldout_items;
   for (uint32_t r = 0; r < count; ++r) {
     ++summary_.delta_hist[static_cast<size_t>(chunk.heldout_2d[r] + offset)];
+    ++summary_.escalated_hist[static_cast<size_t>(chunk.heldout_escalated[r])];
     if (std::isnan(chunk.fee_ratio[r]))
       ++summary_.fee_ratio_undefined;
     else
@@ -88,10 +92,51 @@ BudgetSummary BudgetSummarizer::finish() {
   const double levels[3] = {0.025, 0.5, 0.975};
   for (int n = 0; n < 3; ++n)
     summary.delta_q[n] = histogram_quantile(summary.delta_hist, offset, levels[n]) / (2.0 * heldout);
+  summary.delta_p10 = histogram_quantile(summary.delta_hist, offset, 0.10) / (2.0 * heldout);
+  summary.escalated_median = histogram_quantile(summary.escalated_hist, 0, 0.5) / static_cast<double>(heldout);
   for (int n = 0; n < 3; ++n)
     summary.fee_ratio_q[n] = fee_ratios_.empty() ? NAN : quantile_type7_unsorted(fee_ratios_, levels[n]);
   summary.fee_ratio_median = summary.fee_ratio_q[1];
   summary.escalate_all_share = static_cast<double>(escalate_all_) / draws;
+  return summary;
+}
+
+CompareSummarizer::CompareSummarizer(const CompareProblem& problem, const CompareRun& run)
+    : problem_(problem), run_(run), sum_hist_(2 * static_cast<size_t>(problem.scale) * run.k + 1, 0) {}
+
+void CompareSummarizer::add(const CompareOutcomes& chunk, uint32_t count) {
+  const int64_t offset = static_cast<int64_t>(problem_.scale) * run_.k;
+  for (uint32_t r = 0; r < count; ++r) {
+    ++sum_hist_[static_cast<size_t>(chunk.sum[r] + offset)];
+    above_ += chunk.side[r] > 0;
+    below_ += chunk.side[r] < 0;
+  }
+  added_ += count;
+}
+
+CompareSummary CompareSummarizer::finish() const {
+  CompareSummary summary;
+  summary.k = run_.k;
+  summary.draws = added_;
+  summary.above = above_;
+  summary.below = below_;
+  summary.sum_hist = sum_hist_;
+  const double units = static_cast<double>(problem_.scale) * run_.k;  // Σ scaled d per unit of mean d
+  summary.pool_diff = static_cast<double>(problem_.pool_scaled_sum) /
+                      (static_cast<double>(problem_.scale) * static_cast<double>(problem_.n_items));
+  if (added_ == 0) return summary;
+  // The side of the full-pool difference is the right one; with no difference, every exclusion
+  // is on a wrong side.
+  const int sign = (problem_.pool_scaled_sum > 0) - (problem_.pool_scaled_sum < 0);
+  const uint64_t right = sign > 0 ? above_ : sign < 0 ? below_ : 0;
+  const uint64_t wrong = sign > 0 ? below_ : sign < 0 ? above_ : above_ + below_;
+  const double draws = static_cast<double>(added_);
+  summary.power = static_cast<double>(right) / draws;
+  summary.wrong_sign = static_cast<double>(wrong) / draws;
+  const int64_t offset = -static_cast<int64_t>(problem_.scale) * run_.k;
+  summary.d_median = histogram_quantile(sum_hist_, offset, 0.5) / units;
+  summary.d_q[0] = histogram_quantile(sum_hist_, offset, 0.025) / units;
+  summary.d_q[1] = histogram_quantile(sum_hist_, offset, 0.975) / units;
   return summary;
 }
 

@@ -76,16 +76,18 @@ int32_t choose_threshold(const BudgetProblem& problem, const BudgetRun& run, int
 // One draw, exactly as the CUDA kernel computes it: the draw phase, the choose phase per
 // stratum, then the score phase: held-out totals as pool totals minus the selection's part.
 void simulate_draw(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey key, uint32_t draw,
-                   CpuScratch& scratch, int64_t* heldout_2d, double* fee_ratio, uint8_t* chosen) {
+                   CpuScratch& scratch, int64_t* heldout_2d, int64_t* heldout_escalated, double* fee_ratio,
+                   uint8_t* chosen) {
   const int32_t n_choices = problem.n_choices();
   draw_labels(problem, run, key, draw, scratch);
 
-  int64_t heldout_twice_d = 0, cascade_fee = 0, fallback_fee = problem.total_fallback_fee;
+  int64_t heldout_twice_d = 0, escalated = 0, cascade_fee = 0, fallback_fee = problem.total_fallback_fee;
   for (int32_t h = 0; h < problem.n_strata; ++h) {
     const int32_t c = choose_threshold(problem, run, h, scratch);
     scratch.choice[h] = c;
     chosen[h] = static_cast<uint8_t>(c);
     heldout_twice_d += problem.total_accepted_2d[static_cast<size_t>(h) * n_choices + c];
+    escalated += problem.total_escalated[static_cast<size_t>(h) * n_choices + c];
     cascade_fee += problem.total_cascade_fee[static_cast<size_t>(h) * n_choices + c];
   }
 
@@ -96,12 +98,16 @@ void simulate_draw(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey
     const uint32_t code = problem.item_code[pick];
     const int32_t c = scratch.choice[item_stratum(code)];
     const bool accepted = item_level(code) > c;
-    if (accepted) heldout_twice_d -= item_twice_d(code);
+    if (accepted)
+      heldout_twice_d -= item_twice_d(code);
+    else
+      --escalated;
     cascade_fee -= problem.fee_first_fx[pick] + (accepted ? 0 : problem.fee_fallback_fx[pick]);
     fallback_fee -= problem.fee_fallback_fx[pick];
     taken[pick >> 6] &= ~(uint64_t{1} << (pick & 63));
   }
   *heldout_2d = heldout_twice_d;
+  *heldout_escalated = escalated;
   *fee_ratio = fee_ratio_of(cascade_fee, fallback_fee);
 }
 
@@ -128,8 +134,8 @@ class CpuBudgetEngine final : public BudgetEngine {
       scratch.sum_2d.resize(problem_.n_grid);
       scratch.sum_4d2.resize(problem_.n_grid);
       for (uint32_t r = begin; r < end; ++r)
-        simulate_draw(problem_, run, key, first_draw + r, scratch, &out.heldout_2d[r], &out.fee_ratio[r],
-                      &out.chosen[static_cast<size_t>(r) * problem_.n_strata]);
+        simulate_draw(problem_, run, key, first_draw + r, scratch, &out.heldout_2d[r], &out.heldout_escalated[r],
+                      &out.fee_ratio[r], &out.chosen[static_cast<size_t>(r) * problem_.n_strata]);
     };
     if (workers == 1) {
       work(0, count);

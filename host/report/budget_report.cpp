@@ -45,10 +45,12 @@ Json summary_json(const BudgetSummary& summary, const ThresholdGrid& grid) {
   row["loss_share"] = summary.loss_share;
   row["delta_mean"] = summary.delta_mean;
   row["delta_q"] = {summary.delta_q[0], summary.delta_q[1], summary.delta_q[2]};
+  row["delta_p10"] = summary.delta_p10;
   row["fee_ratio_median"] = summary.fee_ratio_median;
   row["fee_ratio_q"] = {summary.fee_ratio_q[0], summary.fee_ratio_q[1], summary.fee_ratio_q[2]};
   row["tau_hist"] = tau_hist;
   row["escalate_all_share"] = summary.escalate_all_share;
+  row["escalated_median"] = summary.escalated_median;
   return row;
 }
 
@@ -176,7 +178,9 @@ std::vector<std::string> table_notes(const BudgetReport& report) {
   notes.push_back("pool: " + std::to_string(report.pool_items) + " items covered by " + report.first + " (" +
                   std::to_string(report.gate_ok) + " with every order valid), fallback " + report.fallback);
   notes.push_back("Δ = cascade − fallback accuracy on the N − k held-out items; loss share = draws with Δ < −" +
-                  fixed(report.tol, 3) + (report.per_stratum ? "; thresholds chosen per " + report.strata : ""));
+                  fixed(report.tol, 3) + "; Δ p10 = its 10th percentile; median escalated = median share of the " +
+                  "held-out items sent to the fallback" +
+                  (report.per_stratum ? "; thresholds chosen per " + report.strata : ""));
   char summary_line[256];
   std::snprintf(summary_line, sizeof summary_line, "seed %llu, backend %s (%s), %.2fs, %.3g draws/s",
                 static_cast<unsigned long long>(report.seed), report.backend.c_str(), report.device.c_str(),
@@ -207,13 +211,21 @@ Json to_json(const BudgetReport& report, const ReportHead& head) {
 
 std::string tables(const BudgetReport& report, const std::string& format) {
   Table table;
-  table.header = {
-      "k",           "rule", "draws", "loss share", "mean Δ (2.5 %, 97.5 %)", "median fee ratio", "most chosen τ",
-      "escalate all"};
+  table.header = {"k",
+                  "rule",
+                  "draws",
+                  "loss share",
+                  "mean Δ (2.5 %, 97.5 %)",
+                  "Δ p10",
+                  "median fee ratio",
+                  "median escalated",
+                  "most chosen τ",
+                  "escalate all"};
   for (const auto& s : report.summaries) {
     table.rows.push_back({std::to_string(s.k), rule_name(s.rule), std::to_string(s.draws), percent(s.loss_share, 2),
                           fixed(s.delta_mean) + " (" + fixed(s.delta_q[0]) + ", " + fixed(s.delta_q[2]) + ")",
-                          fixed(s.fee_ratio_median), most_chosen(s, report.grid), percent(s.escalate_all_share, 2)});
+                          fixed(s.delta_p10), fixed(s.fee_ratio_median), percent(s.escalated_median),
+                          most_chosen(s, report.grid), percent(s.escalate_all_share, 2)});
   }
   table.notes = table_notes(report);
   return table.render(format);

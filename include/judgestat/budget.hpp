@@ -61,6 +61,7 @@ struct BudgetProblem {
   // Pool totals per stratum h and choice c in [0, n_grid], index h * (n_grid + 1) + c:
   std::vector<int64_t> total_accepted_2d;  // Σ 2d over the stratum's items accepted at c
   std::vector<int64_t> total_cascade_fee;  // Σ (fee_first + (accepted at c ? 0 : fee_fallback))
+  std::vector<int64_t> total_escalated;    // the stratum's items not accepted at c
   int64_t total_fallback_fee = 0;          // Σ fee_fallback over the pool
   std::vector<std::string> strata_names;
 
@@ -100,11 +101,13 @@ JS_HD double fee_ratio_of(int64_t cascade_fee, int64_t fallback_fee) {
 
 /// Per-draw outcomes of draws [first, first + count).
 struct DrawOutcomes {
-  std::vector<int64_t> heldout_2d;  // Σ 2d over the N − k held-out items under the chosen policy
-  std::vector<double> fee_ratio;    // held-out cascade fee / held-out fallback fee
-  std::vector<uint8_t> chosen;      // count × n_strata chosen indices (n_grid = `all`)
+  std::vector<int64_t> heldout_2d;         // Σ 2d over the N − k held-out items under the chosen policy
+  std::vector<int64_t> heldout_escalated;  // held-out items the chosen policy escalates
+  std::vector<double> fee_ratio;           // held-out cascade fee / held-out fallback fee
+  std::vector<uint8_t> chosen;             // count × n_strata chosen indices (n_grid = `all`)
   void resize(uint32_t count, int32_t n_strata) {
     heldout_2d.resize(count);
+    heldout_escalated.resize(count);
     fee_ratio.resize(count);
     chosen.resize(static_cast<size_t>(count) * n_strata);
   }
@@ -148,20 +151,23 @@ struct BudgetSummary {
   double loss_share = 0;  // share of draws with Δ < −tol
   double delta_mean = 0;
   double delta_q[3] = {0, 0, 0};  // 2.5, 50, 97.5 % (type 7)
+  double delta_p10 = 0;           // 10 % (type 7): how bad a bad draw is
   double fee_ratio_median = 0;
   double fee_ratio_q[3] = {0, 0, 0};  // 2.5, 50, 97.5 % (type 7) over draws with a defined ratio
   uint64_t fee_ratio_undefined = 0;   // draws whose held-out fallback fee is 0
   std::vector<uint64_t> tau_hist;     // per choice index (n_grid = `all`); per-stratum: summed
                                       // over strata, so it totals draws × strata
   double escalate_all_share = 0;      // draws in which every stratum chose `all`
+  double escalated_median = 0;        // median (type 7) share of the held-out items escalated
   // Distribution of Δ for plots: delta_hist[x] draws had Σ 2d = x − 2·heldout_items.
   int64_t heldout_items = 0;
   std::vector<uint64_t> delta_hist;
+  std::vector<uint64_t> escalated_hist;  // escalated_hist[x] draws escalated x held-out items
   double resample_s = 0;
 };
 
-/// Turns per-draw outcomes into a BudgetSummary, chunk by chunk. Memory: the Δ histogram
-/// (4·(N − k) + 1 counts) and one double per draw for the fee-ratio quantiles.
+/// Turns per-draw outcomes into a BudgetSummary, chunk by chunk. Memory: the Δ and escalation
+/// histograms (5·(N − k) + 2 counts) and one double per draw for the fee-ratio quantiles.
 class BudgetSummarizer {
  public:
   BudgetSummarizer(const BudgetProblem& problem, const BudgetRun& run, uint64_t draws);

@@ -1,7 +1,9 @@
 // The label-budget analysis (docs/statistics.md §3.5) as a library function: for each labelling budget k and
 // threshold rule, how often a threshold chosen on k labelled items loses more than `tol`
 // accuracy against the fallback on the held-out items, and what it saves. The engines and the
-// per-draw contract are in judgestat/budget.hpp; this is the analysis a client runs.
+// per-draw contract are in judgestat/budget.hpp; this is the analysis a client runs. Also
+// `budget --compare` (§7.6): how many labels tell two judges apart (engines in
+// judgestat/budget_compare.hpp).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "judgestat/budget.hpp"
+#include "judgestat/budget_compare.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/report.hpp"
@@ -74,5 +77,63 @@ Json to_json(const BudgetReport& report, const ReportHead& head);
 std::string tables(const BudgetReport& report, const std::string& format);
 /// budget_delta_k<K>_<rule>.svg per (k, rule) and budget_loss_share.svg into `dir` (created).
 void plots(const BudgetReport& report, const std::string& dir);
+
+// ---- `budget --compare` (docs/statistics.md §7.6) ----
+
+inline constexpr uint64_t kDefaultCompareDrawsCuda = 1000000, kDefaultCompareDrawsCpu = 100000;
+
+struct BudgetCompareOptions {
+  std::string a, b;               // the two judges; d = value_B − value_A
+  std::string statistic = "acc";  // "acc" (order 0) or "pa" (mean over the item's orders)
+  /// Labelling budgets, each 2 to the pool's size; empty = 50, 100, 200, 400 where they fit the
+  /// pool (those that do not are left out with a note).
+  std::vector<uint32_t> ks;
+  double level = 0.95;  // of the z-interval
+  /// Draws per k, 1 to 2^32; unset = kDefaultCompareDrawsCuda on CUDA, kDefaultCompareDrawsCpu on the CPU.
+  std::optional<uint64_t> draws;
+  uint64_t seed = 1;
+  std::vector<std::string> benchmarks, conditions;  // record filters (empty: all)
+  /// Analyse only the items on which both judges have an order-0 record (else such an item is an error).
+  bool common_items = false;
+  /// (draws done, draws in all) after each chunk of draws.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+struct BudgetCompareReport {
+  // The settings as run.
+  uint64_t seed = 1, draws = 0;
+  std::string backend, device;
+  std::string a, b, statistic;
+  double level = 0.95, z = 0;
+  std::vector<std::string> benchmarks, conditions;
+  bool common_items = false;
+  // The pool: items analysed (first appearance), their variant, each judge's value on them.
+  int64_t items = 0, dropped = 0;  // dropped: items left out by common_items
+  std::string variant;
+  int32_t scale = 2;
+  double value_a = 0, value_b = 0, pool_diff = 0;
+  std::vector<CompareSummary> summaries;  // one per k, in the options' order
+  std::vector<std::string> notes;
+  uint64_t total_draws = 0;
+  double setup_s = 0, resample_s = 0;
+};
+
+/// std::invalid_argument naming the field: "compare" (A = B or a name missing), "statistic",
+/// "level" (outside (0, 1)), "k" (below 2).
+void check_budget_compare_options(const BudgetCompareOptions& options);
+
+/// Runs the comparison. UsageError for an unknown judge or filter value, an empty subset, or an
+/// item on which a judge has no order-0 record (naming it; common_items drops such items);
+/// std::invalid_argument naming the field as check_budget_compare_options, "k" for a budget
+/// above the pool, "draws", and the target's.
+BudgetCompareReport run_budget_compare(const ItemMatrix& matrix, const BudgetCompareOptions& options,
+                                       const ExecTarget& target);
+
+/// docs/statistics.md §4/§7.6's JSON: head.envelope, then settings, pool, budget and timing.
+Json to_json(const BudgetCompareReport& report, const ReportHead& head);
+/// The power table with its notes: text, md or csv.
+std::string tables(const BudgetCompareReport& report, const std::string& format);
+/// budget_compare_power.svg (power and wrong-sign share against k) into `dir` (created).
+void plots(const BudgetCompareReport& report, const std::string& dir);
 
 }  // namespace judgestat

@@ -11,7 +11,7 @@
 //   2. evaluates the rule for every (stratum, grid threshold) pair across lanes and keeps, per
 //      stratum, the preferred passing threshold with one atomicMax on (accepted << 8 | g);
 //   3. scores the chosen policy on the held-out items as pool totals minus the selection's part,
-//      in integers (Σ 2d and fixed-point fees), reduced across the warp by shuffles.
+//      in integers (Σ 2d, escalated items and fixed-point fees), reduced across the warp by shuffles.
 // The CPU engine (host/budget.cpp) performs the same integer steps, so outcomes are identical.
 //
 // Two variants of steps 1 and 2 (JUDGESTAT_BUDGET_KERNEL=1|2, read when an engine is made; 1 is
@@ -43,6 +43,7 @@ struct KernelArgs {
   const int64_t* fee_fallback;
   const int64_t* total_accepted_2d;  // n_strata × n_choices
   const int64_t* total_cascade_fee;  // n_strata × n_choices
+  const int64_t* total_escalated;    // n_strata × n_choices
   int64_t total_fallback_fee;
   uint32_t n_items, k;
   int32_t n_grid, n_strata;
@@ -50,6 +51,7 @@ struct KernelArgs {
   uint32_t key0, key1;
   uint32_t first_draw, count;
   int64_t* out_heldout_2d;
+  int64_t* out_heldout_escalated;
   double* out_fee_ratio;
   uint8_t* out_chosen;  // count × n_strata
 };
@@ -189,12 +191,13 @@ __global__ void budget_kernel(KernelArgs a) {
     __syncwarp();
 
     // 3. Pool totals under each stratum's choice ...
-    int64_t heldout_2d = 0, cascade_fee = 0, fallback_fee = lane == 0 ? a.total_fallback_fee : 0;
+    int64_t heldout_2d = 0, escalated = 0, cascade_fee = 0, fallback_fee = lane == 0 ? a.total_fallback_fee : 0;
     for (int32_t h = lane; h < a.n_strata; h += 32) {
       const int32_t c = best[h] < 0 ? a.n_grid : (best[h] & 0xFF);
       best[h] = c;
       a.out_chosen[static_cast<size_t>(r) * a.n_strata + h] = static_cast<uint8_t>(c);
       heldout_2d += a.total_accepted_2d[h * n_choices + c];
+      escalated += a.total_escalated[h * n_choices + c];
       cascade_fee += a.total_cascade_fee[h * n_choices + c];
     }
     __syncwarp();
@@ -203,15 +206,20 @@ __global__ void budget_kernel(KernelArgs a) {
       const uint32_t pick = picks[i];
       const uint32_t code = a.item_code[pick];
       const bool accepted = item_level(code) > best[item_stratum(code)];
-      if (accepted) heldout_2d -= item_twice_d(code);
+      if (accepted)
+        heldout_2d -= item_twice_d(code);
+      else
+        --escalated;
       cascade_fee -= a.fee_first[pick] + (accepted ? 0 : a.fee_fallback[pick]);
       fallback_fee -= a.fee_fallback[pick];
     }
     heldout_2d = warp_sum(heldout_2d);
+    escalated = warp_sum(escalated);
     cascade_fee = warp_sum(cascade_fee);
     fallback_fee = warp_sum(fallback_fee);
     if (lane == 0) {
       a.out_heldout_2d[r] = heldout_2d;
+      a.out_heldout_escalated[r] = escalated;
       a.out_fee_ratio[r] = fee_ratio_of(cascade_fee, fallback_fee);
     }
     __syncwarp();
@@ -245,6 +253,7 @@ class CudaBudgetEngine final : public BudgetEngine {
     fee_fallback_.upload(problem.fee_fallback_fx);
     total_accepted_2d_.upload(problem.total_accepted_2d);
     total_cascade_fee_.upload(problem.total_cascade_fee);
+    total_escalated_.upload(problem.total_escalated);
     JS_CUDA_CHECK(cudaEventCreate(&kernel_start_));
     JS_CUDA_CHECK(cudaEventCreate(&kernel_end_));
   }
@@ -266,7 +275,7 @@ class CudaBudgetEngine final : public BudgetEngine {
     size_t free_bytes = 0, total_bytes = 0;
     JS_CUDA_CHECK(cudaSetDevice(device_));
     JS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const size_t per_draw = sizeof(int64_t) + sizeof(double) + static_cast<size_t>(problem_.n_strata);
+    const size_t per_draw = 2 * sizeof(int64_t) + sizeof(double) + static_cast<size_t>(problem_.n_strata);
     const size_t fits = free_bytes / 4 / per_draw;
     return static_cast<uint32_t>(std::max<size_t>(1, std::min<size_t>(fits, size_t{1} << 22)));
   }
@@ -277,6 +286,7 @@ class CudaBudgetEngine final : public BudgetEngine {
     out.resize(count, problem_.n_strata);
     if (count == 0) return;
     reserve(heldout_2d_, count);
+    reserve(heldout_escalated_, count);
     reserve(fee_ratio_, count);
     reserve(chosen_, static_cast<size_t>(count) * problem_.n_strata);
 
@@ -302,6 +312,7 @@ class CudaBudgetEngine final : public BudgetEngine {
     args.fee_fallback = fee_fallback_.data();
     args.total_accepted_2d = total_accepted_2d_.data();
     args.total_cascade_fee = total_cascade_fee_.data();
+    args.total_escalated = total_escalated_.data();
     args.total_fallback_fee = problem_.total_fallback_fee;
     args.n_items = static_cast<uint32_t>(problem_.n_items);
     args.k = run.k;
@@ -314,6 +325,7 @@ class CudaBudgetEngine final : public BudgetEngine {
     args.first_draw = first_draw;
     args.count = count;
     args.out_heldout_2d = heldout_2d_.data();
+    args.out_heldout_escalated = heldout_escalated_.data();
     args.out_fee_ratio = fee_ratio_.data();
     args.out_chosen = chosen_.data();
     // Events around the launch alone: bench w2's end-to-end rate is mostly host work (copies,
@@ -324,6 +336,8 @@ class CudaBudgetEngine final : public BudgetEngine {
     JS_CUDA_CHECK(cudaEventRecord(kernel_end_, 0));
     JS_CUDA_CHECK(
         cudaMemcpy(out.heldout_2d.data(), heldout_2d_.data(), count * sizeof(int64_t), cudaMemcpyDeviceToHost));
+    JS_CUDA_CHECK(cudaMemcpy(out.heldout_escalated.data(), heldout_escalated_.data(), count * sizeof(int64_t),
+                             cudaMemcpyDeviceToHost));
     JS_CUDA_CHECK(cudaMemcpy(out.fee_ratio.data(), fee_ratio_.data(), count * sizeof(double), cudaMemcpyDeviceToHost));
     JS_CUDA_CHECK(cudaMemcpy(out.chosen.data(), chosen_.data(), out.chosen.size(), cudaMemcpyDeviceToHost));
     float kernel_ms = 0;  // the copies above were ordered after kernel_end_ on the same stream
@@ -347,8 +361,9 @@ class CudaBudgetEngine final : public BudgetEngine {
   void (*kernel_)(KernelArgs) = budget_kernel<1>;  // JUDGESTAT_BUDGET_KERNEL picks the variant
   cudaDeviceProp properties_{};
   cuda_detail::DeviceBuffer<uint32_t> item_code_;
-  cuda_detail::DeviceBuffer<int64_t> fee_first_, fee_fallback_, total_accepted_2d_, total_cascade_fee_;
-  cuda_detail::DeviceBuffer<int64_t> heldout_2d_;
+  cuda_detail::DeviceBuffer<int64_t> fee_first_, fee_fallback_, total_accepted_2d_, total_cascade_fee_,
+      total_escalated_;
+  cuda_detail::DeviceBuffer<int64_t> heldout_2d_, heldout_escalated_;
   cuda_detail::DeviceBuffer<double> fee_ratio_;
   cuda_detail::DeviceBuffer<uint8_t> chosen_;
   cudaEvent_t kernel_start_ = nullptr, kernel_end_ = nullptr;

@@ -11,8 +11,10 @@
 // probability note cites docs/statistics.md §3.2 instead of SPEC §3.2 (a file users lack); the
 // four metrics digests again (2026-12-01, issue 14), which gained §7's statistics, keys and row
 // fields — every row the earlier output had is still there with the same bits (checked against
-// the pre-move build: 536 of 536 rows identical). readme_metrics_pairs and
-// readme_llmbar_agreement guard the README's comparing-judges commands from their first run.
+// the pre-move build: 536 of 536 rows identical); the three budget digests (issue 15, part 7),
+// whose rows gained delta_p10 and escalated_median — every other key keeps its bits (checked
+// against main's build at 017826b). readme_metrics_pairs, readme_budget_compare and
+// readme_llmbar_agreement guard the README's commands that compare judges from their first run.
 // The two cascade digests (2026-12-01, issue 15): settings.gate_orders now reads "present" (the
 // SPEC §3.3 default, gating on the orders each item has; every JudgeBench item has both, so
 // nothing else moves) and settings, pool, split gained keys (select_column, select_items, tau,
@@ -60,13 +62,13 @@ const GoldenCase kCases[] = {
     {"readme_cascade", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--plots {tmp}plots ",
      "569f9b2e368a68295d441acf3d023755c1a8b1777ed27fafba7b5f6880aa4926"},
     {"readme_budget", "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --per-stratum " JS_FEES,
-     "879e56b929c68f342d0b0b59afec766e5da2137a1f68aadc57d3c3781422ffa6"},
+     "3e8b7b481123f5d8f74a50559aac600ce1141c964e9ff90bd1a9f29136f2c6b0"},
     {"readme_mpi_metrics_scaled",
      "metrics data/judgebench/gpt4o_split.csv --judges o1-mini-2024-09-12 --replicates 100000 ",
      "fb090336eb5f0c154d9be496a84ede541ac32b2d1d8f21f6883165b525b9c66d"},
     {"readme_srun_budget_scaled",
      "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 24,48,96,192 --draws 100000 ",
-     "fc149eee78bf3e4601810ca837e5cc9d2c009345585227bb75a7b4cca1855c13"},
+     "564231b97e58a64e20835bd546b766cce9e1abba346f741df2311ad9e28e68cf"},
     {"readme_profile_judgebench", "profile data/judgebench/gpt4o_split.csv --config configs/judgebench.json ",
      "4adf626c6b417a76532035b71ba9f386d75ffd5b51ab4e2ddac2cfbc7c2b58b1"},
     {"readme_profile_llmbar", "profile data/llmbar/natural_neighbor.csv --config configs/llmbar.json " JS_LLMBAR_JUDGES,
@@ -85,9 +87,13 @@ const GoldenCase kCases[] = {
      "metrics data/llmbar/natural_neighbor.csv " JS_LLMBAR_JUDGES "--reference GPT-4/Vanilla --diff acc "
      "--raters ChatGPT-0301/Vanilla,ChatGPT/Vanilla,Falcon/Vanilla,GPT-4/Vanilla,LLaMA2/Vanilla,PaLM2/Vanilla ",
      "97943f444039c1b9c46d3742a74d6ca4b59218cb0b092da29203bf0f5f2b47af"},
+    {"readme_budget_compare",
+     "budget data/judgebench/gpt4o_split.csv --compare Skywork_Skywork-Reward-Gemma-2-27B,o1-mini-2024-09-12 "
+     "--k 50,100,200,300 ",
+     "6a2ac77b70c5cffb2aa2cb36472ac71aa4259a1568427988fb58717a01b8b806"},
     {"budget_rule_both_per_stratum",
      "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --rule both --per-stratum ",
-     "93da8186db5818739723a4db0dad9b41dd19461d2df1c889b599f340f42891e4"},
+     "fd60253bf887803ee044f541739f54d0d3e4b7201a1eb44d7c6fbce5ec6f546d"},
     {"readme_cascade_recipe_rules",
      "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
      "--select-items {tmp}labelled.txt --by benchmark ",

@@ -70,6 +70,7 @@ CascadePool w2_pool() {
 
 void expect_same_outcomes(const DrawOutcomes& got, const DrawOutcomes& expected) {
   EXPECT_EQ(got.heldout_2d, expected.heldout_2d);
+  EXPECT_EQ(got.heldout_escalated, expected.heldout_escalated);
   EXPECT_EQ(got.chosen, expected.chosen);
   EXPECT_TRUE(same_bits(got.fee_ratio, expected.fee_ratio));
 }

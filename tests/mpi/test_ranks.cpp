@@ -1,6 +1,6 @@
 // host/distributed and the two drivers on several MPI ranks (ctest runs this binary under
 // `mpirun -n 3`; any rank count works): chunked gathers in rank order, broadcasts and sums,
-// failure agreement naming the failing rank, and run_bootstrap / simulate_budget giving every
+// failure agreement naming the failing rank, and run_bootstrap / simulate_budget / simulate_compare giving every
 // rank exactly the one-process result. Every rank runs every test; collectives come before any
 // ASSERT so that a failing check cannot leave the other ranks waiting.
 #include <gtest/gtest.h>
@@ -19,6 +19,7 @@
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/budget.hpp"
+#include "judgestat/budget_compare.hpp"
 #include "judgestat/records.hpp"
 
 using namespace judgestat;
@@ -228,14 +229,44 @@ TEST(Ranks, BudgetEqualsOneProcess) {
     EXPECT_EQ(got.delta_hist, expected.delta_hist);
     EXPECT_EQ(got.tau_hist, expected.tau_hist);
     EXPECT_EQ(got.fee_ratio_undefined, expected.fee_ratio_undefined);
-    const double a[] = {got.loss_share,     got.delta_mean,     got.delta_q[0],
-                        got.delta_q[1],     got.delta_q[2],     got.fee_ratio_median,
-                        got.fee_ratio_q[0], got.fee_ratio_q[2], got.escalate_all_share};
-    const double b[] = {expected.loss_share,     expected.delta_mean,     expected.delta_q[0],
-                        expected.delta_q[1],     expected.delta_q[2],     expected.fee_ratio_median,
-                        expected.fee_ratio_q[0], expected.fee_ratio_q[2], expected.escalate_all_share};
-    EXPECT_TRUE(same_bits(a, b, 9)) << "rank " << distributed::rank() << (per_stratum ? ", per stratum" : "");
+    EXPECT_EQ(got.escalated_hist, expected.escalated_hist);
+    const double a[] = {got.loss_share,         got.delta_mean,       got.delta_q[0],      got.delta_q[1],
+                        got.delta_q[2],         got.fee_ratio_median, got.fee_ratio_q[0],  got.fee_ratio_q[2],
+                        got.escalate_all_share, got.delta_p10,        got.escalated_median};
+    const double b[] = {expected.loss_share,     expected.delta_mean,      expected.delta_q[0],
+                        expected.delta_q[1],     expected.delta_q[2],      expected.fee_ratio_median,
+                        expected.fee_ratio_q[0], expected.fee_ratio_q[2],  expected.escalate_all_share,
+                        expected.delta_p10,      expected.escalated_median};
+    EXPECT_TRUE(same_bits(a, b, 11)) << "rank " << distributed::rank() << (per_stratum ? ", per stratum" : "");
   }
+}
+
+// `budget --compare` (docs/statistics.md §7.6) over the ranks: every rank returns one process's summary.
+TEST(Ranks, CompareEqualsOneProcess) {
+  std::vector<double> d;
+  for (int i = 0; i < 60; ++i) d.push_back(i % 5 == 0 ? -1.0 : i % 3 == 0 ? 0.5 : i % 4 == 0 ? 1.0 : 0.0);
+  const CompareProblem problem = make_compare_problem(d, 2);
+  auto engine = make_cpu_compare_engine(problem, 1);
+  CompareRun run;
+  run.k = 12;
+  run.seed = 8;
+  const uint64_t draws = 10007;
+  const CompareSummary got = simulate_compare(*engine, problem, run, draws);
+
+  CompareOutcomes outcomes;
+  engine->run(run, 0, static_cast<uint32_t>(draws), outcomes);
+  CompareSummarizer summarizer(problem, run);
+  summarizer.add(outcomes, static_cast<uint32_t>(draws));
+  const CompareSummary expected = summarizer.finish();
+  EXPECT_EQ(got.draws, draws);
+  EXPECT_EQ(got.sum_hist, expected.sum_hist);
+  EXPECT_EQ(got.above, expected.above);
+  EXPECT_EQ(got.below, expected.below);
+  const double a[] = {got.power, got.wrong_sign, got.d_median, got.d_q[0], got.d_q[1], got.pool_diff};
+  const double b[] = {expected.power,  expected.wrong_sign, expected.d_median,
+                      expected.d_q[0], expected.d_q[1],     expected.pool_diff};
+  EXPECT_TRUE(same_bits(a, b, 6)) << "rank " << distributed::rank();
+  EXPECT_GT(expected.above, 0u);
 }
 
 namespace {
