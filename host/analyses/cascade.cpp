@@ -11,7 +11,9 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "analyses/calibration.hpp"
 #include "analyses/probability.hpp"
+#include "analyses/risk_coverage.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
 
@@ -517,8 +519,24 @@ CascadePolicy rule_policy(const CascadePool& pool, const ThresholdGrid& grid, co
   return policy;
 }
 
+namespace {
+
+CalibrationSummary summary_of(const CalibrationScores& s) { return {s.n, s.nll, s.brier, s.ece}; }
+
+TemperatureGroupResult group_result(const TemperatureGroup& g) {
+  return {g.name,
+          g.temperature,
+          g.pooled_fallback,
+          summary_of(g.fit_before),
+          summary_of(g.fit_after),
+          summary_of(g.heldout_before),
+          summary_of(g.heldout_after)};
+}
+
+}  // namespace
+
 TemperatureResult temperature_scaling(const ItemMatrix& m, const CascadePool& pool,
-                                      const std::vector<uint8_t>& selection) {
+                                      const std::vector<uint8_t>& selection, bool per_benchmark) {
   const int32_t L = pool.n_labels;
   std::vector<double> fit_rows, test_rows;
   std::vector<int32_t> fit_gold, test_gold;
@@ -543,6 +561,35 @@ TemperatureResult temperature_scaling(const ItemMatrix& m, const CascadePool& po
   out.heldout_nll_before = nll_as_given(test_rows, test_gold);
   if (!fit_gold.empty()) out.selection_nll_after = mean_nll_at_temperature(fit_rows, L, fit_gold, out.temperature);
   if (!test_gold.empty()) out.heldout_nll_after = mean_nll_at_temperature(test_rows, L, test_gold, out.temperature);
+  const TemperatureScaling scaling =
+      temperature_scaling_by_group(cascade_probability_rows(m, pool, selection), per_benchmark);
+  out.per_benchmark = per_benchmark;
+  out.all = group_result(scaling.all);
+  for (const TemperatureGroup& g : scaling.groups) out.groups.push_back(group_result(g));
+  return out;
+}
+
+CascadeSelective add_cascade_selective(const CascadePool& pool, Plan& plan) {
+  if (plan.n_units() != pool.size()) throw std::logic_error("cascade selective: plan units are not the pool items");
+  SelectiveUnits units;
+  units.q = pool.q;
+  units.first_correct = pool.c1;
+  units.fallback_correct = pool.c2;
+  for (double q : pool.q) units.mask.push_back(q > 0 ? 1.0 : 0.0);
+  SelectiveLabels labels;
+  labels.base.judge = pool.first;
+  labels.base.reference = pool.fallback;
+  labels.tag = "cascade_first";
+  const RiskCoverageStatistics rc = add_risk_coverage(units, labels, plan);
+  CascadeSelective out;
+  out.n = rc.n;
+  out.aurc = rc.aurc;
+  out.aurc_tie_averaged = rc.aurc_tie_averaged;
+  for (const SelectiveAtCoverage& a : rc.at)
+    out.at.push_back({a.target, a.threshold, a.covered, a.accuracy, a.coverage});
+  if (rc.n == 0) return out;
+  for (const ConfidenceBinRows& b : add_confidence_bin_accuracy(units, labels, plan))
+    out.bins.push_back({b.bin, b.n, b.mean_q, b.first, b.fallback});
   return out;
 }
 

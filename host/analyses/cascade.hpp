@@ -149,9 +149,16 @@ CascadePolicy rule_policy(const CascadePool& pool, const ThresholdGrid& grid, co
 
 /// Temperature scaling of F's order-averaged probabilities: fitted on the selection items,
 /// NLL before (the probabilities as given, docs/statistics.md §3.2's nll) and after on the held-out items.
-/// Items without a valid F output are left out.
+/// Items without a valid F output are left out. Beside it, `all` and `groups` hold
+/// temperature_scaling_by_group (calibration.hpp) on cascade_probability_rows: pooled, or per
+/// benchmark with per_benchmark.
 TemperatureResult temperature_scaling(const ItemMatrix& matrix, const CascadePool& pool,
-                                      const std::vector<uint8_t>& selection);
+                                      const std::vector<uint8_t>& selection, bool per_benchmark = false);
+
+/// Adds the risk–coverage statistics of F (AURC, selective accuracy at coverages 0.5/0.8/0.9,
+/// F's and the fallback's accuracy per F confidence bin; risk_coverage.hpp) over the plan's units,
+/// which must be the pool items in order; units with q = 0 (no valid F output) do not enter.
+CascadeSelective add_cascade_selective(const CascadePool& pool, Plan& plan);
 
 // ---- own labelled sets and frozen thresholds (analyses/cascade_select.cpp, docs/statistics.md §7.5) ----
 

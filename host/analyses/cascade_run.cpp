@@ -49,6 +49,8 @@ void check_cascade_options(const CascadeOptions& o) {
   if (o.gate_orders != kGatePresentOrders && o.gate_orders != 1 && o.gate_orders != 2)
     throw std::invalid_argument("gate_orders: expected present (the orders each item has), 1 or 2, got " +
                                 std::to_string(o.gate_orders));
+  if (o.temperature != "pooled" && o.temperature != "per-benchmark")
+    throw std::invalid_argument("temperature: expected pooled or per-benchmark, got '" + o.temperature + "'");
   if (o.tau && o.tau->empty()) throw std::invalid_argument("tau: give a threshold, e.g. 0.9 or mmlu=0.9");
 }
 
@@ -193,8 +195,8 @@ void count_parts(const CascadePool& pool, const PoolClusters& clusters, const st
 // The rules chosen on the selection part; returns the held-out plan of their policies (empty
 // scopes when nothing is held out). rules.heldout is filled by the bootstrap later.
 CascadePlan choose_rules(const ItemMatrix& m, const CascadePool& pool, const PoolGroups* groups,
-                         const std::vector<uint8_t>& selection, const CascadeOptions& o, bool fees,
-                         CascadeRules& rules, std::vector<uint8_t>& heldout, std::vector<CascadePolicy>& policies) {
+                         const std::vector<uint8_t>& selection, const CascadeOptions& o, bool fees, CascadeRules& rules,
+                         std::vector<uint8_t>& heldout, std::vector<CascadePolicy>& policies) {
   heldout.assign(pool.size(), 0);
   for (int32_t i = 0; i < pool.size(); ++i) heldout[i] = !selection[i];
   for (ThresholdRule rule : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
@@ -205,7 +207,7 @@ CascadePlan choose_rules(const ItemMatrix& m, const CascadePool& pool, const Poo
     rules.choices.push_back(choose_rule(pool, o.grid, selection, settings, o.per_stratum));
     policies.push_back(rule_policy(pool, o.grid, rules.choices.back()));
   }
-  rules.temperature = temperature_scaling(m, pool, selection);
+  rules.temperature = temperature_scaling(m, pool, selection, o.temperature == "per-benchmark");
   if (rules.heldout_items == 0) return {};
   const PoolClusters clusters = stratify(number_pool_clusters(m, pool, heldout), groups);
   return build_cascade_plan(pool, clusters, policies, {fees, false, groups});
@@ -261,9 +263,10 @@ CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& option
   }
   const PoolGroups* by = groups ? &*groups : nullptr;
   const std::vector<CascadePolicy> policies = sweep_policies(pool, options.grid);
-  const CascadePlan sweep = build_cascade_plan(pool, stratify(clusters, by), policies, {report.fees, true, by});
+  CascadePlan sweep = build_cascade_plan(pool, stratify(clusters, by), policies, {report.fees, true, by});
   report.fee_scale = sweep.fees;
   report.sweep.scopes = sweep.scopes;
+  report.sweep.selective = add_cascade_selective(pool, sweep.plan);  // after every scope's rows
 
   // The selection part, the rules and the held-out part.
   SelectionSource source;

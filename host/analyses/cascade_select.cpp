@@ -97,7 +97,8 @@ std::vector<uint8_t> selection_from_column(const ItemMatrix& m, const CascadePoo
 std::vector<uint8_t> selection_from_items(const ItemMatrix& m, const CascadePool& pool, const std::string& path,
                                           SelectionSource& source) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("select_items: cannot read '" + path + "'; give a file with one item id per line");
+  if (!in)
+    throw std::invalid_argument("select_items: cannot read '" + path + "'; give a file with one item id per line");
   std::unordered_map<std::string, int32_t> item_index;
   for (int32_t i = 0; i < m.n_items(); ++i) item_index.emplace(m.items[i], i);
   std::vector<int32_t> pool_position(m.n_items(), -1);

@@ -45,6 +45,8 @@ void add_cascade_options(cxxopts::Options& options) {
       ("benchmark", "only these benchmarks' items, comma-separated", cxxopts::value<std::string>()->default_value(""))
       ("tol", "tolerated accuracy loss of the rules", cxxopts::value<double>()->default_value("0.02"))
       ("z", "z of the lower-bound rule", cxxopts::value<double>()->default_value("1.645"))
+      ("temperature", "temperature scaling of the first stage on the selection items: pooled (one T) or "
+       "per-benchmark (each benchmark's own T)", cxxopts::value<std::string>()->default_value("pooled"))
       ("per-stratum", "each stratum (--strata) chooses its own threshold")
       ("strata", "strata for --per-stratum: benchmark or condition", cxxopts::value<std::string>()->default_value("benchmark"))
       ("plots", "write SVG plots into DIR", cxxopts::value<std::string>()->default_value(""));
@@ -54,7 +56,7 @@ void add_cascade_options(cxxopts::Options& options) {
 // The options' own fields and their flags (the shared ones are in common_flags()).
 FlagNames cascade_flags() {
   FlagNames flags;
-  for (const char* field : {"fallback", "tol", "z", "tau"}) flags[field] = std::string("--") + field;
+  for (const char* field : {"fallback", "tol", "z", "tau", "temperature"}) flags[field] = std::string("--") + field;
   flags["select_column"] = "--select-column";
   flags["select_items"] = "--select-items";
   return flags;
@@ -92,6 +94,7 @@ CascadeOptions parse_cascade_options(const cxxopts::ParseResult& parsed, const C
     o.select_items = parsed["select-items"].as<std::string>();
     tau = parsed["tau"].as<std::string>();
     o.by = parsed["by"].as<std::string>();
+    o.temperature = parsed["temperature"].as<std::string>();
     o.benchmarks = split_list(parsed["benchmark"].as<std::string>());
     o.tol = parsed["tol"].as<double>();
     o.z = parsed["z"].as<double>();

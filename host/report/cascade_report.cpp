@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -261,15 +262,58 @@ Json rules_json(const CascadeReport& r) {
   return out;
 }
 
+bool numeric_threshold(const std::string& text) {
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return !text.empty() && end == text.c_str() + text.size();
+}
+
+// statistics_json's rows, with a threshold that names rather than a number (the selective
+// rows' "coverage=0.5", a bin's "[0.9, 1.0]") written as that string.
+Json sweep_statistics_json(const BootstrapResult& result) {
+  BootstrapResult rows;
+  rows.labels = result.labels;
+  rows.intervals = result.intervals;
+  std::vector<std::pair<size_t, std::string>> named;
+  for (size_t s = 0; s < rows.labels.size(); ++s) {
+    const std::optional<std::string>& threshold = rows.labels[s].threshold;
+    if (!threshold || *threshold == "all" || numeric_threshold(*threshold)) continue;
+    named.push_back({s, *threshold});
+    rows.labels[s].threshold.reset();
+  }
+  Json out = statistics_json(rows);
+  for (const auto& [s, threshold] : named) out[s]["threshold"] = threshold;
+  return out;
+}
+
+Json calibration_json(const CalibrationSummary& before, const CalibrationSummary& after) {
+  return {{"items", before.n},          {"nll_before", before.nll},
+          {"nll_after", after.nll},     {"brier_before", before.brier},
+          {"brier_after", after.brier}, {"ece_before", before.ece},
+          {"ece_after", after.ece}};
+}
+
+// `temperature` is the pooled T; the *_after keys and `groups` score the chosen scaling (per
+// benchmark: each row at its benchmark's T). Pooled, the NLLs are the pooled fit's own.
 Json temperature_json(const CascadeReport& r) {
   const TemperatureResult& t = r.rules->temperature;
-  return {
-      {"judge", r.options.first},
-      {"temperature", t.temperature},
-      {"selection",
-       {{"items", t.selection_items}, {"nll_before", t.selection_nll_before}, {"nll_after", t.selection_nll_after}}},
-      {"heldout",
-       {{"items", t.heldout_items}, {"nll_before", t.heldout_nll_before}, {"nll_after", t.heldout_nll_after}}}};
+  Json selection = calibration_json(t.all.selection_before, t.all.selection_after);
+  Json heldout = calibration_json(t.all.heldout_before, t.all.heldout_after);
+  selection["nll_before"] = t.selection_nll_before, heldout["nll_before"] = t.heldout_nll_before;
+  if (!t.per_benchmark) selection["nll_after"] = t.selection_nll_after, heldout["nll_after"] = t.heldout_nll_after;
+  Json groups = Json::array();
+  for (const TemperatureGroupResult& g : t.groups)
+    groups.push_back({{"benchmark", g.name},
+                      {"temperature", g.temperature},
+                      {"pooled_fallback", g.pooled_fallback},
+                      {"selection", calibration_json(g.selection_before, g.selection_after)},
+                      {"heldout", calibration_json(g.heldout_before, g.heldout_after)}});
+  return {{"judge", r.options.first},
+          {"temperature", t.temperature},
+          {"scaling", t.per_benchmark ? "per-benchmark" : "pooled"},
+          {"selection", selection},
+          {"heldout", heldout},
+          {"groups", groups}};
 }
 
 Json frozen_json(const CascadeReport& r) {
@@ -537,6 +581,18 @@ Table frozen_table(const CascadeReport& r) {
 std::string temperature_line(const CascadeReport& r) {
   const TemperatureResult& t = r.rules->temperature;
   char line[512];
+  if (t.per_benchmark) {
+    const bool heldout = t.heldout_items > 0;
+    const CalibrationSummary& before = heldout ? t.all.heldout_before : t.all.selection_before;
+    const CalibrationSummary& after = heldout ? t.all.heldout_after : t.all.selection_after;
+    std::snprintf(line, sizeof line,
+                  "Temperature scaling of %s (%s probabilities): T per benchmark fitted on %lld selection items "
+                  "(pooled T = %.3f); %s NLL %.4f → %.4f (%lld items)\n",
+                  r.options.first.c_str(), r.first_orders == 1 ? "order-0" : "order-averaged",
+                  static_cast<long long>(t.selection_items), t.temperature, heldout ? "held-out" : "selection",
+                  before.nll, after.nll, static_cast<long long>(before.n));
+    return "\n" + std::string(line);
+  }
   if (t.heldout_items == 0) {
     std::snprintf(line, sizeof line,
                   "Temperature scaling of %s (%s probabilities): T = %.3f fitted on %lld selection items "
@@ -552,6 +608,66 @@ std::string temperature_line(const CascadeReport& r) {
                 static_cast<long long>(t.selection_items), t.heldout_nll_before, t.heldout_nll_after,
                 static_cast<long long>(t.heldout_items));
   return "\n" + std::string(line);
+}
+
+std::string before_after(double before, double after) { return fixed(before, 4) + " → " + fixed(after, 4); }
+
+// Per benchmark and pooled: T and the scores before → after on the held-out part (or on the
+// selection part when nothing is held out).
+Table temperature_table(const CascadeReport& r) {
+  const TemperatureResult& t = r.rules->temperature;
+  const bool heldout = t.heldout_items > 0;
+  const std::string part = heldout ? "held-out" : "selection";
+  Table table;
+  table.header = {"benchmark", "T", "selection items", "held-out items", part + " NLL", part + " Brier", part + " ECE"};
+  auto add = [&](const TemperatureGroupResult& g, const std::string& name, double temperature) {
+    const CalibrationSummary& before = heldout ? g.heldout_before : g.selection_before;
+    const CalibrationSummary& after = heldout ? g.heldout_after : g.selection_after;
+    table.rows.push_back({name, std::isfinite(temperature) ? fixed(temperature, 3) : "per benchmark",
+                          std::to_string(g.selection_before.n), std::to_string(g.heldout_before.n),
+                          before_after(before.nll, after.nll), before_after(before.brier, after.brier),
+                          before_after(before.ece, after.ece)});
+  };
+  for (const TemperatureGroupResult& g : t.groups)
+    add(g, g.name + (g.pooled_fallback ? " (pooled T)" : ""), g.temperature);
+  add(t.all, "pooled", t.per_benchmark ? NAN : t.temperature);
+  table.notes.push_back(std::string("T fitted on the selection items, ") +
+                        (t.per_benchmark ? "per benchmark (one without selection items uses the pooled T, " +
+                                               fixed(t.temperature, 3) + ")"
+                                         : "pooled") +
+                        "; before = the probabilities as given, after = scaled; ECE over 10 bins");
+  return table;
+}
+
+// The first stage's AURC and selective accuracy at fixed coverages, with CIs.
+Table selective_table(const CascadeReport& r) {
+  const CascadeSelective& sel = r.sweep.selective;
+  const auto& iv = r.sweep.result.intervals;
+  Table table;
+  table.header = {"statistic", "threshold q", "items covered", "value [" + level_text(r) + "]",
+                  "coverage on replicates (%)"};
+  table.rows.push_back({"AURC", "—", std::to_string(sel.n), ratio_ci(iv[sel.aurc]), "—"});
+  for (const SelectiveAccuracyRows& a : sel.at)
+    table.rows.push_back({"selective acc at " + percent(a.target, 0) + "% coverage (%)", fixed(a.threshold, 4),
+                          std::to_string(a.covered), percent_ci(iv[a.accuracy]), percent_ci(iv[a.coverage])});
+  table.notes.push_back(r.options.first + " on the " + std::to_string(sel.n) +
+                        " items with a valid output; thresholds chosen on the data and held fixed on the "
+                        "replicates; AURC over those thresholds (tie-averaged AURC " +
+                        fixed(sel.aurc_tie_averaged, 4) + ", no CI)");
+  return table;
+}
+
+// Both judges' accuracy per first-stage confidence bin (JEV Fig. 5), with CIs.
+Table confidence_bin_table(const CascadeReport& r) {
+  const CascadeSelective& sel = r.sweep.selective;
+  const auto& iv = r.sweep.result.intervals;
+  Table table;
+  table.header = {r.options.first + " confidence", "items", "mean q", r.options.first + " acc (%)",
+                  r.options.fallback + " acc (%)"};
+  for (const ConfidenceBinAccuracy& b : sel.bins)
+    table.rows.push_back({r.sweep.result.labels[b.first].threshold.value_or(""), std::to_string(b.n),
+                          fixed(b.mean_q, 3), percent_ci(iv[b.first]), percent_ci(iv[b.fallback])});
+  return table;
 }
 
 std::string summary_line(const CascadeReport& r) {
@@ -572,7 +688,7 @@ Json to_json(const CascadeReport& r, const ReportHead& head) {
   Json json = head.envelope;
   json["settings"] = settings_json(r);
   json["pool"] = pool_json(r);
-  json["statistics"] = statistics_json(r.sweep.result);
+  json["statistics"] = sweep_statistics_json(r.sweep.result);
   json["baselines"] = with_groups(r, r.sweep.scopes, [&](const CascadeScope& s) { return baselines_json(r, s); });
   json["latency"] = sweep_latency_json(r);
   if (r.rules) {
@@ -614,6 +730,13 @@ std::string tables(const CascadeReport& r, const std::string& format) {
     if (r.rules->scored())
       text += heading(format, "Held-out part: the rules' policies (JEV Table 5)") + heldout_table(r).render(format);
     if (format != "csv") text += temperature_line(r);
+    text += heading(format, "Temperature scaling of the first stage (docs/statistics.md §3.2)") +
+            temperature_table(r).render(format);
+  }
+  if (r.sweep.selective.aurc >= 0) {
+    text += heading(format, "First-stage risk–coverage (docs/statistics.md §3.2)") + selective_table(r).render(format);
+    text += heading(format, "Accuracy per first-stage confidence bin (JEV Fig. 5)") +
+            confidence_bin_table(r).render(format);
   }
   if (r.frozen)
     text += heading(format, "Frozen threshold: the pre-specified policy (JEV §9, Table 5)") +

@@ -72,6 +72,9 @@ struct CascadeOptions {
   /// group, after the pooled rows; the bootstrap stratifies by the groups when every cluster lies
   /// in one (else domain estimation, docs/statistics.md §2).
   std::string by;
+  /// Temperature scaling of F on the selection part: "pooled" (one T) or "per-benchmark" (each
+  /// benchmark's T fitted on its own selection items; one without any uses the pooled T).
+  std::string temperature = "pooled";
   BootstrapOptions bootstrap;  // replicates, seed, ci, level, keep_replicates (the sweep's)
   /// (replicates done, total) over the sweep's, the held-out part's and the frozen policy's bootstrap.
   std::function<void(uint64_t done, uint64_t total)> progress;
@@ -129,19 +132,65 @@ struct RuleChoice {
   std::vector<int64_t> labelled;                    // selection items per stratum (or pooled)
 };
 
+/// Mean NLL, mean multiclass Brier and ECE (10 bins) of some rows (docs/statistics.md §3.2).
+struct CalibrationSummary {
+  int64_t n = 0;
+  double nll = NAN, brier = NAN, ece = NAN;
+};
+
+/// One benchmark's (or every row's, name "all") temperature and scores before (as given) and
+/// after (each row at its benchmark's T) on the selection and held-out parts.
+struct TemperatureGroupResult {
+  std::string name;
+  double temperature = 1.0;      // NaN for "all" per benchmark (no single T applies)
+  bool pooled_fallback = false;  // per benchmark: no selection items, the pooled T is used
+  CalibrationSummary selection_before, selection_after, heldout_before, heldout_after;
+};
+
 /// Temperature scaling of F's probabilities: fitted on the selection items, NLL before (the
-/// probabilities as given) and after, on both parts.
+/// probabilities as given) and after, on both parts. The scalar fields are the pooled fit's
+/// (`temperature` is the pooled T in both modes; the *_nll_after fields score the pooled T);
+/// `all` and `groups` score the chosen mode (options.temperature) with Brier and ECE too.
 struct TemperatureResult {
   double temperature = 1.0;
   int64_t selection_items = 0, heldout_items = 0;
   double selection_nll_before = NAN, selection_nll_after = NAN;
   double heldout_nll_before = NAN, heldout_nll_after = NAN;
+  bool per_benchmark = false;
+  TemperatureGroupResult all;
+  std::vector<TemperatureGroupResult> groups;  // per benchmark with F outputs, first appearance
+};
+
+/// Selective accuracy of F at one target coverage: the threshold chosen on the original data.
+struct SelectiveAccuracyRows {
+  double target = 0, threshold = 0;
+  int64_t covered = 0;
+  int32_t accuracy = -1, coverage = -1;  // selective_acc / selective_coverage statistics
+};
+
+/// F's and the fallback's accuracy in one F confidence bin (JEV Fig. 5).
+struct ConfidenceBinAccuracy {
+  int bin = 0;
+  int64_t n = 0;
+  double mean_q = NAN;
+  int32_t first = -1, fallback = -1;  // bin_acc / fallback_bin_acc statistics
+};
+
+/// Risk–coverage of F with CIs, over the pool items with a valid F output (q > 0), pooled scope;
+/// statistics index the sweep's BootstrapResult (docs/statistics.md §3.2, §7.5).
+struct CascadeSelective {
+  int64_t n = 0;
+  int32_t aurc = -1;                      // -1 when no item has a valid F output
+  double aurc_tie_averaged = NAN;         // the tie-averaged AURC on the original data (no CI)
+  std::vector<SelectiveAccuracyRows> at;  // coverages 0.5, 0.8, 0.9
+  std::vector<ConfidenceBinAccuracy> bins;
 };
 
 /// The threshold sweep over the whole pool: every grid threshold, then `all`.
 struct CascadeSweep {
   BootstrapResult result;            // the JSON's `statistics`
   std::vector<CascadeScope> scopes;  // pooled, then each group with items
+  CascadeSelective selective;        // rows after the scopes' statistics
   const CascadeScope& pooled() const { return scopes.front(); }
 };
 
@@ -209,7 +258,7 @@ struct CascadeReport {
 };
 
 /// std::invalid_argument("field: …") for an empty grid, first = fallback, or tol, z, select,
-/// strata, by, gate_orders out of range, or both select_column and select_items (run_cascade
+/// strata, by, gate_orders, temperature out of range, or both select_column and select_items (run_cascade
 /// checks the same).
 void check_cascade_options(const CascadeOptions& options);
 

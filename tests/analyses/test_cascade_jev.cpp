@@ -52,8 +52,8 @@ CascadeOptions judgebench_options(uint64_t replicates = 400) {
 // b: F (both orders, probabilities) and S (order 0). `extra(i)` adds a `split` column.
 std::string study_csv(int items, const std::function<std::string(int)>& extra = nullptr) {
   std::mt19937 rng(11);
-  std::string csv = std::string("judge,item,cluster,benchmark,order,gold,verdict,p.A,p.B") + (extra ? ",split" : "") +
-                    "\n";
+  std::string csv =
+      std::string("judge,item,cluster,benchmark,order,gold,verdict,p.A,p.B") + (extra ? ",split" : "") + "\n";
   auto row = [&](const std::string& judge, int i, int order, const std::string& gold, double p_a) {
     const std::string verdict = p_a >= 0.5 ? "A" : "B";
     const int cluster = i / 3;
@@ -101,8 +101,9 @@ void expect_same_interval(const Interval& a, const Interval& b, const std::strin
 // Every statistic of policy `p` in scope `a` (of result ra) equals policy `q` in scope `b`.
 void expect_same_policy(const BootstrapResult& ra, const PolicyStatistics& a, const BootstrapResult& rb,
                         const PolicyStatistics& b) {
-  for (auto member : {&PolicyStatistics::cascade_acc, &PolicyStatistics::cascade_delta, &PolicyStatistics::escalated,
-                      &PolicyStatistics::errors_escalated, &PolicyStatistics::fee_ratio, &PolicyStatistics::random_acc}) {
+  for (auto member :
+       {&PolicyStatistics::cascade_acc, &PolicyStatistics::cascade_delta, &PolicyStatistics::escalated,
+        &PolicyStatistics::errors_escalated, &PolicyStatistics::fee_ratio, &PolicyStatistics::random_acc}) {
     ASSERT_EQ(a.*member >= 0, b.*member >= 0);
     if (a.*member < 0) continue;
     expect_same_interval(ra.intervals[a.*member], rb.intervals[b.*member], ra.labels[a.*member].name);
@@ -135,8 +136,8 @@ TEST(CascadeOwnSet, ColumnAndListEqualTheRandomSplitOnTheSameClusters) {
 
   LoadOptions load;
   load.item_column = "split";
-  const ItemMatrix marked = load_item_matrix(
-      write_temp("marked.csv", study_csv(90, [&](int i) { return value[i]; })), load);
+  const ItemMatrix marked =
+      load_item_matrix(write_temp("marked.csv", study_csv(90, [&](int i) { return value[i]; })), load);
   ASSERT_EQ(marked.items, m.items);
   CascadeOptions column = study_options();
   column.select_column = "split";

@@ -3,6 +3,7 @@
 // a clear error (file, line, column, or the flag) for every bad request.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -52,7 +53,8 @@ TEST(CascadeCliOwnSet, SelectColumnMarksTheLabelledItems) {
   EXPECT_EQ(j["split"]["heldout"]["items"], 2);
   EXPECT_TRUE(j["settings"]["select"].is_null());
   EXPECT_EQ(j["settings"]["select_column"], "split");
-  const CliRun text = run_cli("cascade " + file + " --first F --fallback S --replicates 100 --quiet --select-column split");
+  const CliRun text =
+      run_cli("cascade " + file + " --first F --fallback S --replicates 100 --quiet --select-column split");
   EXPECT_NE(text.out.find("Selection part (2 items, items marked select in column 'split')"), std::string::npos)
       << text.out;
   // The same set from JSONL, whose key is kept the same way.
@@ -85,8 +87,7 @@ TEST(CascadeCliOwnSet, BadSelectionColumnsNameFileLineAndColumn) {
   const std::string none = write_temp("none.csv", small_csv("heldout", "heldout", "heldout"));
   expect_error(none + " --first F --fallback S --quiet --select-column split",
                "--select-column: no analysed item is marked select");
-  expect_error(differs + " --first F --fallback S --quiet --select-column split --select 0.5",
-               "give one of them");
+  expect_error(differs + " --first F --fallback S --quiet --select-column split --select 0.5", "give one of them");
 }
 
 TEST(CascadeCliOwnSet, SelectItemsListsTheLabelledItems) {
@@ -185,4 +186,40 @@ TEST(CascadeCliByBenchmark, TablesPerBenchmarkAndFilters) {
   EXPECT_LT(filtered["pool"]["items"].get<int>(), 350);
   expect_error(kJudgeBench + kPair + " --by difficulty", "--by: expected benchmark or condition");
   expect_error(kJudgeBench + kPair + " --benchmark halueval", "--benchmark: 'halueval' does not occur in the data");
+}
+
+// --temperature pooled (default) or per-benchmark; the first stage's risk–coverage rows with CIs.
+TEST(CascadeCliCalibration, TemperaturePerBenchmarkAndRiskCoverageRows) {
+  const auto pooled = json_run(kJudgeBench + kPair);
+  const auto per = json_run(kJudgeBench + kPair + " --temperature per-benchmark");
+  EXPECT_EQ(pooled["temperature"]["scaling"], "pooled");
+  EXPECT_EQ(per["temperature"]["scaling"], "per-benchmark");
+  EXPECT_EQ(per["temperature"]["temperature"], pooled["temperature"]["temperature"]);
+  ASSERT_EQ(per["temperature"]["groups"].size(), 3u);
+  for (size_t g = 0; g < 3; ++g) {
+    EXPECT_EQ(pooled["temperature"]["groups"][g]["temperature"], pooled["temperature"]["temperature"]);
+    EXPECT_NE(per["temperature"]["groups"][g]["temperature"], pooled["temperature"]["temperature"]);
+    EXPECT_EQ(per["temperature"]["groups"][g]["heldout"]["nll_before"],
+              pooled["temperature"]["groups"][g]["heldout"]["nll_before"]);
+  }
+  std::map<std::string, int> rows;
+  for (const auto& row : pooled["statistics"]) {
+    const std::string name = row["name"];
+    if (name != "aurc" && name != "selective_acc" && name != "selective_coverage" && name != "bin_acc" &&
+        name != "fallback_bin_acc")
+      continue;
+    ++rows[name];
+    EXPECT_EQ(row["judge"], "Skywork_Skywork-Reward-Llama-3.1-8B");
+    EXPECT_EQ(row["reference"], "o1-mini-2024-09-12");
+    EXPECT_LE(row["ci"][0].get<double>(), row["estimate"].get<double>());
+  }
+  EXPECT_EQ(rows["aurc"], 1);
+  EXPECT_EQ(rows["selective_acc"], 3);
+  EXPECT_EQ(rows["selective_coverage"], 3);
+  EXPECT_EQ(rows["bin_acc"], rows["fallback_bin_acc"]);
+  EXPECT_GE(rows["bin_acc"], 3);
+  const CliRun text = run_cli("cascade " + kJudgeBench + kPair + " --temperature per-benchmark");
+  EXPECT_NE(text.out.find("Temperature scaling of the first stage"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Accuracy per first-stage confidence bin (JEV Fig. 5)"), std::string::npos);
+  expect_error(kJudgeBench + kPair + " --temperature per-judge", "--temperature: expected pooled or per-benchmark");
 }

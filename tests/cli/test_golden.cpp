@@ -23,6 +23,11 @@
 // statistic row bit for bit. readme_cascade_recipe_rules / _frozen guard the README's recipe
 // (own labelled set, per benchmark, frozen τ) from its first run; {tmp}labelled.txt is the
 // README's list: every other mmlu item of the JudgeBench split in file order.
+// The four cascade digests again (2026-12-01, issue 15 parts 5–6): `statistics` gained 17 rows
+// at its end (the first stage's aurc, selective_acc / selective_coverage at 50/80/90% and
+// bin_acc / fallback_bin_acc per confidence bin) and `temperature` gained scaling, groups and
+// brier_* / ece_* in selection and heldout; with those removed, each JSON equals the earlier
+// build's text for text (every number the same; checked against the cascade15 build).
 // JUDGESTAT_GOLDEN_PRINT=1 prints the digests a build gives.
 #include <cstdlib>
 #include <filesystem>
@@ -60,7 +65,7 @@ const GoldenCase kCases[] = {
     {"readme_metrics", "metrics data/judgebench/gpt4o_split.csv ",
      "f6c540d489812ec3212369512e201492244413b523c977218002b9771035cb19"},
     {"readme_cascade", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--plots {tmp}plots ",
-     "569f9b2e368a68295d441acf3d023755c1a8b1777ed27fafba7b5f6880aa4926"},
+     "34338fc51226f300e3cbdaf274eb6b40b3b4fcce9b9481560707a550b78c71ba"},
     {"readme_budget", "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --per-stratum " JS_FEES,
      "3e8b7b481123f5d8f74a50559aac600ce1141c964e9ff90bd1a9f29136f2c6b0"},
     {"readme_mpi_metrics_scaled",
@@ -80,7 +85,7 @@ const GoldenCase kCases[] = {
     {"metrics_ci_bca", "metrics data/judgebench/gpt4o_split.csv --ci bca ",
      "9bcec09a5e42e0a5593bde36962116431d72e8699fb2a60aa3cba8a40fa2492f"},
     {"cascade_per_stratum", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--per-stratum ",
-     "6cfb7756102120977d37da7bd1bc67ce9e469c373aebb968c9633c8f883b09dd"},
+     "044fefb7dc6ebef397722a6078e3b30db64279ba11afe1df325eec79730bb34f"},
     {"readme_metrics_pairs", "metrics data/judgebench/gpt4o_split.csv --pairs all --diff acc,pa,brier,auroc_err ",
      "a7f7d2d6628c13dc0a3b5ef3736d71178c9778034ad98a0c0b303d10d10e9784"},
     {"readme_llmbar_agreement",
@@ -97,11 +102,11 @@ const GoldenCase kCases[] = {
     {"readme_cascade_recipe_rules",
      "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
      "--select-items {tmp}labelled.txt --by benchmark ",
-     "2553510f1cd0b13e6c2016cbddef6be861b4d038c285013867d0895504a750e4"},
+     "909d35b1f3120046d804e6cc16d59cbc7526f67d0e563f78b81565cb48ab106c"},
     {"readme_cascade_recipe_frozen",
      "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
      "--select-items {tmp}labelled.txt --tau 1 --by benchmark ",
-     "9bd92bd6dab6d40b85509bc9dbbd87fb229eedeb0af039e05abf1d5b38c7b4c9"},
+     "3d394c59e2b61e3caa1223adc285fb20129f150c185883096deef4272b1198a7"},
 };
 
 std::string read_all(const std::string& path) {
