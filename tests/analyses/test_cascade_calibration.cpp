@@ -175,8 +175,8 @@ TEST(CascadeTemperature, PerBenchmarkEqualsTheLibraryOnTheSameRows) {
     };
     EXPECT_LE(fit_nll(got.temperature), fit_nll(got.temperature * 1.02) + 1e-12);
     EXPECT_LE(fit_nll(got.temperature), fit_nll(got.temperature / 1.02) + 1e-12);
-    const Direct held = direct_scores(rows, got.temperature,
-                                      [&](int64_t row) { return !rows.fit[row] && rows.group[row] == group; });
+    const Direct held =
+        direct_scores(rows, got.temperature, [&](int64_t row) { return !rows.fit[row] && rows.group[row] == group; });
     EXPECT_EQ(held.n, got.heldout_before.n);
     EXPECT_NEAR(held.nll, got.heldout_after.nll, 1e-9);
     EXPECT_NEAR(held.brier, got.heldout_after.brier, 1e-9);
