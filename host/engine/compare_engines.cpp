@@ -6,9 +6,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/split_range.hpp"
 #include "judgestat/budget_compare.hpp"
 #include "judgestat/exec_target.hpp"
+#include "support/parallel.hpp"
 
 namespace judgestat {
 namespace {
@@ -37,17 +37,7 @@ class CpuCompareEngine final : public CompareEngine {
         out.side[r] = static_cast<int8_t>(compare_interval_side(draw.sum, draw.sum_sq, run.k, problem_.scale, run.z));
       }
     };
-    const uint32_t workers = std::max<uint32_t>(1, std::min<uint32_t>(threads_, count));
-    if (workers == 1) {
-      work(0, count);
-      return;
-    }
-    std::vector<std::thread> pool;
-    for (uint32_t w = 0; w < workers; ++w) {
-      const SplitRange range = split_range(count, w, workers);
-      pool.emplace_back(work, static_cast<uint32_t>(range.begin), static_cast<uint32_t>(range.end));
-    }
-    for (auto& thread : pool) thread.join();
+    run_in_ranges(count, static_cast<uint32_t>(std::max(threads_, 1)), work);
   }
 
  private:

@@ -6,8 +6,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/split_range.hpp"
 #include "judgestat/budget.hpp"
+#include "support/parallel.hpp"
 
 namespace judgestat {
 namespace {
@@ -123,7 +123,6 @@ class CpuBudgetEngine final : public BudgetEngine {
   void run(const BudgetRun& run, uint32_t first_draw, uint32_t count, DrawOutcomes& out) override {
     out.resize(count, problem_.n_strata);
     const PhiloxKey key(run.seed);
-    const uint32_t workers = std::max<uint32_t>(1, std::min<uint32_t>(threads_, count));
     auto work = [&](uint32_t begin, uint32_t end) {
       CpuScratch scratch;
       scratch.taken.assign((static_cast<size_t>(problem_.n_items) + 63) / 64, 0);
@@ -137,16 +136,7 @@ class CpuBudgetEngine final : public BudgetEngine {
         simulate_draw(problem_, run, key, first_draw + r, scratch, &out.heldout_2d[r], &out.heldout_escalated[r],
                       &out.fee_ratio[r], &out.chosen[static_cast<size_t>(r) * problem_.n_strata]);
     };
-    if (workers == 1) {
-      work(0, count);
-      return;
-    }
-    std::vector<std::thread> pool;
-    for (uint32_t w = 0; w < workers; ++w) {
-      const SplitRange range = split_range(count, w, workers);
-      pool.emplace_back(work, static_cast<uint32_t>(range.begin), static_cast<uint32_t>(range.end));
-    }
-    for (auto& thread : pool) thread.join();
+    run_in_ranges(count, static_cast<uint32_t>(std::max(threads_, 1)), work);
   }
 
  private:

@@ -43,6 +43,24 @@ void run_in_parts(uint64_t max_parts, const Work& work) {
   if (mine) std::rethrow_exception(mine);
 }
 
+/// Splits [0, count) into `workers` contiguous ranges [count·w/workers, count·(w+1)/workers) and
+/// runs work(begin, end) for each on its own thread — the caller's alone when one worker is
+/// enough — and waits for all. The split is the engines' (budget, compare): exact per-draw
+/// outcomes do not depend on it, only how the work is shared.
+template <typename Work>
+void run_in_ranges(uint32_t count, uint32_t workers, const Work& work) {
+  workers = std::max<uint32_t>(1, std::min(workers, count));
+  if (workers == 1) {
+    work(0u, count);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (uint32_t w = 0; w < workers; ++w)
+    pool.emplace_back(work, static_cast<uint32_t>(uint64_t(count) * w / workers),
+                      static_cast<uint32_t>(uint64_t(count) * (w + 1) / workers));
+  for (auto& thread : pool) thread.join();
+}
+
 /// Runs work(i) for i = 0 … n − 1 on up to max_parts threads (as run_in_parts), each index once,
 /// handed out in turn. When some fail it rethrows the failure of the lowest index, so which error
 /// a caller sees does not depend on the thread count or on timing.
