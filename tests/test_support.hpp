@@ -6,8 +6,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
+
+#include "judgestat/exec_target.hpp"
 
 /// Skips a CUDA test, visibly, where no device is usable (cuda_available() from backend.hpp).
 #define REQUIRE_CUDA()                                                                                   \
@@ -17,6 +20,26 @@
   } while (0)
 
 namespace judgestat::testing_support {
+
+/// The message of the `Error` that call() throws; a test failure and "" when it throws none.
+template <typename Error = std::exception, typename Call>
+std::string thrown_message(Call&& call) {
+  try {
+    std::forward<Call>(call)();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an exception";
+  return "";
+}
+
+/// The CPU backend on `threads` threads.
+inline ExecTarget cpu_target(int threads) {
+  ExecTarget target;
+  target.kind = ExecTarget::Kind::kCpu;
+  target.threads = threads;
+  return target;
+}
 
 // Built-in paths, overridable so a test binary built here can run in another checkout (the
 // lent GPU machine: bench/gpu_session.sh sets both).

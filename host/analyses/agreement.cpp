@@ -71,6 +71,38 @@ std::vector<Op> sum_of_squares(const std::vector<int32_t>& columns) {
   return program;
 }
 
+// (observed − chance) / (1 − chance): the chance-corrected agreement of κ and Fleiss' κ.
+std::vector<Op> chance_corrected(const std::vector<Op>& observed, const std::vector<Op>& chance) {
+  std::vector<Op> program = observed;
+  program.insert(program.end(), chance.begin(), chance.end());
+  program.push_back({OpCode::kSub});
+  program.push_back({OpCode::kConstant, 0, 1.0});
+  program.insert(program.end(), chance.begin(), chance.end());
+  program.push_back({OpCode::kSub});
+  program.push_back({OpCode::kDiv});
+  return program;
+}
+
+// One column per category the kept units use (empty categories add 0 on every replicate), and
+// Σ_c (category total)² on the original data.
+struct CategoryColumns {
+  std::vector<int32_t> columns;
+  double squared_totals = 0;
+};
+
+CategoryColumns add_category_columns(const RatingCounts& counts, const std::vector<uint8_t>& keep,
+                                     const std::string& prefix, Plan& plan) {
+  CategoryColumns out;
+  for (size_t c = 0; c < counts.by_category.size(); ++c) {
+    std::vector<double> values = kept(counts.by_category[c], keep);
+    const double total = column_total(values);
+    if (total == 0) continue;
+    out.squared_totals += total * total;
+    out.columns.push_back(add_values_column(plan, prefix + "/c" + std::to_string(c), std::move(values)));
+  }
+  return out;
+}
+
 }  // namespace
 
 // The categories a rater never uses on the original data contribute 0 to p_e on every
@@ -107,13 +139,7 @@ bool add_cohen_kappa(const std::vector<int32_t>& first, const std::vector<int32_
   }
   if (chance.empty()) chance.push_back({OpCode::kConstant, 0, 0.0});
   chance.insert(chance.end(), {{OpCode::kColumn, k_n}, {OpCode::kColumn, k_n}, {OpCode::kMul}, {OpCode::kDiv}});
-  std::vector<Op> program = ratio_program(k_agree, k_n);
-  program.insert(program.end(), chance.begin(), chance.end());
-  program.push_back({OpCode::kSub});
-  program.push_back({OpCode::kConstant, 0, 1.0});
-  program.insert(program.end(), chance.begin(), chance.end());
-  program.push_back({OpCode::kSub});
-  program.push_back({OpCode::kDiv});
+  const std::vector<Op> program = chance_corrected(ratio_program(k_agree, k_n), chance);
   plan.statistics.push_back({std::move(label), std::move(program)});
   return true;
 }
@@ -163,17 +189,9 @@ void add_fleiss_kappa(const ItemMatrix& m, const std::vector<int32_t>& raters, i
   }
   if (n_units == 0) return;
   const std::string prefix = scope.tag + "/fleiss/o" + std::to_string(order);
-  std::vector<int32_t> category_columns;
-  double squared_totals = 0;  // (N n)² P̄e on the original data
-  for (size_t c = 0; c < counts.by_category.size(); ++c) {
-    std::vector<double> values = kept(counts.by_category[c], complete);
-    const double total = column_total(values);
-    if (total == 0) continue;
-    squared_totals += total * total;
-    category_columns.push_back(add_values_column(plan, prefix + "/c" + std::to_string(c), std::move(values)));
-  }
+  const CategoryColumns categories = add_category_columns(counts, complete, prefix, plan);  // (N n)² P̄e
   const double ratings_total = static_cast<double>(n_units * R);
-  if (squared_totals == ratings_total * ratings_total) return;  // every rating in one category: 0/0
+  if (categories.squared_totals == ratings_total * ratings_total) return;  // every rating in one category: 0/0
   const int32_t k_units = add_values_column(plan, prefix + "/units", std::move(units));
   const int32_t k_agreeing = add_values_column(plan, prefix + "/agreeing", std::move(agreeing));
   const std::vector<Op> observed = {{OpCode::kColumn, k_agreeing},
@@ -181,20 +199,14 @@ void add_fleiss_kappa(const ItemMatrix& m, const std::vector<int32_t>& raters, i
                                     {OpCode::kDiv},
                                     {OpCode::kConstant, 0, static_cast<double>(R * (R - 1))},
                                     {OpCode::kDiv}};
-  std::vector<Op> chance = sum_of_squares(category_columns);
+  std::vector<Op> chance = sum_of_squares(categories.columns);
   chance.insert(chance.end(), {{OpCode::kColumn, k_units},
                                {OpCode::kColumn, k_units},
                                {OpCode::kMul},
                                {OpCode::kConstant, 0, static_cast<double>(R * R)},
                                {OpCode::kMul},
                                {OpCode::kDiv}});
-  std::vector<Op> program = observed;
-  program.insert(program.end(), chance.begin(), chance.end());
-  program.push_back({OpCode::kSub});
-  program.push_back({OpCode::kConstant, 0, 1.0});
-  program.insert(program.end(), chance.begin(), chance.end());
-  program.push_back({OpCode::kSub});
-  program.push_back({OpCode::kDiv});
+  const std::vector<Op> program = chance_corrected(observed, chance);
   StatLabel label = scope_label(scope, "fleiss_kappa", rater_names(m, raters));
   label.order = order;
   label.n = n_units;
@@ -225,17 +237,9 @@ void add_krippendorff_alpha(const ItemMatrix& m, const std::vector<int32_t>& rat
   }
   if (n_units == 0) return;
   const std::string prefix = scope.tag + "/alpha/o" + std::to_string(order);
-  std::vector<int32_t> category_columns;
   const double n_total = column_total(values);
-  double squared_totals = 0;  // Σ_c n_c² on the original data
-  for (size_t c = 0; c < counts.by_category.size(); ++c) {
-    std::vector<double> in_category = kept(counts.by_category[c], pairable);
-    const double total = column_total(in_category);
-    if (total == 0) continue;
-    squared_totals += total * total;
-    category_columns.push_back(add_values_column(plan, prefix + "/c" + std::to_string(c), std::move(in_category)));
-  }
-  if (squared_totals == n_total * n_total) return;  // every value in one category: D_e = 0
+  const CategoryColumns categories = add_category_columns(counts, pairable, prefix, plan);  // Σ_c n_c²
+  if (categories.squared_totals == n_total * n_total) return;  // every value in one category: D_e = 0
   const int32_t k_values = add_values_column(plan, prefix + "/values", std::move(values));
   std::vector<Op> matching;  // Σ_c o_cc
   for (int32_t m_u = 2; m_u <= R; ++m_u) {
@@ -253,7 +257,7 @@ void add_krippendorff_alpha(const ItemMatrix& m, const std::vector<int32_t>& rat
   program.push_back({OpCode::kSub});
   program.push_back({OpCode::kMul});  // (n − 1)(n − Σ o_cc)
   program.insert(program.end(), {{OpCode::kColumn, k_values}, {OpCode::kColumn, k_values}, {OpCode::kMul}});
-  const std::vector<Op> squares = sum_of_squares(category_columns);
+  const std::vector<Op> squares = sum_of_squares(categories.columns);
   program.insert(program.end(), squares.begin(), squares.end());
   program.push_back({OpCode::kSub});  // n² − Σ n_c²
   program.push_back({OpCode::kDiv});

@@ -301,6 +301,10 @@ MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel, const 
 
 namespace {
 
+bool analysed(const Selection& sel, int32_t judge) {
+  return std::find(sel.judges.begin(), sel.judges.end(), judge) != sel.judges.end();
+}
+
 // Comparisons of judges on the accuracy units, per pair × scope: Cohen's κ, oracle accuracy,
 // complementarity, disputes and the adjudicated difference (docs/statistics.md §7.1–§7.3).
 void add_pair_comparisons(const ItemMatrix& m, const Selection& sel,
@@ -354,7 +358,7 @@ void add_rater_agreement(const ItemMatrix& m, const Selection& sel, const Metric
   std::vector<int32_t> raters;
   for (const auto& name : options.raters) raters.push_back(m.judge_index(name));
   for (int32_t r : raters)
-    if (std::find(sel.judges.begin(), sel.judges.end(), r) == sel.judges.end())
+    if (!analysed(sel, r))
       throw std::invalid_argument("raters: '" + m.judges[r] + "' is not among the analysed judges (--judges)");
   for (const MetricsScope& scope : built.scopes) {
     const ScopeView view{built.units, scope.mask, group_label(sel, scope.group),
@@ -387,7 +391,7 @@ StatLabel group_label(const Selection& sel, const std::optional<std::string>& gr
 MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options) {
   MetricsPlan built = build_metrics_plan(m, sel, options);
   const int32_t reference = options.reference.empty() ? sel.judges.front() : m.judge_index(options.reference);
-  if (std::find(sel.judges.begin(), sel.judges.end(), reference) == sel.judges.end())
+  if (!analysed(sel, reference))
     throw std::invalid_argument("reference: '" + m.judges[reference] +
                                 "' is not among the analysed judges; add it to --judges");
   const auto pairs = judge_pairs(sel.judges, reference, options.all_pairs);
@@ -415,24 +419,12 @@ SelectionOptions selection_options(const MetricsOptions& options) {
   return select;
 }
 
-BootstrapOptions bootstrap_options(const MetricsOptions& options) {
-  BootstrapOptions boot;
-  boot.replicates = options.replicates;
-  boot.seed = options.seed;
-  boot.ci = options.ci;
-  boot.level = options.level;
-  boot.keep_replicates = options.keep_replicates;
-  boot.progress = options.progress;
-  return boot;
-}
-
 // Every judge a per-call fee or latency names must be analysed: a typo must not pass unnoticed.
 void check_per_call_judges(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options) {
   for (const auto& [field, values] : {std::pair{"fee", &options.fee}, std::pair{"latency", &options.latency}})
     for (const auto& entry : *values) {
-      bool analysed = false;
-      for (int32_t j : sel.judges) analysed = analysed || m.judges[j] == entry.first;
-      if (!analysed)
+      const auto named = std::find(m.judges.begin(), m.judges.end(), entry.first);
+      if (named == m.judges.end() || !analysed(sel, static_cast<int32_t>(named - m.judges.begin())))
         throw std::invalid_argument(std::string(field) + ": judge '" + entry.first +
                                     "' is not among the analysed judges (--judges)");
     }
@@ -476,7 +468,7 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   report.plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   auto backend = make_backend(target);
-  report.statistics = run_bootstrap(built.plan, *backend, bootstrap_options(options));
+  report.statistics = run_bootstrap(built.plan, *backend, options.bootstrap);
   report.probability = std::move(built.probability);
   report.validity = std::move(built.validity);
   report.notes = std::move(built.notes);
@@ -485,10 +477,10 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   report.point_statistics = std::move(built.point_statistics);
   report.complementarity = std::move(built.complementarity);
   report.disputes = std::move(built.disputes);
-  report.replicates = options.replicates;
-  report.seed = options.seed;
-  report.ci = options.ci;
-  report.level = options.level;
+  report.replicates = options.bootstrap.replicates;
+  report.seed = options.bootstrap.seed;
+  report.ci = options.bootstrap.ci;
+  report.level = options.bootstrap.level;
   report.strata = selection.strata;
   report.strata_mode = strata_setting(selection);
   report.strata_note = selection.strata_note;

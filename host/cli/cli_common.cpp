@@ -140,9 +140,8 @@ void emit(const CommonOptions& common, const Json& json, const std::string& tabl
   });
 }
 
-// "JUDGE=VALUE" options (--fee, --latency) → judge → value; judges must be F or S when given.
-std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
-                                             const std::string& first, const std::string& fallback) {
+// "JUDGE=VALUE" options (--fee, --latency) → judge → value.
+std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option) {
   std::map<std::string, double> out;
   for (const std::string& entry : entries) {
     const size_t eq = entry.rfind('=');
@@ -153,11 +152,18 @@ std::map<std::string, double> parse_per_call(const std::vector<std::string>& ent
     const double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0)
       throw UsageError(std::string("--") + option + ": '" + text + "' for " + judge + " is not a non-negative number");
-    if (!(first.empty() && fallback.empty()) && judge != first && judge != fallback)
-      throw UsageError(std::string("--") + option + ": judge '" + judge + "' is neither the first stage (" + first +
-                       ") nor the fallback (" + fallback + ")");
     out[judge] = value;
   }
+  return out;
+}
+
+std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
+                                             const std::string& first, const std::string& fallback) {
+  std::map<std::string, double> out = parse_per_call(entries, option);
+  for (const auto& [judge, value] : out)
+    if (judge != first && judge != fallback)
+      throw UsageError(std::string("--") + option + ": judge '" + judge + "' is neither the first stage (" + first +
+                       ") nor the fallback (" + fallback + ")");
   return out;
 }
 

@@ -52,9 +52,10 @@ void save_replicates(const CommonOptions& common, const BootstrapResult& result)
 /// rank 0, once every rank has got here.
 void emit(const CommonOptions& common, const Json& json, const std::string& table_text);
 
-/// "JUDGE=VALUE" options (--fee, --latency) → judge → value; each judge must be the first stage
-/// or the fallback (any judge when both are empty), each value a non-negative number.
-/// UsageError otherwise.
+/// "JUDGE=VALUE" options (--fee, --latency) → judge → value, each value a non-negative number;
+/// UsageError otherwise. The judges are the caller's to check.
+std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option);
+/// The same, each judge the first stage or the fallback.
 std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
                                              const std::string& first, const std::string& fallback);
 

@@ -85,14 +85,9 @@ MetricsOptions parse_metrics_options(const cxxopts::ParseResult& parsed, const C
   if (gold != "gold" && gold != "adjudicated")
     throw UsageError("--gold: expected gold or adjudicated, got '" + gold + "'");
   metrics.adjudicated_gold = gold == "adjudicated";
-  metrics.fee = parse_per_call(repeated(parsed, "fee"), "fee", "", "");
-  metrics.latency = parse_per_call(repeated(parsed, "latency"), "latency", "", "");
-  const BootstrapOptions boot = bootstrap_options(common);
-  metrics.replicates = boot.replicates;
-  metrics.seed = boot.seed;
-  metrics.ci = boot.ci;
-  metrics.level = boot.level;
-  metrics.keep_replicates = boot.keep_replicates;
+  metrics.fee = parse_per_call(repeated(parsed, "fee"), "fee");
+  metrics.latency = parse_per_call(repeated(parsed, "latency"), "latency");
+  metrics.bootstrap = bootstrap_options(common);
   return metrics;
 }
 
@@ -141,7 +136,7 @@ int command_metrics(int argc, char** argv) {
   if (const std::string fit = parsed["temperature-fit"].as<std::string>(); !fit.empty())
     metrics.temperature = fitted_temperatures(fit, matrix, metrics.judges, common.load);
   Progress progress("replicates", common.quiet);
-  metrics.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
+  metrics.bootstrap.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
 
   const MetricsReport report =
       with_flag_names(metric_flags(), [&] { return run_metrics(matrix, metrics, common.target); });

@@ -16,6 +16,33 @@
 namespace judgestat {
 namespace {
 
+// Every part takes at most an even share of a call, so the smallest part bounds the whole.
+template <typename Parts, typename Run>
+uint32_t split_max_chunk(const Parts& parts, const Run& run) {
+  uint64_t smallest = UINT32_MAX;
+  for (const auto& part : parts) smallest = std::min<uint64_t>(smallest, part->max_chunk(run));
+  return static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, smallest * parts.size()));
+}
+
+// Draws [first_draw, first_draw + count) in contiguous parts (split_range), one per engine, at
+// once on host threads; place(mine, begin) copies a part's outcomes into the caller's at `begin`.
+template <typename Outcomes, typename Parts, typename Run, typename Place>
+void run_split(const Parts& parts, const Run& run, uint32_t first_draw, uint32_t count, const Place& place) {
+  const uint64_t n = parts.size();
+  std::vector<Outcomes> part_out(n);
+  std::vector<std::future<void>> running;
+  for (uint64_t p = 0; p < n; ++p) {
+    const SplitRange range = split_range(count, p, n);
+    if (range.empty()) continue;
+    const uint32_t begin = static_cast<uint32_t>(range.begin), end = static_cast<uint32_t>(range.end);
+    running.push_back(std::async(std::launch::async, [&, p, begin, end] {
+      parts[p]->run(run, first_draw + begin, end - begin, part_out[p]);
+      place(part_out[p], begin);
+    }));
+  }
+  wait_all_then_rethrow(running);  // the parts write into the caller's outcomes
+}
+
 class SplitBudgetEngine final : public BudgetEngine {
  public:
   SplitBudgetEngine(const BudgetProblem& problem, std::vector<std::unique_ptr<BudgetEngine>> parts)
@@ -26,33 +53,17 @@ class SplitBudgetEngine final : public BudgetEngine {
   std::string name() const override { return parts_.front()->name(); }
   std::string device() const override { return split_device_name_of(parts_); }
 
-  // Every part takes at most an even share of a call, so the smallest part bounds the whole.
-  uint32_t max_chunk(const BudgetRun& run) const override {
-    uint64_t smallest = UINT32_MAX;
-    for (const auto& part : parts_) smallest = std::min<uint64_t>(smallest, part->max_chunk(run));
-    return static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, smallest * parts_.size()));
-  }
+  uint32_t max_chunk(const BudgetRun& run) const override { return split_max_chunk(parts_, run); }
 
   void run(const BudgetRun& run, uint32_t first_draw, uint32_t count, DrawOutcomes& out) override {
     out.resize(count, problem_.n_strata);
-    const uint64_t n = parts_.size();
     const size_t strata = static_cast<size_t>(problem_.n_strata);
-    std::vector<DrawOutcomes> part_out(n);
-    std::vector<std::future<void>> running;
-    for (uint64_t p = 0; p < n; ++p) {
-      const SplitRange range = split_range(count, p, n);
-      if (range.empty()) continue;
-      const uint32_t begin = static_cast<uint32_t>(range.begin), end = static_cast<uint32_t>(range.end);
-      running.push_back(std::async(std::launch::async, [&, p, begin, end] {
-        DrawOutcomes& mine = part_out[p];
-        parts_[p]->run(run, first_draw + begin, end - begin, mine);
-        std::copy(mine.heldout_2d.begin(), mine.heldout_2d.end(), out.heldout_2d.begin() + begin);
-        std::copy(mine.heldout_escalated.begin(), mine.heldout_escalated.end(), out.heldout_escalated.begin() + begin);
-        std::copy(mine.fee_ratio.begin(), mine.fee_ratio.end(), out.fee_ratio.begin() + begin);
-        std::copy(mine.chosen.begin(), mine.chosen.end(), out.chosen.begin() + begin * strata);
-      }));
-    }
-    wait_all_then_rethrow(running);  // the parts write into `out`
+    run_split<DrawOutcomes>(parts_, run, first_draw, count, [&](const DrawOutcomes& mine, uint32_t begin) {
+      std::copy(mine.heldout_2d.begin(), mine.heldout_2d.end(), out.heldout_2d.begin() + begin);
+      std::copy(mine.heldout_escalated.begin(), mine.heldout_escalated.end(), out.heldout_escalated.begin() + begin);
+      std::copy(mine.fee_ratio.begin(), mine.fee_ratio.end(), out.fee_ratio.begin() + begin);
+      std::copy(mine.chosen.begin(), mine.chosen.end(), out.chosen.begin() + begin * strata);
+    });
   }
 
  private:
@@ -69,30 +80,15 @@ class SplitCompareEngine final : public CompareEngine {
   std::string name() const override { return parts_.front()->name(); }
   std::string device() const override { return split_device_name_of(parts_); }
 
-  uint32_t max_chunk(const CompareRun& run) const override {
-    uint64_t smallest = UINT32_MAX;
-    for (const auto& part : parts_) smallest = std::min<uint64_t>(smallest, part->max_chunk(run));
-    return static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, smallest * parts_.size()));
-  }
+  uint32_t max_chunk(const CompareRun& run) const override { return split_max_chunk(parts_, run); }
 
   void run(const CompareRun& run, uint32_t first_draw, uint32_t count, CompareOutcomes& out) override {
     out.resize(count);
-    const uint64_t n = parts_.size();
-    std::vector<CompareOutcomes> part_out(n);
-    std::vector<std::future<void>> running;
-    for (uint64_t p = 0; p < n; ++p) {
-      const SplitRange range = split_range(count, p, n);
-      if (range.empty()) continue;
-      const uint32_t begin = static_cast<uint32_t>(range.begin), end = static_cast<uint32_t>(range.end);
-      running.push_back(std::async(std::launch::async, [&, p, begin, end] {
-        CompareOutcomes& mine = part_out[p];
-        parts_[p]->run(run, first_draw + begin, end - begin, mine);
-        std::copy(mine.sum.begin(), mine.sum.end(), out.sum.begin() + begin);
-        std::copy(mine.sum_sq.begin(), mine.sum_sq.end(), out.sum_sq.begin() + begin);
-        std::copy(mine.side.begin(), mine.side.end(), out.side.begin() + begin);
-      }));
-    }
-    wait_all_then_rethrow(running);  // the parts write into `out`
+    run_split<CompareOutcomes>(parts_, run, first_draw, count, [&](const CompareOutcomes& mine, uint32_t begin) {
+      std::copy(mine.sum.begin(), mine.sum.end(), out.sum.begin() + begin);
+      std::copy(mine.sum_sq.begin(), mine.sum_sq.end(), out.sum_sq.begin() + begin);
+      std::copy(mine.side.begin(), mine.side.end(), out.side.begin() + begin);
+    });
   }
 
  private:

@@ -3,6 +3,7 @@
 // probability quality, differences), and the tidy CSV, one row per statistic.
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,10 @@ std::string statistic_title(const StatLabel& label) {
   return title;
 }
 
-std::string group_of(const StatLabel& label) {
-  return label.benchmark ? *label.benchmark : label.condition ? *label.condition : "all";
+std::string group_of(const std::optional<std::string>& benchmark, const std::optional<std::string>& condition) {
+  return benchmark ? *benchmark : condition ? *condition : "all";
 }
+std::string group_of(const StatLabel& label) { return group_of(label.benchmark, label.condition); }
 
 // Each section: its name, its one-line header, and the statistics it holds.
 struct Section {
@@ -144,20 +146,17 @@ std::string confusion_text(const MetricsReport& report, const std::string& forma
 }
 
 std::string share(int64_t count, int64_t of) { return of ? fixed(100.0 * count / of, 1) + "%" : "—"; }
+// "153 (43.7%)": a count with its share.
+std::string count_cell(int64_t count, int64_t of) { return std::to_string(count) + " (" + share(count, of) + ")"; }
 
 std::string complementarity_text(const MetricsReport& report, const std::string& format) {
   if (report.complementarity.empty()) return "";
   Table table;
   table.header = {"judge", "reference", "group", "n", "both right", "judge only", "reference only", "both wrong"};
   for (const Complementarity& c : report.complementarity)
-    table.rows.push_back({c.judge, c.reference,
-                          c.benchmark   ? *c.benchmark
-                          : c.condition ? *c.condition
-                                        : "all",
-                          std::to_string(c.n), std::to_string(c.both_right) + " (" + share(c.both_right, c.n) + ")",
-                          std::to_string(c.judge_only) + " (" + share(c.judge_only, c.n) + ")",
-                          std::to_string(c.reference_only) + " (" + share(c.reference_only, c.n) + ")",
-                          std::to_string(c.both_wrong) + " (" + share(c.both_wrong, c.n) + ")"});
+    table.rows.push_back({c.judge, c.reference, group_of(c.benchmark, c.condition), std::to_string(c.n),
+                          count_cell(c.both_right, c.n), count_cell(c.judge_only, c.n),
+                          count_cell(c.reference_only, c.n), count_cell(c.both_wrong, c.n)});
   return "\nComplementarity (§7.3): order 0, items both judges rated\n" + table.render(format);
 }
 
@@ -167,15 +166,10 @@ std::string disputes_text(const MetricsReport& report, const std::string& format
   table.header = {"judge",  "reference", "group", "adjudicated", "disputed", "sides with judge", "sides with reference",
                   "neither"};
   for (const Disputes& d : report.disputes)
-    table.rows.push_back(
-        {d.judge, d.reference,
-         d.benchmark   ? *d.benchmark
-         : d.condition ? *d.condition
-                       : "all",
-         std::to_string(d.adjudicated), std::to_string(d.disputed),
-         std::to_string(d.sides_with_judge) + " (" + share(d.sides_with_judge, d.disputed) + ")",
-         std::to_string(d.sides_with_reference) + " (" + share(d.sides_with_reference, d.disputed) + ")",
-         std::to_string(d.sides_with_neither) + " (" + share(d.sides_with_neither, d.disputed) + ")"});
+    table.rows.push_back({d.judge, d.reference, group_of(d.benchmark, d.condition), std::to_string(d.adjudicated),
+                          std::to_string(d.disputed), count_cell(d.sides_with_judge, d.disputed),
+                          count_cell(d.sides_with_reference, d.disputed),
+                          count_cell(d.sides_with_neither, d.disputed)});
   return "\nDisputes (§7.2): adjudicated items where judge and reference disagree in order 0\n" + table.render(format);
 }
 
@@ -338,44 +332,46 @@ Json confusion_json(const MetricsReport& report) {
   return out;
 }
 
-Json comparisons_json(const MetricsReport& report, Json& json) {
+// Each named count, then `shares`: each count over `of` (null when `of` is 0).
+Json counts_with_shares(const std::vector<std::pair<const char*, int64_t>>& counts, int64_t of) {
+  Json out, shares;
+  for (const auto& [name, count] : counts) {
+    out[name] = count;
+    shares[name] = of ? Json(static_cast<double>(count) / static_cast<double>(of)) : Json(nullptr);
+  }
+  out["shares"] = shares;
+  return out;
+}
+
+// The top-level `complementarity` and (with an adjudicated column) `disputes` keys.
+void add_comparisons_json(const MetricsReport& report, Json& json) {
   Json complementarity = Json::array();
   for (const Complementarity& c : report.complementarity) {
     Json row{{"judge", c.judge}, {"reference", c.reference}};
     row.update(group_json(c.benchmark, c.condition));
-    const double n = static_cast<double>(c.n);
-    row.update({{"n", c.n},
-                {"both_right", c.both_right},
-                {"judge_only", c.judge_only},
-                {"reference_only", c.reference_only},
-                {"both_wrong", c.both_wrong},
-                {"shares",
-                 {{"both_right", c.n ? Json(c.both_right / n) : Json(nullptr)},
-                  {"judge_only", c.n ? Json(c.judge_only / n) : Json(nullptr)},
-                  {"reference_only", c.n ? Json(c.reference_only / n) : Json(nullptr)},
-                  {"both_wrong", c.n ? Json(c.both_wrong / n) : Json(nullptr)}}}});
+    row["n"] = c.n;
+    row.update(counts_with_shares({{"both_right", c.both_right},
+                                   {"judge_only", c.judge_only},
+                                   {"reference_only", c.reference_only},
+                                   {"both_wrong", c.both_wrong}},
+                                  c.n));
     complementarity.push_back(row);
   }
   json["complementarity"] = complementarity;
-  if (report.disputes.empty()) return json;
+  if (report.disputes.empty()) return;
   Json disputes = Json::array();
   for (const Disputes& d : report.disputes) {
     Json row{{"judge", d.judge}, {"reference", d.reference}};
     row.update(group_json(d.benchmark, d.condition));
-    const double n = static_cast<double>(d.disputed);
-    row.update({{"adjudicated", d.adjudicated},
-                {"disputed", d.disputed},
-                {"sides_with_judge", d.sides_with_judge},
-                {"sides_with_reference", d.sides_with_reference},
-                {"sides_with_neither", d.sides_with_neither},
-                {"shares",
-                 {{"sides_with_judge", d.disputed ? Json(d.sides_with_judge / n) : Json(nullptr)},
-                  {"sides_with_reference", d.disputed ? Json(d.sides_with_reference / n) : Json(nullptr)},
-                  {"sides_with_neither", d.disputed ? Json(d.sides_with_neither / n) : Json(nullptr)}}}});
+    row["adjudicated"] = d.adjudicated;
+    row["disputed"] = d.disputed;
+    row.update(counts_with_shares({{"sides_with_judge", d.sides_with_judge},
+                                   {"sides_with_reference", d.sides_with_reference},
+                                   {"sides_with_neither", d.sides_with_neither}},
+                                  d.disputed));
     disputes.push_back(row);
   }
   json["disputes"] = disputes;
-  return json;
 }
 
 }  // namespace
@@ -392,7 +388,7 @@ Json to_json(const MetricsReport& report, const ReportHead& head) {
   if (!report.strata_note.empty()) notes.insert(notes.begin(), report.strata_note);
   json["notes"] = notes;
   json["confusion"] = confusion_json(report);
-  comparisons_json(report, json);
+  add_comparisons_json(report, json);
   add_probability_json(report.probability, json);
   json["timing"] = bootstrap_timing_json(head.load_s + report.plan_s, report.statistics);
   return json;

@@ -50,13 +50,9 @@ struct MetricsOptions {
   /// Temperatures by judge applied to the probabilities before anything is computed
   /// (`--temperature-fit FILE`: fitted on another file; docs/statistics.md §7.5).
   std::map<std::string, double> temperature;
-  // The bootstrap.
-  uint64_t replicates = 10000, seed = 1;
-  CiMethod ci = CiMethod::kPercentile;
-  double level = 0.95;
-  bool keep_replicates = false;  // keep the B x S replicate values in the report
-  /// Called after each chunk of replicates with (done, total).
-  std::function<void(uint64_t done, uint64_t total)> progress;
+  /// The bootstrap: replicates, seed, ci, level, keep_replicates (the B × S values in the
+  /// report), progress (called after each chunk with (done, total)).
+  BootstrapOptions bootstrap;
 };
 
 /// Records and invalid verdicts of one judge on the analysed units.

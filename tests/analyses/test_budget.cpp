@@ -32,6 +32,7 @@
 namespace judgestat {
 namespace {
 
+using testing_support::thrown_message;
 using testing_support::write_temp;
 
 // ---- helpers ----
@@ -645,24 +646,12 @@ TEST(BudgetCascadePool, OrderAveragedFirstStage) {
 
 template <class Call>
 std::string usage_error_of(Call call) {
-  try {
-    call();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a UsageError";
-  return "";
+  return thrown_message<UsageError>(call);
 }
 
 template <class Call>
 std::string invalid_argument_of(Call call) {
-  try {
-    call();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a std::invalid_argument";
-  return "";
+  return thrown_message<std::invalid_argument>(call);
 }
 
 TEST(BudgetErrors, FallbackMissingOnSomeItems) {

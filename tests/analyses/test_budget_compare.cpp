@@ -28,6 +28,7 @@ namespace judgestat {
 namespace {
 
 using testing_support::kRoot;
+using testing_support::thrown_message;
 using testing_support::write_temp;
 
 constexpr double kZ95 = 1.959963984540054;  // Φ⁻¹(0.975)
@@ -459,13 +460,7 @@ TEST(RunBudgetCompare, PositionAveragedDifferences) {
 
 template <class Call>
 std::string message_of(Call call) {
-  try {
-    call();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an error";
-  return "";
+  return thrown_message(call);
 }
 
 TEST(BudgetCompareErrors, JudgeMissingOnSomeItems) {

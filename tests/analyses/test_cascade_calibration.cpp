@@ -33,12 +33,7 @@ namespace {
 const std::string kJudgeBench = kRoot + "/data/judgebench/gpt4o_split.csv";
 const std::string kFirst = "Skywork_Skywork-Reward-Llama-3.1-8B", kFallback = "o1-mini-2024-09-12";
 
-ExecTarget cpu2() {
-  ExecTarget target;
-  target.kind = ExecTarget::Kind::kCpu;
-  target.threads = 2;
-  return target;
-}
+ExecTarget cpu2() { return cpu_target(2); }
 
 const uint64_t kSeed = BootstrapOptions{}.seed;  // the split's seed (run_cascade's default)
 

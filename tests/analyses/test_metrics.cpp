@@ -144,7 +144,7 @@ TEST(RunMetrics, ReproducesPublishedCountsOnLLMBar) {
   options.conditions = {"Natural"};
   options.judges = {"ChatGPT-0301/CoT"};
   options.invalid_match = true;
-  options.replicates = 200;
+  options.bootstrap.replicates = 200;
   ExecTarget target;
   target.kind = ExecTarget::Kind::kCpu;
   target.threads = 2;
@@ -183,9 +183,9 @@ TEST(RunMetrics, ToJsonMatchesTheCli) {
   const ItemMatrix matrix = load_item_matrix(file);
   MetricsOptions options;
   options.by = "benchmark";
-  options.replicates = 300;
-  options.seed = 7;
-  options.ci = CiMethod::kBca;
+  options.bootstrap.replicates = 300;
+  options.bootstrap.seed = 7;
+  options.bootstrap.ci = CiMethod::kBca;
   ExecTarget target;
   target.kind = ExecTarget::Kind::kCpu;
   target.threads = 2;
@@ -215,7 +215,7 @@ TEST(RunMetrics, UnknownJudgeIsAUsageError) {
   const ItemMatrix matrix = load_item_matrix(kRoot + "/data/llmbar/natural_neighbor.csv");
   MetricsOptions options;
   options.judges = {"nobody"};
-  options.replicates = 10;
+  options.bootstrap.replicates = 10;
   ExecTarget target;
   target.kind = ExecTarget::Kind::kCpu;
   EXPECT_THROW(run_metrics(matrix, options, target), UsageError);

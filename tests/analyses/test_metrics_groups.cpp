@@ -52,7 +52,7 @@ TEST(MetricsGroups, HardSubsetDropsItemsEveryJudgeGetsRight) {
   const ItemMatrix m = load_item_matrix(write_temp("difficulty.csv", kDifficulty));
   MetricsOptions options;
   options.hard_only = true;
-  options.replicates = 50;
+  options.bootstrap.replicates = 50;
   const MetricsReport report = run_metrics(m, options, ExecTarget{ExecTarget::Kind::kCpu, {}, 1, 0});
   for (size_t s = 0; s < report.statistics.labels.size(); ++s) {
     const StatLabel& l = report.statistics.labels[s];

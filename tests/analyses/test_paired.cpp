@@ -52,8 +52,8 @@ MetricsOptions options_with(std::vector<std::string> diff) {
   MetricsOptions options;
   options.diff = std::move(diff);
   options.reference = "R";
-  options.replicates = 200;
-  options.keep_replicates = true;
+  options.bootstrap.replicates = 200;
+  options.bootstrap.keep_replicates = true;
   return options;
 }
 

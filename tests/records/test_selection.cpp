@@ -330,7 +330,7 @@ TEST(SelectionDomainEstimation, RunMetricsPassesStrataModeAndHard) {
   const ItemMatrix m = spanning_conditions();
   MetricsOptions options;
   options.by = "condition";
-  options.replicates = 20;
+  options.bootstrap.replicates = 20;
   options.strata_mode = "by";
   ExecTarget target;
   target.kind = ExecTarget::Kind::kCpu;
