@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -137,12 +136,11 @@ std::string tables(const BudgetCompareReport& report, const std::string& format)
   return table.render(format);
 }
 
-void plots(const BudgetCompareReport& report, const std::string& dir) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) throw std::runtime_error("plots: cannot create directory " + dir + ": " + error.message());
-  if (report.summaries.empty()) return;
-  write_file(dir + "/budget_compare_power.svg", power_plot(report));
+std::vector<PlotFile> plot_files(const BudgetCompareReport& report) {
+  if (report.summaries.empty()) return {};
+  return {{"budget_compare_power", power_plot(report), ""}};
 }
+
+void plots(const BudgetCompareReport& report, const std::string& dir) { write_plots(plot_files(report), dir); }
 
 }  // namespace judgestat

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -231,14 +230,15 @@ std::string tables(const BudgetReport& report, const std::string& format) {
   return table.render(format);
 }
 
-void plots(const BudgetReport& report, const std::string& dir) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) throw std::runtime_error("plots: cannot create directory " + dir + ": " + error.message());
+std::vector<PlotFile> plot_files(const BudgetReport& report) {
+  std::vector<PlotFile> figures;
   for (const auto& s : report.summaries)
-    write_file(dir + "/budget_delta_k" + std::to_string(s.k) + "_" + rule_name(s.rule) + ".svg",
-               delta_plot(s, report.tol));
-  write_file(dir + "/budget_loss_share.svg", loss_curve_plot(report.summaries, report.tol));
+    figures.push_back(
+        {"budget_delta_k" + std::to_string(s.k) + "_" + rule_name(s.rule), delta_plot(s, report.tol), ""});
+  figures.push_back({"budget_loss_share", loss_curve_plot(report.summaries, report.tol), ""});
+  return figures;
 }
+
+void plots(const BudgetReport& report, const std::string& dir) { write_plots(plot_files(report), dir); }
 
 }  // namespace judgestat

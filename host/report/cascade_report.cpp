@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -839,12 +838,11 @@ std::string cascade_reliability_svg(const CascadeReport& r) {
   return out + "</svg>\n";
 }
 
-void plots(const CascadeReport& r, const std::string& dir) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) throw std::runtime_error("plots: cannot create directory " + dir + ": " + error.message());
-  write_file(dir + "/cascade_accuracy_fee.svg", cascade_accuracy_fee_svg(r));
-  write_file(dir + "/cascade_reliability.svg", cascade_reliability_svg(r));
+std::vector<PlotFile> plot_files(const CascadeReport& r) {
+  return {{"cascade_accuracy_fee", cascade_accuracy_fee_svg(r), ""},
+          {"cascade_reliability", cascade_reliability_svg(r), ""}};
 }
+
+void plots(const CascadeReport& r, const std::string& dir) { write_plots(plot_files(r), dir); }
 
 }  // namespace judgestat

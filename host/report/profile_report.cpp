@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <stdexcept>
 
@@ -805,13 +804,14 @@ std::string tables(const ProfileReport& report, const std::string& format) {
   return text;
 }
 
-void plots(const ProfileReport& report, const std::string& dir) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) throw std::runtime_error("plots: cannot create '" + dir + "': " + error.message());
+std::vector<PlotFile> plot_files(const ProfileReport& report) {
+  std::vector<PlotFile> figures;
   for (int32_t b = 0; b < static_cast<int32_t>(report.plan.benchmarks.size()); ++b)
-    write_file(dir + "/radar_" + safe_file_name(report.plan.benchmarks[b].spec.name) + ".svg",
-               radar_svg(report.plan, report.result, b));
+    figures.push_back(
+        {"radar_" + safe_file_name(report.plan.benchmarks[b].spec.name), radar_svg(report.plan, report.result, b), ""});
+  return figures;
 }
+
+void plots(const ProfileReport& report, const std::string& dir) { write_plots(plot_files(report), dir); }
 
 }  // namespace judgestat

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -264,6 +265,16 @@ void write_file(const std::string& path, const std::string& text) {
   if (!file) throw std::runtime_error("cannot write '" + path + "'");
   file << text;
   if (!file) throw std::runtime_error("error writing '" + path + "'");
+}
+
+void write_plots(const std::vector<PlotFile>& figures, const std::string& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw std::runtime_error("plots: cannot create directory '" + dir + "': " + error.message());
+  for (const auto& figure : figures) {
+    write_file(dir + "/" + figure.name + ".svg", figure.svg);
+    if (!figure.csv.empty()) write_file(dir + "/" + figure.name + ".csv", figure.csv);
+  }
 }
 
 namespace {

@@ -273,6 +273,8 @@ Json to_json(const CascadeReport& report, const ReportHead& head);
 /// Tables for people: text, md or csv.
 std::string tables(const CascadeReport& report, const std::string& format);
 /// cascade_accuracy_fee.svg and cascade_reliability.svg into `dir` (created when missing).
+/// The figures in memory (file stem, SVG, data as CSV); plots() writes them.
+std::vector<PlotFile> plot_files(const CascadeReport& report);
 void plots(const CascadeReport& report, const std::string& dir);
 
 }  // namespace judgestat

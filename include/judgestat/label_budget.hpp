@@ -76,6 +76,8 @@ Json to_json(const BudgetReport& report, const ReportHead& head);
 /// The budget table with its notes: text, md or csv.
 std::string tables(const BudgetReport& report, const std::string& format);
 /// budget_delta_k<K>_<rule>.svg per (k, rule) and budget_loss_share.svg into `dir` (created).
+/// The figures in memory (file stem, SVG, data as CSV); plots() writes them.
+std::vector<PlotFile> plot_files(const BudgetReport& report);
 void plots(const BudgetReport& report, const std::string& dir);
 
 // ---- `budget --compare` (docs/statistics.md §7.6) ----
@@ -134,6 +136,8 @@ Json to_json(const BudgetCompareReport& report, const ReportHead& head);
 /// The power table with its notes: text, md or csv.
 std::string tables(const BudgetCompareReport& report, const std::string& format);
 /// budget_compare_power.svg (power and wrong-sign share against k) into `dir` (created).
+/// The figures in memory (file stem, SVG, data as CSV); plots() writes them.
+std::vector<PlotFile> plot_files(const BudgetCompareReport& report);
 void plots(const BudgetCompareReport& report, const std::string& dir);
 
 }  // namespace judgestat

@@ -240,6 +240,8 @@ Json to_json(const ProfileReport& report, const ReportHead& head);
 /// The paper's tables (text, md or csv).
 std::string tables(const ProfileReport& report, const std::string& format);
 /// One radar chart per benchmark, DIR/radar_<benchmark>.svg (DIR is created).
+/// The figures in memory (file stem, SVG, data as CSV); plots() writes them.
+std::vector<PlotFile> plot_files(const ProfileReport& report);
 void plots(const ProfileReport& report, const std::string& dir);
 
 }  // namespace judgestat

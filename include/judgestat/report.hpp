@@ -1,8 +1,12 @@
 // What every analysis's report shares: the JSON type and the head a client gives its writers.
 // An analysis is `XReport run_X(matrix, XOptions, ExecTarget)`; its writers are
 // `Json to_json(const XReport&, const ReportHead&)`, `std::string tables(const XReport&,
-// format)` (text, md or csv) and, where it has plots, `plots(const XReport&, dir)`.
+// format)` (text, md or csv) and, where it has plots, `plot_files(const XReport&)` (the figures in
+// memory, which the study report inlines) and `plots(const XReport&, dir)` (the same, written).
 #pragma once
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 namespace judgestat {
@@ -16,5 +20,15 @@ struct ReportHead {
   Json envelope = Json::object();
   double load_s = 0;
 };
+
+/// One figure of a report: its file stem ("cascade_accuracy_fee"), the SVG text and the plotted
+/// data as tidy CSV (empty when the figure has none to give).
+struct PlotFile {
+  std::string name, svg, csv;
+};
+
+/// Writes each figure as DIR/NAME.svg and, when it has data, DIR/NAME.csv beside it; creates DIR
+/// when missing. Throws std::runtime_error naming the file or directory on failure.
+void write_plots(const std::vector<PlotFile>& figures, const std::string& dir);
 
 }  // namespace judgestat
