@@ -399,4 +399,9 @@ std::string tables(const MetricsReport& report, const std::string& format) {
   return sections_text(report, format);
 }
 
+// No figures yet: the forest plot of judges × statistic comes with the plotting work.
+std::vector<PlotFile> plot_files(const MetricsReport&) { return {}; }
+
+void plots(const MetricsReport& report, const std::string& dir) { write_plots(plot_files(report), dir); }
+
 }  // namespace judgestat

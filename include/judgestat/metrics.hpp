@@ -129,4 +129,8 @@ Json to_json(const MetricsReport& report, const ReportHead& head);
 /// The statistics table and the probability-quality tables; format "text", "md" or "csv".
 std::string tables(const MetricsReport& report, const std::string& format);
 
+/// The figures in memory (file stem, SVG, data as CSV); plots() writes them into `dir`.
+std::vector<PlotFile> plot_files(const MetricsReport& report);
+void plots(const MetricsReport& report, const std::string& dir);
+
 }  // namespace judgestat
