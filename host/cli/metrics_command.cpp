@@ -54,7 +54,9 @@ void add_metrics_options(cxxopts::Options& options) {
        cxxopts::value<std::vector<std::string>>())
       ("temperature-fit", "fit each judge's temperature on this records file and apply it here (a frozen calibration)",
        cxxopts::value<std::string>()->default_value(""))
-      ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)");
+      ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)")
+      ("plots", "write the forest plot of the accuracy family (SVG + CSV) per group into DIR",
+       cxxopts::value<std::string>()->default_value(""));
   // clang-format on
 }
 
@@ -143,6 +145,7 @@ int command_metrics(int argc, char** argv) {
   save_replicates(common, report.statistics);
   progress.finish();
   head.envelope = json_envelope("metrics", argc, argv, matrix);
+  write_plots(report, parsed["plots"].as<std::string>());
   emit(common, to_json(report, head), tables(report, common.format));
   return 0;
 }
