@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -545,5 +546,43 @@ TEST(PlotFigures, BudgetAndCompareCsvEqualTheJson) {
         found = true;
       }
     EXPECT_TRUE(found);
+  }
+}
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+// `metrics --plots DIR` and `profile --plots DIR` write each figure's SVG and CSV; the profile's
+// forest plot sits beside its radar, and every figure passes the readability checks.
+TEST(PlotFigures, MetricsAndProfileCliWriteSvgAndCsv) {
+  const std::string dir = ::testing::TempDir() + "judgestat_plot_cli/";
+  const CliRun metrics = run_cli("metrics " + kJudgeBench + " --judges " + kFirst + "," + kFallback +
+                                 " --replicates 200 --quiet --plots " + dir + "metrics");
+  ASSERT_EQ(metrics.status, 0) << metrics.out;
+  const CliRun profile = run_cli("profile " + kJudgeBench + " --config " + kRoot +
+                                 "/configs/judgebench.json --replicates 200 --quiet --plots " + dir + "profile");
+  ASSERT_EQ(profile.status, 0) << profile.out;
+  for (const std::string& stem : {"metrics/metrics_forest", "profile/forest_JudgeBench"}) {
+    SCOPED_TRACE(stem);
+    const PlotFile figure{stem, read_text(dir + stem + ".svg"), read_text(dir + stem + ".csv")};
+    expect_readable_svg(figure);
+    expect_numeric_csv(figure);
+  }
+  const PlotFile radar{"radar", read_text(dir + "profile/radar_JudgeBench.svg"), ""};
+  expect_readable_svg(radar);
+  // The forest's rows: one per judge and main-table condition, each with its CI around it.
+  const Csv forest = parse_csv(read_text(dir + "profile/forest_JudgeBench.csv"));
+  ASSERT_FALSE(forest.rows.empty());
+  for (const auto& row : forest.rows) {
+    EXPECT_LE(number(row[forest.column("ci_lo")]), number(row[forest.column("estimate")]));
+    EXPECT_GE(number(row[forest.column("ci_hi")]), number(row[forest.column("estimate")]));
   }
 }
