@@ -169,10 +169,16 @@ def _flags(command, options):
 _OUTPUT_FLAGS = {k.replace("_", "-") for k in _OUTPUT_KEYWORDS}
 
 
-def _keyword_message(message):
-    """'--flag-name: …' (the CLI's naming) → 'flag_name (--flag-name): …'."""
+def _keyword_message(message, command):
+    """'--flag-name: …' (the CLI's naming) or a library field named as its flag ('ci: …') →
+    'flag_name (--flag-name): …'."""
     import re
-    return re.sub(r"^--([a-z0-9-]+)", lambda m: f"{m.group(1).replace('-', '_')} (--{m.group(1)})", message)
+    flags = set(_judgestat.flags(command))
+    match = re.match(r"^(--)?([a-z0-9_-]+): ", message)
+    if match and (match.group(1) or match.group(2).replace("_", "-") in flags):
+        flag = match.group(2).replace("_", "-")
+        return f"{flag.replace('-', '_')} (--{flag}): " + message[match.end():]
+    return message
 
 
 def _python_chunk(matrix):
@@ -194,7 +200,7 @@ def _run(command, records, progress, keep_replicates, options):
         _judgestat.check(command, args)
         labels, item_column = _judgestat.load_options(command, args)
     except (InputError, UsageError, ValueError) as error:
-        raise type(error)(_keyword_message(str(error))) from None
+        raise type(error)(_keyword_message(str(error), command)) from None
     matrix = records if isinstance(records, ItemMatrix) else load(records, labels, item_column or None)
     argv = ["judgestat " + command, matrix.source] + [a for a in args if a != "--save-replicates=-"]
     with _progress_bar(progress, command) as report:
@@ -202,7 +208,7 @@ def _run(command, records, progress, keep_replicates, options):
             native = _judgestat.run(command, args, matrix._native, argv, matrix.load_s, report,
                                     _python_chunk(matrix))
         except (InputError, UsageError, ValueError) as error:
-            raise type(error)(_keyword_message(str(error))) from None
+            raise type(error)(_keyword_message(str(error), command)) from None
     return Result(command, native, matrix)
 
 

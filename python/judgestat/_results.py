@@ -108,9 +108,9 @@ class Result:
         present_p = [c for c in P_COLUMNS if c in frame.columns]
         frame = frame[STATISTIC_COLUMNS + present_p + [c for c in frame.columns
                                                        if c not in STATISTIC_COLUMNS + P_COLUMNS]]
-        for column in ["order", "position"]:
-            frame[column] = pd.array(frame[column].tolist(), dtype="Int64")
-        for column in ["estimate", "ci_lo", "ci_hi", "se"] + present_p:
+        # order and position as float (NaN where they do not apply): nullable Int64 columns
+        # would break DataFrame.query's numexpr engine ("order == 0").
+        for column in ["order", "position", "estimate", "ci_lo", "ci_hi", "se"] + present_p:
             frame[column] = pd.to_numeric(frame[column], errors="coerce").astype(float)
         return frame
 

@@ -14,7 +14,6 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
-#if __has_include("judgestat/analysis.hpp")  // TEMPORARY until the study layer is merged
 #include "judgestat/analysis.hpp"
 #include "report/report.hpp"
 
@@ -146,6 +145,3 @@ void bind_analyses(py::module_& m) {
 }
 
 }  // namespace judgestat::python
-#else
-void judgestat::python::bind_analyses(pybind11::module_&) {}
-#endif
