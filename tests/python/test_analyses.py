@@ -157,3 +157,28 @@ def test_progress_callable_sees_every_chunk():
                       progress=lambda done, total: seen.append((done, total)))
     assert seen and seen[-1] == (2000, 2000)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_progress_true_drives_tqdm_when_installed(monkeypatch):
+    import sys
+    import types
+    bars = []
+
+    class FakeBar:  # tqdm.tqdm's interface as _progress_bar uses it
+        def __init__(self, total, desc, unit):
+            self.total, self.desc, self.n, self.closed = total, desc, 0, False
+            bars.append(self)
+
+        def update(self, step):
+            self.n += step
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=FakeBar))
+    judgestat.metrics(JUDGEBENCH, replicates=3000, judges=[FALLBACK], backend="cpu", chunk=500, progress=True)
+    assert len(bars) == 1 and bars[0].total == 3000 and bars[0].n == 3000 and bars[0].closed
+    assert bars[0].desc == "judgestat metrics"
+    # Without progress nothing is shown.
+    judgestat.metrics(JUDGEBENCH, replicates=300, judges=[FALLBACK], backend="cpu")
+    assert len(bars) == 1
