@@ -2,9 +2,11 @@
 # Installs the Debian packages judgestat builds with, when they are missing. As root it runs
 # apt-get; otherwise it prints the apt-get line to run. CUDA (nvcc) is optional and not
 # installed here: without it the CPU backend is built. OpenMPI is for runs over several GPUs
-# (mpirun; README "More than one GPU") and its tests.
+# (mpirun; README "More than one GPU") and its tests. The python3-* packages and pybind11 build
+# and test the Python module (README "Python"); scipy is for bench/compare_python.py.
 set -euo pipefail
-packages=(cmake g++ make clang-format libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev libopenmpi-dev openmpi-bin)
+packages=(cmake g++ make clang-format libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev libopenmpi-dev openmpi-bin
+          pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas python3-numpy python3-scipy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

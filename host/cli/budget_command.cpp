@@ -8,6 +8,7 @@
 
 #include <cxxopts.hpp>
 
+#include "cli/analysis_parse.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/text_lists.hpp"
@@ -79,11 +80,10 @@ std::vector<std::string> with_short_k_and_z(int argc, char** argv) {
 
 // The flags into `options` and `common` (the output options emit() needs); UsageError on bad values.
 void parse_budget_flags(const cxxopts::ParseResult& parsed, BudgetOptions& options, CommonOptions& common) {
-  if (!parsed.count("file")) throw UsageError("missing FILE: give a judgment records file (see --help)");
   if (!parsed.count("first"))
     throw UsageError("missing --first: the first-stage judge (see --help; --compare A,B compares two judges instead)");
   if (!parsed.count("fallback")) throw UsageError("missing --fallback: the fallback judge (see --help)");
-  common.file = parsed["file"].as<std::string>();
+  if (parsed.count("file")) common.file = parsed["file"].as<std::string>();
   common.load.labels = split_list(parsed["labels"].as<std::string>());
   common.format = parsed["format"].as<std::string>();
   common.json_path = parsed["json"].as<std::string>();
@@ -108,12 +108,11 @@ void parse_budget_flags(const cxxopts::ParseResult& parsed, BudgetOptions& optio
 
 // --compare A,B into `options`; UsageError on bad values and on the cascade's flags.
 void parse_compare_flags(const cxxopts::ParseResult& parsed, BudgetCompareOptions& options, CommonOptions& common) {
-  if (!parsed.count("file")) throw UsageError("missing FILE: give a judgment records file (see --help)");
   for (const char* flag :
        {"first", "fallback", "rule", "per-stratum", "strata", "grid", "tol", "z", "gate-orders", "fee"})
     if (parsed.count(flag))
       throw UsageError(std::string("--") + flag + " goes with the cascade's --first/--fallback, not with --compare");
-  common.file = parsed["file"].as<std::string>();
+  if (parsed.count("file")) common.file = parsed["file"].as<std::string>();
   common.load.labels = split_list(parsed["labels"].as<std::string>());
   common.format = parsed["format"].as<std::string>();
   common.json_path = parsed["json"].as<std::string>();
@@ -155,77 +154,102 @@ void check_format(const CommonOptions& common) {
     throw UsageError("--format: expected text, md, csv or json, got '" + common.format + "'");
 }
 
-// `budget FILE --compare A,B …` after the flags were parsed.
-int run_compare_command(const cxxopts::ParseResult& parsed, int argc, char** argv) {
-  BudgetCompareOptions options;
-  CommonOptions common;
-  try {
-    parse_compare_flags(parsed, options, common);
-  } catch (const cxxopts::exceptions::exception& e) {
-    throw UsageError(std::string(e.what()) + " (see --help)");
-  }
-  check_format(common);
-  with_flag_names(compare_flags(), [&] { check_budget_compare_options(options); });
-  const ExecTarget target = parse_exec_target(parsed);
-
-  const double load_start = now_seconds();
-  const ItemMatrix matrix = load_item_matrix(common.file, common.load);
-  const double load_s = seconds_since(load_start);
-  Progress progress("draws", common.quiet);
-  options.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
-  const BudgetCompareReport report =
-      with_flag_names(compare_flags(), [&] { return run_budget_compare(matrix, options, target); });
-  progress.finish();
-
-  write_plots(report, parsed["plots"].as<std::string>());
-  emit(common, to_json(report, ReportHead{json_envelope("budget", argc, argv, matrix), load_s}),
-       tables(report, common.format));
-  return 0;
-}
-
 }  // namespace
 
-int command_budget(int argc, char** argv) {
+cxxopts::Options make_budget_cli() {
   cxxopts::Options cli(
       "judgestat budget",
       "Label-budget simulation of threshold rules (docs/statistics.md §3.5): choose the cascade threshold on k "
       "labelled items, score it on the rest; with --compare A,B (§7.6), how many labels tell two judges apart");
   add_budget_options(cli);
+  return cli;
+}
+
+bool parse_budget_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::Options cli = make_budget_cli();
   std::vector<std::string> arguments = with_short_k_and_z(argc, argv);
   std::vector<char*> parse_argv;
   for (std::string& argument : arguments) parse_argv.push_back(argument.data());
   cxxopts::ParseResult parsed;
-  if (!parse_or_help(cli, static_cast<int>(parse_argv.size()), parse_argv.data(), parsed)) return 0;
-  if (parsed.count("compare")) return run_compare_command(parsed, argc, argv);
-  for (const char* flag : {"statistic", "level", "benchmark", "condition", "common-items"})
-    if (parsed.count(flag))
-      throw UsageError(std::string("--") + flag +
-                       " goes with --compare A,B (the cascade's pool takes no record filters)");
-  BudgetOptions options;
-  CommonOptions common;
+  out.command = "budget";
+  if (!parse_or_help(cli, static_cast<int>(parse_argv.size()), parse_argv.data(), parsed)) return false;
+  out.unmatched = parsed.unmatched();
+  out.compare = parsed.count("compare") > 0;
+  if (!out.compare)
+    for (const char* flag : {"statistic", "level", "benchmark", "condition", "common-items"})
+      if (parsed.count(flag))
+        throw UsageError(std::string("--") + flag +
+                         " goes with --compare A,B (the cascade's pool takes no record filters)");
+  if (file_required && !parsed.count("file"))
+    throw UsageError("missing FILE: give a judgment records file (see --help)");
   try {
-    parse_budget_flags(parsed, options, common);
+    if (out.compare)
+      parse_compare_flags(parsed, out.budget_compare, out.common);
+    else
+      parse_budget_flags(parsed, out.budget, out.common);
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
-  check_format(common);
-  with_flag_names(budget_flags(), [&] { check_budget_options(options); });
-  const ExecTarget target = parse_exec_target(parsed);
+  check_format(out.common);
+  if (out.compare)
+    with_flag_names(compare_flags(), [&] { check_budget_compare_options(out.budget_compare); });
+  else
+    with_flag_names(budget_flags(), [&] { check_budget_options(out.budget); });
+  out.common.target = parse_exec_target(parsed);
+  if (!out.compare)
+    out.budget.fee_per_call =
+        parse_per_call(parsed.count("fee") ? parsed["fee"].as<std::vector<std::string>>() : std::vector<std::string>{},
+                       "fee", out.budget.first, out.budget.fallback);
+  out.plots_dir = parsed["plots"].as<std::string>();
+  return true;
+}
 
+namespace {
+
+template <typename Report>
+AnalysisResult budget_result(const Report& report, const RunContext& context) {
+  AnalysisResult result;
+  result.json = to_json(report, context.head);
+  result.text = tables(report, "text");
+  result.csv = tables(report, "csv");
+  result.md = tables(report, "md");
+  if (context.formatted) *context.formatted = tables(report, context.format);
+  result.plots = plot_files(report);
+  return result;
+}
+
+}  // namespace
+
+AnalysisResult run_budget_analysis(const ParsedAnalysis& parsed, const ItemMatrix& matrix, const ExecTarget& target,
+                                   const RunContext& context) {
+  if (parsed.compare) {
+    BudgetCompareOptions options = parsed.budget_compare;
+    options.progress = context.hooks.progress;
+    const BudgetCompareReport report =
+        with_flag_names(compare_flags(), [&] { return run_budget_compare(matrix, options, target); });
+    return budget_result(report, context);
+  }
+  BudgetOptions options = parsed.budget;
+  options.progress = context.hooks.progress;
+  const BudgetReport report = with_flag_names(budget_flags(), [&] { return run_budget(matrix, options, target); });
+  return budget_result(report, context);
+}
+
+int command_budget(int argc, char** argv) {
+  ParsedAnalysis parsed;
+  if (!parse_budget_args(argc, argv, true, parsed)) return 0;
+  const CommonOptions& common = parsed.common;
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
-  const double load_s = seconds_since(load_start);
-  options.fee_per_call =
-      parse_per_call(parsed.count("fee") ? parsed["fee"].as<std::vector<std::string>>() : std::vector<std::string>{},
-                     "fee", options.first, options.fallback);
+  const ReportHead head{json_envelope("budget", argc, argv, matrix), seconds_since(load_start)};
   Progress progress("draws", common.quiet);
-  options.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
-  const BudgetReport report = with_flag_names(budget_flags(), [&] { return run_budget(matrix, options, target); });
+  const AnalysisHooks hooks{[&](uint64_t done, uint64_t total) { progress(done, total); }};
+  std::string table;
+  const AnalysisResult result =
+      run_budget_analysis(parsed, matrix, common.target, {head, hooks, common.format, &table});
   progress.finish();
-
-  write_plots(report, parsed["plots"].as<std::string>());
-  emit(common, to_json(report, ReportHead{json_envelope("budget", argc, argv, matrix), load_s}),
-       tables(report, common.format));
+  write_plot_files(result.plots, parsed.plots_dir);
+  emit(common, result.json, table);
   return 0;
 }
 

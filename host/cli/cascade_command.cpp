@@ -9,6 +9,7 @@
 
 #include <cxxopts.hpp>
 
+#include "cli/analysis_parse.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/text_lists.hpp"
@@ -120,7 +121,7 @@ CascadeOptions parse_cascade_options(const cxxopts::ParseResult& parsed, const C
 
 }  // namespace
 
-int command_cascade(int argc, char** argv) {
+cxxopts::Options make_cascade_cli() {
   cxxopts::Options options(
       "judgestat cascade",
       "Confidence cascade (docs/statistics.md §3.3, §3.4, §7.5): threshold sweep with clustered CIs, random "
@@ -128,27 +129,54 @@ int command_cascade(int argc, char** argv) {
       "scored on the rest; a frozen threshold scored with CIs; per benchmark with --by benchmark");
   add_common_options(options);
   add_cascade_options(options);
-  cxxopts::ParseResult parsed;
-  CommonOptions common;
-  if (!parse_common(options, argc, argv, parsed, common)) return 0;
-  CascadeOptions cascade = parse_cascade_options(parsed, common);
-  const std::string plots_dir = parsed["plots"].as<std::string>();
-  common.load.item_column = cascade.select_column;  // the loader keeps it, checked item by item
+  return options;
+}
 
+bool parse_cascade_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::Options options = make_cascade_cli();
+  cxxopts::ParseResult parsed;
+  out.command = "cascade";
+  if (!parse_common(options, argc, argv, parsed, out.common, file_required)) return false;
+  out.unmatched = parsed.unmatched();
+  out.cascade = parse_cascade_options(parsed, out.common);
+  out.plots_dir = parsed["plots"].as<std::string>();
+  out.common.load.item_column = out.cascade.select_column;  // the loader keeps it, checked item by item
+  return true;
+}
+
+AnalysisResult run_cascade_analysis(const ParsedAnalysis& parsed, const ItemMatrix& matrix, const ExecTarget& target,
+                                    const RunContext& context) {
+  CascadeOptions cascade = parsed.cascade;
+  cascade.progress = context.hooks.progress;
+  CascadeReport report = with_flag_names(cascade_flags(), [&] { return run_cascade(matrix, cascade, target); });
+  AnalysisResult result;
+  result.json = to_json(report, context.head);
+  result.text = tables(report, "text");
+  result.csv = tables(report, "csv");
+  result.md = tables(report, "md");
+  if (context.formatted) *context.formatted = tables(report, context.format);
+  result.plots = plot_files(report);
+  // The sweep's statistics (the JSON's `statistics`).
+  result.bootstrap = std::make_shared<const BootstrapResult>(std::move(report.sweep.result));
+  return result;
+}
+
+int command_cascade(int argc, char** argv) {
+  ParsedAnalysis parsed;
+  if (!parse_cascade_args(argc, argv, true, parsed)) return 0;
+  const CommonOptions& common = parsed.common;
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
-  const double load_s = seconds_since(load_start);
+  const ReportHead head{json_envelope("cascade", argc, argv, matrix), seconds_since(load_start)};
   Progress progress("replicates", common.quiet);
-  cascade.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
-  const CascadeReport report =
-      with_flag_names(cascade_flags(), [&] { return run_cascade(matrix, cascade, common.target); });
+  const AnalysisHooks hooks{[&](uint64_t done, uint64_t total) { progress(done, total); }};
+  std::string table;
+  const AnalysisResult result =
+      run_cascade_analysis(parsed, matrix, common.target, {head, hooks, common.format, &table});
   progress.finish();
-  save_replicates(common, report.sweep.result);  // the sweep's statistics (the JSON's `statistics`)
-
-  const Json json = to_json(report, {json_envelope("cascade", argc, argv, matrix), load_s});
-  const std::string text = tables(report, common.format);
-  write_plots(report, plots_dir);
-  emit(common, json, text);
+  save_replicates(common, *result.bootstrap);
+  write_plot_files(result.plots, parsed.plots_dir);
+  emit(common, result.json, table);
   return 0;
 }
 

@@ -51,12 +51,13 @@ bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::Pa
   return true;
 }
 
-bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
-                  CommonOptions& common) {
+bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed, CommonOptions& common,
+                  bool file_required) {
   if (!parse_or_help(options, argc, argv, parsed)) return false;
-  if (!parsed.count("file")) throw UsageError("missing FILE: give a judgment records file (see --help)");
+  if (file_required && !parsed.count("file"))
+    throw UsageError("missing FILE: give a judgment records file (see --help)");
   try {
-    common.file = parsed["file"].as<std::string>();
+    if (parsed.count("file")) common.file = parsed["file"].as<std::string>();
     common.replicates = parsed["replicates"].as<uint64_t>();
     common.seed = parsed["seed"].as<uint64_t>();
     common.ci = parse_ci_method(parsed["ci"].as<std::string>());
@@ -188,6 +189,17 @@ ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed) {
     rethrow_with_flag_names(e, {});
   }
   return target;
+}
+
+void write_plot_files(const std::vector<PlotFile>& figures, const std::string& dir) {
+  if (dir.empty()) return;
+  try {
+    write_plots(figures, dir);
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    if (message.rfind("plots: ", 0) == 0) throw std::runtime_error("--" + message);
+    throw;
+  }
 }
 
 const FlagNames& common_flags() {

@@ -37,9 +37,10 @@ bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::Pa
 /// --format, --json, --quiet, --chunk and --help.
 void add_common_options(cxxopts::Options& options);
 
-/// Parses argv; prints help and returns false when --help was given. UsageError on bad values.
-bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
-                  CommonOptions& common);
+/// Parses argv; prints help and returns false when --help was given. UsageError on bad values;
+/// without FILE too unless `file_required` is false (run_analysis: the records are a matrix).
+bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed, CommonOptions& common,
+                  bool file_required = true);
 
 /// The bootstrap options the common flags ask for (replicates, seed, interval, level).
 BootstrapOptions bootstrap_options(const CommonOptions& common);
@@ -90,6 +91,9 @@ void write_plots(const Report& report, const std::string& dir) {
     throw;
   }
 }
+
+/// The figures of a report (plot_files) written into `dir` as write_plots(report, dir) writes them.
+void write_plot_files(const std::vector<PlotFile>& figures, const std::string& dir);
 
 /// The fields every command shares (execution target, bootstrap, records, selection) and their
 /// flags; rethrow_with_flag_names falls back to these.

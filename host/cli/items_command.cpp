@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/analysis_parse.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/text_lists.hpp"
@@ -88,7 +89,7 @@ class AtomicOutput {
 
 }  // namespace
 
-int command_items(int argc, char** argv) {
+cxxopts::Options make_items_cli() {
   cxxopts::Options options("judgestat items",
                            "One row per item (docs/statistics.md §7.4): item fields, each judge's verdict and "
                            "correctness per order, pa, q, consistency, and the judges wrong in order 0");
@@ -108,30 +109,81 @@ int command_items(int argc, char** argv) {
   // clang-format on
   options.parse_positional({"file"});
   options.positional_help("FILE");
+  return options;
+}
+
+bool parse_items_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::Options options = make_items_cli();
   cxxopts::ParseResult parsed;
-  if (!parse_or_help(options, argc, argv, parsed)) return 0;
-  if (!parsed.count("file")) throw UsageError("missing FILE: give a judgment records file (see --help)");
-  ItemsOptions items;
+  out.command = "items";
+  if (!parse_or_help(options, argc, argv, parsed)) return false;
+  out.unmatched = parsed.unmatched();
+  if (file_required && !parsed.count("file"))
+    throw UsageError("missing FILE: give a judgment records file (see --help)");
+  if (parsed.count("file")) out.common.file = parsed["file"].as<std::string>();
+  ItemsOptions& items = out.items;
   items.judges = split_list(parsed["judges"].as<std::string>());
   items.benchmarks = split_list(parsed["benchmark"].as<std::string>());
   items.conditions = split_list(parsed["condition"].as<std::string>());
   items.variants = split_list(parsed["variant"].as<std::string>());
   items.disagree = parsed.count("disagree") > 0;
-  LoadOptions load;
-  load.labels = split_list(parsed["labels"].as<std::string>());
-  const std::string out_path = parsed["out"].as<std::string>();
-  const bool quiet = parsed.count("quiet") > 0;
+  out.common.load.labels = split_list(parsed["labels"].as<std::string>());
+  out.out_path = parsed["out"].as<std::string>();
+  out.common.quiet = parsed.count("quiet") > 0;
+  return true;
+}
+
+namespace {
+
+// The table as the result's JSON: the head's envelope, then the columns, the rows (one object per
+// row, as in the JSONL) and the number of disagreeing rows.
+Json items_json(const ItemsReport& report, const ReportHead& head) {
+  Json json = head.envelope;
+  json["columns"] = report.columns;
+  Json rows = Json::array();
+  const std::string jsonl = items_jsonl(report);
+  for (size_t begin = 0; begin < jsonl.size();) {
+    const size_t end = jsonl.find('\n', begin);
+    const size_t stop = end == std::string::npos ? jsonl.size() : end;
+    if (stop > begin) rows.push_back(Json::parse(jsonl.substr(begin, stop - begin)));
+    begin = stop + 1;
+  }
+  json["rows"] = std::move(rows);
+  json["disagreeing"] = report.disagreeing;
+  return json;
+}
+
+}  // namespace
+
+// context.format "jsonl" puts the JSONL into *context.formatted, anything else the CSV.
+AnalysisResult run_items_analysis(const ParsedAnalysis& parsed, const ItemMatrix& matrix, const RunContext& context) {
+  const ItemsReport report = with_flag_names(items_flags(), [&] { return run_items(matrix, parsed.items); });
+  AnalysisResult result;
+  result.json = items_json(report, context.head);
+  result.text = result.csv = items_csv(report);
+  if (context.formatted) *context.formatted = context.format == "jsonl" ? items_jsonl(report) : result.csv;
+  if (context.hooks.progress) context.hooks.progress(1, 1);
+  return result;
+}
+
+int command_items(int argc, char** argv) {
+  ParsedAnalysis parsed;
+  if (!parse_items_args(argc, argv, true, parsed)) return 0;
+  const std::string& out_path = parsed.out_path;
+  const bool quiet = parsed.common.quiet;
 
   // Under mpirun every rank computes the table and rank 0 writes it.
   const bool writes = distributed::is_root();
   std::unique_ptr<AtomicOutput> out;
   if (writes && !out_path.empty() && out_path != "-") out = std::make_unique<AtomicOutput>(out_path);
 
-  const ItemMatrix matrix = load_item_matrix(parsed["file"].as<std::string>(), load);
-  const ItemsReport report = with_flag_names(items_flags(), [&] { return run_items(matrix, items); });
-  if (!writes) return 0;
+  const ItemMatrix matrix = load_item_matrix(parsed.common.file, parsed.common.load);
   const bool jsonl = ends_with(out_path, ".jsonl") || ends_with(out_path, ".json");
-  const std::string text = jsonl ? items_jsonl(report) : items_csv(report);
+  std::string text;
+  const AnalysisHooks hooks;
+  const ReportHead head;
+  const AnalysisResult result = run_items_analysis(parsed, matrix, {head, hooks, jsonl ? "jsonl" : "csv", &text});
+  if (!writes) return 0;
   if (out) {
     out->commit(text);
   } else {
@@ -139,8 +191,8 @@ int command_items(int argc, char** argv) {
     std::cout.flush();
   }
   if (!quiet)
-    std::fprintf(stderr, "items: %zu rows (%lld items with disagreeing verdicts)\n", report.rows.size(),
-                 static_cast<long long>(report.disagreeing));
+    std::fprintf(stderr, "items: %zu rows (%lld items with disagreeing verdicts)\n", result.json["rows"].size(),
+                 static_cast<long long>(result.json["disagreeing"].get<int64_t>()));
   return 0;
 }
 

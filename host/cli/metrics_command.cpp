@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analyses/calibration.hpp"
+#include "cli/analysis_parse.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/text_lists.hpp"
@@ -119,34 +120,64 @@ std::map<std::string, double> fitted_temperatures(const std::string& file, const
 
 }  // namespace
 
-int command_metrics(int argc, char** argv) {
+cxxopts::Options make_metrics_cli() {
   cxxopts::Options options("judgestat metrics",
                            "Per judge the accuracy family, classification, agreement, position bias, cost and "
                            "probability quality, and paired differences, with clustered bootstrap CIs "
                            "(docs/statistics.md §3.1, §3.2, §7.1–§7.3)");
   add_common_options(options);
   add_metrics_options(options);
-  cxxopts::ParseResult parsed;
-  CommonOptions common;
-  if (!parse_common(options, argc, argv, parsed, common)) return 0;
-  MetricsOptions metrics = parse_metrics_options(parsed, common);
+  return options;
+}
 
+bool parse_metrics_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::Options options = make_metrics_cli();
+  cxxopts::ParseResult parsed;
+  out.command = "metrics";
+  if (!parse_common(options, argc, argv, parsed, out.common, file_required)) return false;
+  out.unmatched = parsed.unmatched();
+  out.metrics = parse_metrics_options(parsed, out.common);
+  out.temperature_fit = parsed["temperature-fit"].as<std::string>();
+  out.plots_dir = parsed["plots"].as<std::string>();
+  return true;
+}
+
+AnalysisResult run_metrics_analysis(const ParsedAnalysis& parsed, const ItemMatrix& matrix, const ExecTarget& target,
+                                    const RunContext& context) {
+  MetricsOptions metrics = parsed.metrics;
+  if (!parsed.temperature_fit.empty())
+    metrics.temperature = fitted_temperatures(parsed.temperature_fit, matrix, metrics.judges, parsed.common.load);
+  metrics.bootstrap.progress = context.hooks.progress;
+  MetricsReport report = with_flag_names(metric_flags(), [&] { return run_metrics(matrix, metrics, target); });
+  AnalysisResult result;
+  result.json = to_json(report, context.head);
+  result.text = tables(report, "text");
+  result.csv = tables(report, "csv");
+  result.md = tables(report, "md");
+  if (context.formatted) *context.formatted = tables(report, context.format);
+  result.plots = plot_files(report);
+  result.bootstrap = std::make_shared<const BootstrapResult>(std::move(report.statistics));
+  return result;
+}
+
+int command_metrics(int argc, char** argv) {
+  ParsedAnalysis parsed;
+  if (!parse_metrics_args(argc, argv, true, parsed)) return 0;
+  const CommonOptions& common = parsed.common;
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
   ReportHead head;
   head.load_s = seconds_since(load_start);
-  if (const std::string fit = parsed["temperature-fit"].as<std::string>(); !fit.empty())
-    metrics.temperature = fitted_temperatures(fit, matrix, metrics.judges, common.load);
-  Progress progress("replicates", common.quiet);
-  metrics.bootstrap.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
-
-  const MetricsReport report =
-      with_flag_names(metric_flags(), [&] { return run_metrics(matrix, metrics, common.target); });
-  save_replicates(common, report.statistics);
-  progress.finish();
   head.envelope = json_envelope("metrics", argc, argv, matrix);
-  write_plots(report, parsed["plots"].as<std::string>());
-  emit(common, to_json(report, head), tables(report, common.format));
+  Progress progress("replicates", common.quiet);
+  const AnalysisHooks hooks{[&](uint64_t done, uint64_t total) { progress(done, total); }};
+  std::string table;
+  const AnalysisResult result =
+      run_metrics_analysis(parsed, matrix, common.target, {head, hooks, common.format, &table});
+  save_replicates(common, *result.bootstrap);
+  progress.finish();
+  write_plot_files(result.plots, parsed.plots_dir);
+  emit(common, result.json, table);
   return 0;
 }
 

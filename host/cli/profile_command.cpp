@@ -2,6 +2,7 @@
 // analysis is run_profile() (judgestat/profile.hpp), its tables and JSON the report's writers.
 #include <system_error>
 
+#include "cli/analysis_parse.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/text_lists.hpp"
@@ -10,7 +11,17 @@
 
 namespace judgestat {
 
-int command_profile(int argc, char** argv) {
+namespace {
+
+const FlagNames& profile_flags() {
+  static const FlagNames flags{
+      {"config", "--config"}, {"benchmarks", "--benchmarks"}, {"exact_max_n", "--exact-max-n"}};
+  return flags;
+}
+
+}  // namespace
+
+cxxopts::Options make_profile_cli() {
   cxxopts::Options options("judgestat profile",
                            "CAP profiles C1–C8 (docs/statistics.md §3.6) with coverage, rank stability and stress");
   add_common_options(options);
@@ -30,40 +41,70 @@ int command_profile(int argc, char** argv) {
   // clang-format on
   options.parse_positional({"file", "files"});
   options.positional_help("FILE…");
+  return options;
+}
+
+bool parse_profile_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::Options options = make_profile_cli();
   cxxopts::ParseResult parsed;
-  CommonOptions common;
-  if (!parse_common(options, argc, argv, parsed, common)) return 0;
-  std::vector<std::string> files{common.file};
+  out.command = "profile";
+  CommonOptions& common = out.common;
+  if (!parse_common(options, argc, argv, parsed, common, file_required)) return false;
+  out.unmatched = parsed.unmatched();
+  if (parsed.count("file")) out.files.push_back(common.file);
   if (parsed.count("files"))
-    for (const auto& path : parsed["files"].as<std::vector<std::string>>()) files.push_back(path);
+    for (const auto& path : parsed["files"].as<std::vector<std::string>>()) out.files.push_back(path);
   const std::string config_path = parsed["config"].as<std::string>();
   if (config_path.empty()) throw UsageError("profile: --config FILE is required (see configs/*.json)");
 
-  const FlagNames flags{{"config", "--config"}, {"benchmarks", "--benchmarks"}, {"exact_max_n", "--exact-max-n"}};
-  const double load_start = now_seconds();
-  ProfileOptions profile;
+  ProfileOptions& profile = out.profile;
   profile.exact_max_n = parsed["exact-max-n"].as<int>();
   if (profile.exact_max_n < 0 || profile.exact_max_n > 10) throw UsageError("--exact-max-n: expected 0 … 10");
-  profile.config = with_flag_names(flags, [&] { return load_profile_config(config_path); });
-  const ProfileInput input = load_profile_inputs(files, common.load);
+  profile.config = with_flag_names(profile_flags(), [&] { return load_profile_config(config_path); });
   profile.judges = split_list(parsed["judges"].as<std::string>());
   profile.benchmarks = split_list(parsed["benchmarks"].as<std::string>());
   profile.invalid_match = parsed.count("invalid-match") > 0;
   profile.leave_out = parsed.count("no-leave-out") == 0;
   profile.bootstrap = bootstrap_options(common);
-  Progress progress("replicates", common.quiet);
-  profile.bootstrap.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
+  out.plots_dir = parsed["plots"].as<std::string>();
+  return true;
+}
+
+AnalysisResult run_profile_analysis(const ParsedAnalysis& parsed, const ItemMatrix& matrix, const ExecTarget& target,
+                                    const RunContext& context) {
+  ProfileOptions profile = parsed.profile;
+  profile.bootstrap.progress = context.hooks.progress;
+  ProfileReport report = with_flag_names(profile_flags(), [&] { return run_profile(matrix, profile, target); });
+  AnalysisResult result;
+  result.json = to_json(report, context.head);
+  result.text = tables(report, "text");
+  result.csv = tables(report, "csv");
+  result.md = tables(report, "md");
+  if (context.formatted) *context.formatted = tables(report, context.format);
+  result.plots = plot_files(report);
+  result.bootstrap = std::make_shared<const BootstrapResult>(std::move(report.result));
+  return result;
+}
+
+int command_profile(int argc, char** argv) {
+  ParsedAnalysis parsed;
+  const double load_start = now_seconds();  // the config's reading counts as loading, as before
+  if (!parse_profile_args(argc, argv, true, parsed)) return 0;
+  const CommonOptions& common = parsed.common;
+  const ProfileInput input = load_profile_inputs(parsed.files, common.load);
   ReportHead head;
   head.load_s = seconds_since(load_start);
-  const ProfileReport report =
-      with_flag_names(flags, [&] { return run_profile(input.matrix, profile, common.target); });
-  save_replicates(common, report.result);
-  progress.finish();
-
   head.envelope = json_envelope("profile", argc, argv, input.matrix);
   set_profile_inputs(head.envelope, input.files);
-  write_plots(report, parsed["plots"].as<std::string>());
-  emit(common, to_json(report, head), tables(report, common.format));
+  Progress progress("replicates", common.quiet);
+  const AnalysisHooks hooks{[&](uint64_t done, uint64_t total) { progress(done, total); }};
+  std::string table;
+  const AnalysisResult result =
+      run_profile_analysis(parsed, input.matrix, common.target, {head, hooks, common.format, &table});
+  save_replicates(common, *result.bootstrap);
+  progress.finish();
+  write_plot_files(result.plots, parsed.plots_dir);
+  emit(common, result.json, table);
   return 0;
 }
 

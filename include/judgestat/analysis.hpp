@@ -1,0 +1,94 @@
+// One way to ask for any analysis with the CLI's own flags: `judgestat metrics FILE --by benchmark`
+// is AnalysisRequest{"metrics", {"--by", "benchmark"}} over FILE's matrix. The flags are parsed and
+// checked by the same code as the CLI's (host/cli/), so the CLI, a study file (judgestat/study.hpp)
+// and the Python binding can never disagree on an option.
+//
+//   const AnalysisRequest request{"cascade", {"--first", "a", "--fallback", "b", "--by", "benchmark"}};
+//   check_analysis(request);                                   // bad flags fail here, before loading
+//   const ItemMatrix matrix = load_item_matrix(path, analysis_load_options(request));
+//   const AnalysisResult result = run_analysis(request, matrix, make_target(), head);
+//
+// How the pieces relate:
+// - The records are the matrix: `args` hold no records file (a positional argument is an error).
+//   Load it with analysis_load_options(request): --labels and, for cascade, --select-column
+//   enter the LoadOptions; run_analysis throws std::invalid_argument("matrix: …") when the
+//   matrix was loaded without the --select-column the args name.
+// - Where it runs is the `target` argument, so that a client holds one target (one CUDA context,
+//   one thread pool) for many analyses. The execution flags (--backend, --devices, --threads,
+//   --chunk) are still parsed and checked when in args, and analysis_target(request) gives the
+//   target they describe (the CLI runs on that one), but run_analysis runs on `target`.
+// - Run-wide flags that change results (--seed, --replicates, --ci, --level; budget's --draws)
+//   are ordinary args.
+// - Output flags (--format, --json, --save-replicates, --plots, --out, --quiet) are accepted
+//   and checked; run_analysis writes no file and prints nothing. --save-replicates makes
+//   `bootstrap` keep every replicate value (BootstrapResult::replicates).
+// - The implementation is in the judgestat_cli library (it holds the flag definitions); link it.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/exec_target.hpp"
+#include "judgestat/records.hpp"
+#include "judgestat/report.hpp"
+
+namespace judgestat {
+
+struct AnalysisRequest {
+  /// "metrics", "cascade", "budget" (with --compare too), "profile" or "items".
+  std::string command;
+  /// The CLI's flags after the records file, e.g. {"--first", "a", "--by", "benchmark"};
+  /// "--flag=value" works as on the command line.
+  std::vector<std::string> args;
+};
+
+struct AnalysisHooks {
+  /// (done, total) after each chunk of replicates or draws, as the CLI's progress line.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+struct AnalysisResult {
+  /// Exactly the command's --json document: head.envelope first, then the report. items (which
+  /// has no --json) gives head.envelope, then "columns", "rows" (one object per row, as its
+  /// JSONL) and "disagreeing".
+  Json json;
+  /// tables(report, "text"), tables(report, "csv") and tables(report, "md"); items: its CSV in
+  /// text and csv, md empty.
+  std::string text, csv, md;
+  /// plot_files(report); empty for items and where a report has no figures.
+  std::vector<PlotFile> plots;
+  /// The replicate statistics where the analysis has them (metrics, profile, cascade's sweep);
+  /// null for budget and items.
+  std::shared_ptr<const BootstrapResult> bootstrap;
+};
+
+/// The analyses run_analysis knows, in the CLI's order.
+const std::vector<std::string>& analysis_commands();
+/// The long flag names (without "--") `command` takes, "help" and the records file excepted;
+/// std::invalid_argument("command: …") for an unknown command.
+std::vector<std::string> analysis_flags(const std::string& command);
+/// Whether a flag only says where results go or how they print (format, json, save-replicates,
+/// plots, out, quiet): a study file does not take them.
+bool is_output_flag(const std::string& flag);
+/// Whether a flag says where the analysis runs (backend, devices, threads, chunk).
+bool is_execution_flag(const std::string& flag);
+
+/// Parses and validates the flags as the CLI would, without loading records or running:
+/// UsageError / std::invalid_argument naming the flag; unknown flags and positional arguments
+/// are errors. (profile reads its --config file here: the config is an option.)
+void check_analysis(const AnalysisRequest& request);
+/// The LoadOptions the request's matrix must be loaded with (--labels, --select-column).
+LoadOptions analysis_load_options(const AnalysisRequest& request);
+/// The execution target the request's --backend, --devices, --threads and --chunk describe.
+ExecTarget analysis_target(const AnalysisRequest& request);
+
+/// Runs the analysis on `matrix` and `target` and gives its outputs (see the head of this file).
+/// Throws what the command would: UsageError and std::invalid_argument (library field names,
+/// which the CLI maps to flags: here already mapped, "--flag: …" in a UsageError).
+AnalysisResult run_analysis(const AnalysisRequest& request, const ItemMatrix& matrix, const ExecTarget& target,
+                            const ReportHead& head, const AnalysisHooks& hooks = {});
+
+}  // namespace judgestat

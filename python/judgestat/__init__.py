@@ -1,0 +1,269 @@
+"""judgestat from Python: records in (a path, a pandas DataFrame, a dict of numpy arrays),
+the CLI's analyses with their options as keyword arguments, pandas out (docs/python.md).
+
+>>> import judgestat
+>>> m = judgestat.load("data/judgebench/gpt4o_split.csv")
+>>> r = judgestat.metrics(m, judges=["o1-mini-2024-09-12"], replicates=2000)
+>>> r.statistics.query("name == 'pa'")[["judge", "estimate", "ci_lo", "ci_hi"]]
+
+The binding owns no option or statistic: keywords become the CLI's flags (snake_case →
+--kebab-case, True → a bare flag, lists → comma-separated, dicts → one JUDGE=VALUE flag per
+entry), and `.to_json()` is the CLI's --json document.
+"""
+
+import time
+
+from . import _judgestat
+from ._columns import column_specs
+from ._results import Result
+
+__version__ = _judgestat.__version__
+InputError = _judgestat.InputError
+UsageError = _judgestat.UsageError
+
+__all__ = ["load", "ItemMatrix", "Result", "metrics", "cascade", "budget", "profile", "items", "InputError",
+           "UsageError"]
+
+
+class ItemMatrix:
+    """Records pivoted into judges × items × orders × variants (docs/statistics.md §1)."""
+
+    def __init__(self, native, source, load_s, labels, item_column):
+        self._native = native
+        self.source = source  # the path, or "DataFrame" / "arrays"
+        self.load_s = load_s
+        self._load_options = (list(labels), item_column)
+
+    judges = property(lambda self: list(self._native.judges))
+    items = property(lambda self: list(self._native.items))
+    labels = property(lambda self: list(self._native.labels))
+    clusters = property(lambda self: list(self._native.clusters))
+    benchmarks = property(lambda self: list(self._native.benchmarks))
+    conditions = property(lambda self: list(self._native.conditions))
+    variants = property(lambda self: list(self._native.variants))
+    orders = property(lambda self: self._native.orders)
+    records = property(lambda self: self._native.records)
+    invalid = property(lambda self: self._native.invalid)
+    sha256 = property(lambda self: self._native.sha256)
+
+    @property
+    def counts(self):
+        """Records, invalid records, judges, items, clusters, labels, benchmarks, conditions,
+        orders and variants."""
+        n = self._native
+        return {"records": n.records, "invalid": n.invalid, "judges": len(n.judges), "items": len(n.items),
+                "clusters": len(n.clusters), "labels": len(n.labels), "benchmarks": len(n.benchmarks),
+                "conditions": len(n.conditions), "orders": n.orders, "variants": len(n.variants)}
+
+    @property
+    def validity(self):
+        """Per judge: records and invalid records (docs/statistics.md §1 validity), a DataFrame."""
+        import pandas as pd
+        rows = self._native.validity()
+        frame = pd.DataFrame(rows, columns=["judge", "records", "invalid"])
+        frame["invalid_share"] = frame["invalid"] / frame["records"].where(frame["records"] > 0)
+        return frame
+
+    @property
+    def columns_given(self):
+        """Which optional inputs the records carry."""
+        n = self._native
+        return {"probabilities": n.has_probs, "fee": n.has_fee, "latency": n.has_latency,
+                "rationale": n.has_rationale, "adjudicated": n.has_adjudicated}
+
+    def __repr__(self):
+        c = self.counts
+        return (f"<judgestat.ItemMatrix {self.source}: {c['records']} records ({c['invalid']} invalid), "
+                f"{c['judges']} judges, {c['items']} items, {c['clusters']} clusters, labels {self.labels}>")
+
+    def _repr_html_(self):
+        import html
+        c = self.counts
+        given = ", ".join(k for k, v in self.columns_given.items() if v) or "none"
+        head = (f"<p><b>judgestat.ItemMatrix</b> {html.escape(str(self.source))}: {c['records']} records "
+                f"({c['invalid']} invalid), {c['items']} items in {c['clusters']} clusters, labels "
+                f"{html.escape(', '.join(self.labels))}; benchmarks {html.escape(', '.join(self.benchmarks))}; "
+                f"orders {c['orders']}, variants {html.escape(', '.join(self.variants))}; optional columns: "
+                f"{html.escape(given)}</p>")
+        return head + self.validity.to_html(index=False)
+
+
+def load(records, labels=None, select_column=None):
+    """Records → ItemMatrix. `records`: a path (CSV or JSONL, as the CLI reads it), a pandas
+    DataFrame or a dict of numpy arrays with the record columns (docs/statistics.md §1;
+    `p.<label>` columns or a `probs` column of dicts). `labels` fixes the label set (--labels);
+    `select_column` keeps an item-level column (cascade's --select-column).
+
+    Bad input raises InputError (a ValueError) naming the file, line and column, or the
+    DataFrame's row (its index label) and column."""
+    labels = _listed(labels)
+    item_column = select_column or ""
+    start = time.perf_counter()
+    if isinstance(records, ItemMatrix):
+        return records
+    if isinstance(records, (str, bytes)) or hasattr(records, "__fspath__"):
+        import os
+        path = os.fsdecode(records)
+        native = _judgestat.load_file(path, labels, item_column)
+        return ItemMatrix(native, path, time.perf_counter() - start, labels, item_column)
+    specs, rows, row_names, source = column_specs(records)
+    try:
+        native = _judgestat.load_columns(specs, rows, source, labels, item_column)
+    except InputError as error:
+        raise InputError(row_names.rewrite(str(error), source)) from None
+    return ItemMatrix(native, source, time.perf_counter() - start, labels, item_column)
+
+
+def _listed(value):
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v for v in value.split(",") if v]
+    return [str(v) for v in value]
+
+
+def _flag_text(value):
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return repr(value)  # the shortest text that reads back as the same double
+    return str(value)
+
+
+# Flags that say where output goes or how it prints: a Python result has it all already.
+_OUTPUT_KEYWORDS = {
+    "format": "the result has .statistics, .text and .csv",
+    "json": "use result.to_json()",
+    "save_replicates": "pass keep_replicates=True and use result.replicates(name, ...)",
+    "quiet": "a Python run prints nothing; progress=True shows a tqdm bar",
+    "plots": "use result.plots (name, svg, csv) or result.write_plots(dir)",
+    "out": "the rows are result.items; write them with pandas",
+}
+
+
+def _flags(command, options):
+    """Keyword arguments → the CLI's flags (docs/python.md "Keywords")."""
+    known = set(_judgestat.flags(command))
+    args = []
+    for key, value in options.items():
+        if key in _OUTPUT_KEYWORDS:
+            raise TypeError(f"{command}(): keyword '{key}' is an output flag of the CLI; {_OUTPUT_KEYWORDS[key]}")
+        flag = key.replace("_", "-")
+        if flag not in known:
+            raise TypeError(f"{command}() got an unexpected keyword argument '{key}'; its keywords are "
+                            + ", ".join(sorted(k.replace("-", "_") for k in known if k not in _OUTPUT_FLAGS)))
+        if value is None or value is False:
+            continue
+        if value is True:
+            args.append("--" + flag)
+        elif isinstance(value, dict):
+            for judge, v in value.items():
+                args += ["--" + flag, f"{judge}={_flag_text(v)}"]
+        elif isinstance(value, (list, tuple)):
+            args += ["--" + flag, ",".join(_flag_text(v) for v in value)]
+        else:
+            args += ["--" + flag, _flag_text(value)]
+    return args
+
+
+_OUTPUT_FLAGS = {k.replace("_", "-") for k in _OUTPUT_KEYWORDS}
+
+
+def _keyword_message(message, command):
+    """'--flag-name: …' (the CLI's naming) or a library field named as its flag ('ci: …') →
+    'flag_name (--flag-name): …'."""
+    import re
+    flags = set(_judgestat.flags(command))
+    match = re.match(r"^(--)?([a-z0-9_-]+): ", message)
+    if match and (match.group(1) or match.group(2).replace("_", "-") in flags):
+        flag = match.group(2).replace("_", "-")
+        return f"{flag.replace('-', '_')} (--{flag}): " + message[match.end():]
+    return message
+
+
+def _python_chunk(matrix):
+    """Replicates per chunk for CPU runs from Python, unless chunk= is given: the run checks for
+    Ctrl-C and reports progress between chunks (the result does not depend on the chunk size,
+    docs/statistics.md §2). About 3e7 cluster draws per chunk, tens of milliseconds on a core."""
+    clusters = max(1, len(matrix.clusters))
+    chunk = 16
+    while chunk < 8192 and chunk * 2 * clusters <= 30_000_000:
+        chunk *= 2
+    return chunk
+
+
+def _run(command, records, progress, keep_replicates, options):
+    args = _flags(command, options)
+    if keep_replicates:
+        args.append("--save-replicates=-")
+    try:
+        _judgestat.check(command, args)
+        labels, item_column = _judgestat.load_options(command, args)
+    except (InputError, UsageError, ValueError) as error:
+        raise type(error)(_keyword_message(str(error), command)) from None
+    matrix = records if isinstance(records, ItemMatrix) else load(records, labels, item_column or None)
+    argv = ["judgestat " + command, matrix.source] + [a for a in args if a != "--save-replicates=-"]
+    with _progress_bar(progress, command) as report:
+        try:
+            native = _judgestat.run(command, args, matrix._native, argv, matrix.load_s, report,
+                                    _python_chunk(matrix))
+        except (InputError, UsageError, ValueError) as error:
+            raise type(error)(_keyword_message(str(error), command)) from None
+    return Result(command, native, matrix)
+
+
+class _progress_bar:
+    """tqdm when installed and progress=True; a callable (done, total) is called as is."""
+
+    def __init__(self, progress, command):
+        self.progress, self.command, self.bar = progress, command, None
+
+    def __enter__(self):
+        if callable(self.progress):
+            return self.progress
+        if not self.progress:
+            return None
+        try:
+            import tqdm
+        except ImportError:
+            return None
+
+        def report(done, total):
+            if self.bar is None:
+                self.bar = tqdm.tqdm(total=total, desc=f"judgestat {self.command}", unit="rep")
+            self.bar.update(done - self.bar.n)
+        return report
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+        return False
+
+
+def metrics(records, *, progress=False, keep_replicates=False, **options):
+    """`judgestat metrics`: per judge the accuracy family, classification, agreement, position
+    bias, cost and probability quality, and paired differences, with clustered bootstrap CIs.
+    Keywords are the CLI's flags (judges=[...], by="benchmark", replicates=10000, seed=1,
+    ci="percentile", level=0.95, backend="auto", diff=[...], reference=..., fee={judge: usd}, …)."""
+    return _run("metrics", records, progress, keep_replicates, options)
+
+
+def cascade(records, *, progress=False, keep_replicates=False, **options):
+    """`judgestat cascade`: the confidence cascade (first=..., fallback=..., fee={...}, by=..., …)."""
+    return _run("cascade", records, progress, keep_replicates, options)
+
+
+def budget(records, *, progress=False, **options):
+    """`judgestat budget`: the label-budget simulation (first=..., fallback=..., k=[48, 96], draws=...,
+    or compare=[a, b])."""
+    return _run("budget", records, progress, False, options)
+
+
+def profile(records, *, progress=False, keep_replicates=False, **options):
+    """`judgestat profile`: CAP conditional accuracy profiles (config="configs/judgebench.json", …)."""
+    return _run("profile", records, progress, keep_replicates, options)
+
+
+def items(records, **options):
+    """`judgestat items`: the per-item table (result.items), disagree=True for the disputed items."""
+    return _run("items", records, False, False, options)

@@ -1,0 +1,147 @@
+// The analyses through the analysis-request layer (include/judgestat/analysis.hpp): Python's
+// keyword arguments arrive as the CLI's flags, so the options, their checks and the outputs are
+// the CLI's. The engine runs with the GIL released; the progress hook, called after each chunk,
+// takes the GIL back to check for Ctrl-C (PyErr_CheckSignals) and to report progress, and stops
+// the run by throwing.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "judgestat/analysis.hpp"
+#include "report/report.hpp"
+
+namespace py = pybind11;
+
+namespace judgestat::python {
+namespace {
+
+/// Thrown from the progress hook to stop the run; the Python error (KeyboardInterrupt, or what
+/// the progress callback raised) waits in `pending` until the GIL is back.
+struct Stopped {};
+
+struct Run {
+  std::shared_ptr<const AnalysisResult> result;
+};
+
+py::object optional_text(const std::optional<std::string>& value) {
+  return value ? py::object(py::str(*value)) : py::object(py::none());
+}
+
+py::object optional_int(const std::optional<int>& value) {
+  return value ? py::object(py::int_(*value)) : py::object(py::none());
+}
+
+/// The statistics' labels, as --save-replicates names its columns plus each field.
+py::list labels_of(const BootstrapResult& result) {
+  py::list labels;
+  for (const StatLabel& label : result.labels) {
+    py::dict row;
+    row["name"] = label.name;
+    row["judge"] = label.judge.empty() ? py::object(py::none()) : py::object(py::str(label.judge));
+    row["reference"] = optional_text(label.reference);
+    row["of"] = optional_text(label.of);
+    row["benchmark"] = optional_text(label.benchmark);
+    row["condition"] = optional_text(label.condition);
+    row["order"] = optional_int(label.order);
+    row["variant"] = optional_text(label.variant);
+    row["label"] = optional_text(label.label);
+    row["position"] = optional_int(label.position);
+    row["threshold"] = optional_text(label.threshold);
+    row["n"] = label.n;
+    labels.append(row);
+  }
+  return labels;
+}
+
+/// The B x S replicate values (NaN = undefined), viewed in place: the array keeps the result alive.
+py::object replicates_of(const Run& run) {
+  const BootstrapResult* result = run.result->bootstrap.get();
+  if (result == nullptr || result->replicates.empty()) return py::none();
+  const size_t S = result->labels.size();
+  const size_t B = result->replicates.size() / S;
+  auto* owner = new std::shared_ptr<const AnalysisResult>(run.result);
+  py::capsule keep(owner, [](void* p) { delete static_cast<std::shared_ptr<const AnalysisResult>*>(p); });
+  py::array_t<double> values({B, S}, {S * sizeof(double), sizeof(double)}, result->replicates.data(), keep);
+  values.attr("setflags")(py::arg("write") = false);
+  return std::move(values);
+}
+
+/// The envelope's argv: the command line that gives the same result (records named by `input`).
+Json envelope_of(const std::string& command, const std::vector<std::string>& argv, const ItemMatrix& matrix) {
+  std::vector<char*> pointers;
+  for (const std::string& arg : argv) pointers.push_back(const_cast<char*>(arg.c_str()));
+  return json_envelope(command, static_cast<int>(pointers.size()), pointers.data(), matrix);
+}
+
+Run run(const std::string& command, const std::vector<std::string>& args, const ItemMatrix& matrix,
+        const std::vector<std::string>& argv, double load_s, const py::object& progress, uint64_t chunk) {
+  const AnalysisRequest request{command, args};
+  ReportHead head;
+  head.envelope = envelope_of(command, argv, matrix);
+  head.load_s = load_s;
+  AnalysisHooks hooks;
+  std::optional<py::error_already_set> pending;
+  hooks.progress = [&](uint64_t done, uint64_t total) {
+    py::gil_scoped_acquire held;
+    try {
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      if (!progress.is_none()) progress(done, total);
+    } catch (py::error_already_set& error) {
+      pending.emplace(std::move(error));
+      throw Stopped{};
+    }
+  };
+  Run out;
+  try {
+    py::gil_scoped_release released;
+    check_analysis(request);
+    ExecTarget target = analysis_target(request);
+    // A run stops between chunks only: on the CPU, unless --chunk says otherwise, chunks small
+    // enough to check for Ctrl-C often (results do not depend on the chunk size;
+    // docs/statistics.md §2). A GPU chunk is short anyway, and smaller ones would cost.
+    if (target.chunk == 0 && !exec_target_uses_cuda(target)) target.chunk = chunk;
+    out.result = std::make_shared<const AnalysisResult>(run_analysis(request, matrix, target, head, hooks));
+  } catch (const Stopped&) {
+    throw std::move(*pending);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_analyses(py::module_& m) {
+  py::class_<Run>(m, "NativeResult")
+      .def_property_readonly("json_text", [](const Run& r) { return py::bytes(dump_json(r.result->json, 1) + "\n"); })
+      .def_property_readonly("text", [](const Run& r) { return r.result->text; })
+      .def_property_readonly("csv", [](const Run& r) { return r.result->csv; })
+      .def_property_readonly("plots",
+                             [](const Run& r) {
+                               py::list plots;
+                               for (const PlotFile& plot : r.result->plots)
+                                 plots.append(py::make_tuple(plot.name, plot.svg, plot.csv));
+                               return plots;
+                             })
+      .def_property_readonly(
+          "labels", [](const Run& r) { return r.result->bootstrap ? labels_of(*r.result->bootstrap) : py::list(); })
+      .def_property_readonly("replicates", &replicates_of);
+  m.def("run", &run, py::arg("command"), py::arg("args"), py::arg("matrix"), py::arg("argv"), py::arg("load_s"),
+        py::arg("progress"), py::arg("chunk"));
+  m.def("check", [](const std::string& command, const std::vector<std::string>& args) {
+    check_analysis(AnalysisRequest{command, args});
+  });
+  m.def("load_options", [](const std::string& command, const std::vector<std::string>& args) {
+    const LoadOptions options = analysis_load_options(AnalysisRequest{command, args});
+    return py::make_tuple(options.labels, options.item_column);
+  });
+  m.def("flags", &analysis_flags);
+  m.def("commands", &analysis_commands);
+}
+
+}  // namespace judgestat::python

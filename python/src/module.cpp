@@ -1,0 +1,131 @@
+// judgestat._judgestat: the compiled half of `import judgestat` (python/judgestat/ is the other).
+// It loads records into an ItemMatrix and runs the CLI's analyses; option logic, statistics and
+// messages all stay in the library. Bad input raises judgestat.InputError (a ValueError), usage
+// errors UsageError (a ValueError); std::invalid_argument becomes ValueError.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "judgestat/records.hpp"
+#include "records_from_columns.hpp"
+
+namespace py = pybind11;
+
+namespace judgestat::python {
+namespace {
+
+LoadOptions load_options(const std::vector<std::string>& labels, const std::string& item_column) {
+  LoadOptions options;
+  options.labels = labels;
+  options.item_column = item_column;
+  return options;
+}
+
+std::shared_ptr<ItemMatrix> load_file(const std::string& path, const std::vector<std::string>& labels,
+                                      const std::string& item_column) {
+  py::gil_scoped_release released;
+  return std::make_shared<ItemMatrix>(load_item_matrix(path, load_options(labels, item_column)));
+}
+
+/// (name, "text", codes int64[rows], texts) or (name, "number", float64[rows], None), as
+/// _columns.py gives them; the arrays are viewed, not copied.
+Column column_of(const py::handle& spec, std::vector<py::object>& keep_alive) {
+  const py::tuple entry = py::reinterpret_borrow<py::tuple>(spec);
+  Column column;
+  column.name = entry[0].cast<std::string>();
+  column.is_text = entry[1].cast<std::string>() == "text";
+  if (column.is_text) {
+    auto codes = py::array_t<int64_t, 0>::ensure(entry[2]);
+    if (!codes || codes.ndim() != 1) throw std::invalid_argument("records: column '" + column.name + "': bad codes");
+    column.codes = codes.data();
+    column.codes_size = static_cast<size_t>(codes.shape(0));
+    column.codes_stride = static_cast<size_t>(codes.strides(0)) / sizeof(int64_t);
+    column.texts = entry[3].cast<std::vector<std::string>>();
+    keep_alive.push_back(std::move(codes));
+  } else {
+    auto values = py::array_t<double, 0>::ensure(entry[2]);
+    if (!values || values.ndim() != 1) throw std::invalid_argument("records: column '" + column.name + "': bad values");
+    column.values = values.data();
+    column.values_size = static_cast<size_t>(values.shape(0));
+    column.values_stride = static_cast<size_t>(values.strides(0)) / sizeof(double);
+    keep_alive.push_back(std::move(values));
+  }
+  return column;
+}
+
+std::shared_ptr<ItemMatrix> load_columns(const py::list& specs, size_t rows, const std::string& source,
+                                         const std::vector<std::string>& labels, const std::string& item_column) {
+  std::vector<py::object> keep_alive;
+  std::vector<Column> columns;
+  for (const py::handle spec : specs) columns.push_back(column_of(spec, keep_alive));
+  py::gil_scoped_release released;
+  const std::vector<Record> records = records_from_columns(columns, rows, source, item_column);
+  return std::make_shared<ItemMatrix>(build_item_matrix(records, source, load_options(labels, item_column)));
+}
+
+/// Per judge: (judge, records present, invalid records) over every cell.
+std::vector<py::tuple> validity(const ItemMatrix& m) {
+  std::vector<py::tuple> rows;
+  const size_t per_judge = m.n_judges() ? m.verdict.size() / m.n_judges() : 0;
+  for (int32_t j = 0; j < m.n_judges(); ++j) {
+    int64_t present = 0, invalid = 0;
+    for (size_t c = j * per_judge; c < (j + 1) * per_judge; ++c) {
+      present += m.present(c);
+      invalid += m.verdict[c] == kInvalid;
+    }
+    rows.push_back(py::make_tuple(m.judges[j], present, invalid));
+  }
+  return rows;
+}
+
+void bind_matrix(py::module_& m) {
+  py::class_<ItemMatrix, std::shared_ptr<ItemMatrix>>(m, "NativeMatrix")
+      .def_readonly("path", &ItemMatrix::path)
+      .def_readonly("sha256", &ItemMatrix::sha256)
+      .def_readonly("records", &ItemMatrix::records)
+      .def_readonly("invalid", &ItemMatrix::invalid)
+      .def_readonly("judges", &ItemMatrix::judges)
+      .def_readonly("items", &ItemMatrix::items)
+      .def_readonly("labels", &ItemMatrix::labels)
+      .def_readonly("clusters", &ItemMatrix::clusters)
+      .def_readonly("benchmarks", &ItemMatrix::benchmarks)
+      .def_readonly("conditions", &ItemMatrix::conditions)
+      .def_readonly("variants", &ItemMatrix::variants)
+      .def_readonly("orders", &ItemMatrix::orders)
+      .def_readonly("has_probs", &ItemMatrix::has_probs)
+      .def_readonly("has_fee", &ItemMatrix::has_fee)
+      .def_readonly("has_latency", &ItemMatrix::has_latency)
+      .def_readonly("has_rationale", &ItemMatrix::has_rationale)
+      .def_readonly("has_adjudicated", &ItemMatrix::has_adjudicated)
+      .def("validity", &validity);
+}
+
+}  // namespace
+}  // namespace judgestat::python
+
+PYBIND11_MODULE(_judgestat, m) {
+  using namespace judgestat;
+  m.doc() = "judgestat's engine (use the judgestat package, not this module)";
+  m.attr("__version__") = JUDGESTAT_VERSION;
+  static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
+  static py::exception<UsageError> usage_error(m, "UsageError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr error) {
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const InputError& e) {
+      input_error(e.what());
+    } catch (const UsageError& e) {
+      usage_error(e.what());
+    }
+  });
+  python::bind_matrix(m);
+  m.def("load_file", &python::load_file, py::arg("path"), py::arg("labels"), py::arg("item_column"));
+  m.def("load_columns", &python::load_columns, py::arg("columns"), py::arg("rows"), py::arg("source"),
+        py::arg("labels"), py::arg("item_column"));
+  python::bind_analyses(m);
+}
