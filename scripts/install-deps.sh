@@ -2,9 +2,10 @@
 # Installs the Debian packages judgestat builds with, when they are missing. As root it runs
 # apt-get; otherwise it prints the apt-get line to run. CUDA (nvcc) is optional and not
 # installed here: without it the CPU backend is built. OpenMPI is for runs over several GPUs
-# (mpirun; README "More than one GPU") and its tests.
+# (mpirun; README "More than one GPU") and its tests. Chromium renders the study report headless in
+# a test (tests/study/test_report_browser.cpp; skipped with a message where it is missing).
 set -euo pipefail
-packages=(cmake g++ make clang-format libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev libopenmpi-dev openmpi-bin)
+packages=(cmake g++ make clang-format libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev libopenmpi-dev openmpi-bin chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
