@@ -198,6 +198,8 @@ StudyAnalysis read_analysis(const Json& json, size_t index, const Study& study, 
       where.fail_key("name", "expected letters, digits, '.', '_' or '-' (it names the analysis's files)");
     name = given->get<std::string>();
     if (names.count(name)) where.fail_key("name", "'" + name + "' is taken by an earlier analysis");
+    if (name == "cache" || name == "results.json" || name == "report.html" || name == "." || name == "..")
+      where.fail_key("name", "'" + name + "' is a file or folder of the study's own in DIR; choose another");
   } else {
     for (int n = 2; names.count(name); ++n)
       name = analysis.request.command + "_" + analysis.input + "_" + std::to_string(n);

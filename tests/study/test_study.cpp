@@ -245,6 +245,8 @@ const BadStudy kBadStudies[] = {
      "analyses[0] (metrics_jb): key 'json': the study writes its own outputs"},
     {"execution_key", R"([{"analysis": "metrics", "input": "jb", "threads": 2}])",
      "analyses[0] (metrics_jb): key 'threads': where the study runs is a setting"},
+    {"reserved_name", R"([{"name": "cache", "analysis": "items", "input": "jb"}])",
+     "analyses[0]: key 'name': 'cache' is a file or folder of the study's own"},
     {"unknown_analysis", R"([{"analysis": "plot", "input": "jb"}])", "analyses[0]: key 'analysis'"},
 };
 
