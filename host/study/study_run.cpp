@@ -1,5 +1,6 @@
 // Running a study (judgestat/study.hpp): one execution target, each input loaded once per load
 // options, each analysis's result cached in DIR/cache under the SHA-256 of what it depends on.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,7 @@
 
 #include "cli/analysis_parse.hpp"
 #include "judgestat/study.hpp"
+#include "records/csv.hpp"
 #include "records/sha256.hpp"
 #include "report/html_report.hpp"
 #include "report/report.hpp"
@@ -162,6 +164,50 @@ ReportHead study_head(const AnalysisRequest& request, const std::vector<std::str
   return head;
 }
 
+// An array of JSON rows as tidy CSV: one line per row, a column per scalar key (first-appearance
+// order), an interval [lo, hi] as KEY_lo, KEY_hi; nested arrays and objects are left out.
+std::string tidy_csv(const Json& rows) {
+  std::vector<std::string> columns;
+  auto add_column = [&](const std::string& name) {
+    if (std::find(columns.begin(), columns.end(), name) == columns.end()) columns.push_back(name);
+  };
+  auto is_interval = [](const Json& value) {
+    return value.is_array() && value.size() == 2 && (value[0].is_number() || value[0].is_null());
+  };
+  for (const Json& row : rows)
+    for (const auto& [key, value] : row.items()) {
+      if (is_interval(value)) {
+        add_column(key + "_lo");
+        add_column(key + "_hi");
+      } else if (!value.is_structured()) {
+        add_column(key);
+      }
+    }
+  std::string out;
+  for (size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_field(columns[c]);
+  out += "\n";
+  for (const Json& row : rows) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const std::string& column = columns[c];
+      Json value;
+      if (row.contains(column)) {
+        value = row[column];
+      } else if (column.size() > 3 && (column.compare(column.size() - 3, 3, "_lo") == 0 ||
+                                       column.compare(column.size() - 3, 3, "_hi") == 0)) {
+        const std::string key = column.substr(0, column.size() - 3);
+        if (row.contains(key) && is_interval(row[key])) value = row[key][column.back() == 'o' ? 0 : 1];
+      }
+      if (c) out += ',';
+      if (value.is_string())
+        out += csv_field(value.get<std::string>());
+      else if (!value.is_null() && !value.is_structured())
+        out += dump_json(value);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 void remove_temporaries(const std::string& dir) {
   std::error_code error;
   if (!fs::is_directory(dir, error)) return;
@@ -249,6 +295,10 @@ StudyOutcome run_study(const Study& study, const StudyRunOptions& run) {
     const std::string dir = run.out_dir + "/" + analysis.name;
     study::write_file_atomic(dir + "/tables.csv", entry.result.csv);
     study::write_file_atomic(dir + "/tables.txt", entry.result.text);
+    // Tidy numbers: one row per statistic (estimate, CI, SE …), and budget's rows per k and rule.
+    for (const char* rows : {"statistics", "budget"})
+      if (entry.result.json.contains(rows) && entry.result.json[rows].is_array() && !entry.result.json[rows].empty())
+        study::write_file_atomic(dir + "/" + rows + ".csv", tidy_csv(entry.result.json[rows]));
     for (const PlotFile& plot : entry.result.plots) {
       study::write_file_atomic(dir + "/" + plot.name + ".svg", plot.svg);
       if (!plot.csv.empty()) study::write_file_atomic(dir + "/" + plot.name + ".csv", plot.csv);

@@ -81,6 +81,16 @@ TEST(StudyBundled, WritesTablesFiguresAndOneSelfContainedReport) {
   }
   EXPECT_TRUE(std::filesystem::is_regular_file(run.dir + "/judgebench_cascade/cascade_accuracy_fee.svg") ||
               !std::filesystem::is_empty(run.dir + "/judgebench_cascade"));
+  // Tidy numbers: a row per statistic with its interval's ends.
+  const Json results = Json::parse(read_all(run.dir + "/results.json"));
+  const std::string tidy = read_all(run.dir + "/judgebench_metrics/statistics.csv");
+  EXPECT_EQ(static_cast<size_t>(std::count(tidy.begin(), tidy.end(), '\n')),
+            results["analyses"][0]["result"]["statistics"].size() + 1);
+  EXPECT_EQ(tidy.rfind("name,judge,", 0), 0u);
+  EXPECT_NE(tidy.substr(0, tidy.find('\n')).find(",estimate,ci_lo,ci_hi,se,"), std::string::npos);
+  const std::string budget = read_all(run.dir + "/judgebench_budget/budget.csv");
+  EXPECT_EQ(budget.rfind("k,rule,", 0), 0u);
+  EXPECT_EQ(std::count(budget.begin(), budget.end(), '\n'), 1 + 3 * 2);  // k 48, 96, 192 × point, lower
   // Nothing fetched: no script, no external reference.
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("src=\"http"), std::string::npos);
