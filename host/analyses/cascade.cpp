@@ -569,20 +569,36 @@ TemperatureResult temperature_scaling(const ItemMatrix& m, const CascadePool& po
   return out;
 }
 
-CascadeSelective add_cascade_selective(const CascadePool& pool, Plan& plan) {
+CascadeSelective add_cascade_selective(const CascadePool& pool, Plan& plan, const PoolGroups* groups, int32_t group) {
   if (plan.n_units() != pool.size()) throw std::logic_error("cascade selective: plan units are not the pool items");
   SelectiveUnits units;
   units.q = pool.q;
   units.first_correct = pool.c1;
   units.fallback_correct = pool.c2;
-  for (double q : pool.q) units.mask.push_back(q > 0 ? 1.0 : 0.0);
+  for (int32_t i = 0; i < pool.size(); ++i)
+    units.mask.push_back(pool.q[i] > 0 && (group < 0 || groups->item_group[i] == group) ? 1.0 : 0.0);
   SelectiveLabels labels;
   labels.base.judge = pool.first;
   labels.base.reference = pool.fallback;
   labels.tag = "cascade_first";
-  const RiskCoverageStatistics rc = add_risk_coverage(units, labels, plan);
   CascadeSelective out;
+  if (group >= 0) {
+    out.group = groups->names[group];
+    (groups->key == "condition" ? labels.base.condition : labels.base.benchmark) = out.group;
+    labels.tag += "/group " + *out.group;
+  }
+  RiskCoverageOptions options;
+  options.curve = group < 0;
+  const RiskCoverageStatistics rc = add_risk_coverage(units, labels, plan, options);
   out.n = rc.n;
+  out.curve = rc.curve;
+  out.curve_thresholds = rc.thresholds;
+  if (options.curve)
+    for (double t : rc.thresholds) {
+      int64_t covered = 0;
+      for (int32_t i = 0; i < pool.size(); ++i) covered += units.mask[i] != 0 && pool.q[i] >= t;
+      out.curve_coverage.push_back(static_cast<double>(covered) / static_cast<double>(rc.n));
+    }
   out.aurc = rc.aurc;
   out.aurc_tie_averaged = rc.aurc_tie_averaged;
   for (const SelectiveAtCoverage& a : rc.at)

@@ -158,7 +158,10 @@ TemperatureResult temperature_scaling(const ItemMatrix& matrix, const CascadePoo
 /// Adds the risk–coverage statistics of F (AURC, selective accuracy at coverages 0.5/0.8/0.9,
 /// F's and the fallback's accuracy per F confidence bin; risk_coverage.hpp) over the plan's units,
 /// which must be the pool items in order; units with q = 0 (no valid F output) do not enter.
-CascadeSelective add_cascade_selective(const CascadePool& pool, Plan& plan);
+/// Pooled (group < 0) it adds the risk–coverage curve too; with a group of `groups` only that
+/// group's items enter and the rows name it (benchmark or condition field), without the curve.
+CascadeSelective add_cascade_selective(const CascadePool& pool, Plan& plan, const PoolGroups* groups = nullptr,
+                                       int32_t group = -1);
 
 // ---- own labelled sets and frozen thresholds (analyses/cascade_select.cpp, docs/statistics.md §7.5) ----
 

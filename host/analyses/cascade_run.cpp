@@ -267,6 +267,11 @@ CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& option
   report.fee_scale = sweep.fees;
   report.sweep.scopes = sweep.scopes;
   report.sweep.selective = add_cascade_selective(pool, sweep.plan);  // after every scope's rows
+  if (by)  // each group's risk–coverage rows after the pooled ones, on the same replicates
+    for (int32_t g = 0; g < by->size(); ++g) {
+      CascadeSelective group = add_cascade_selective(pool, sweep.plan, by, g);
+      if (group.n > 0) report.sweep.group_selective.push_back(std::move(group));
+    }
 
   // The selection part, the rules and the held-out part.
   SelectionSource source;

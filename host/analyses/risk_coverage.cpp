@@ -138,10 +138,6 @@ RiskCoverageStatistics add_risk_coverage(const SelectiveUnits& units, const Sele
   const int32_t k_n = covered.back();
   aurc.insert(aurc.end(), {{O::kColumn, k_n}, {O::kDiv}});
   out.aurc = view.add("aurc", std::nullopt, out.n, aurc);
-  if (options.curve)
-    for (size_t j = 0; j < out.thresholds.size(); ++j)
-      out.curve.push_back(view.add("selective_risk", number_text(out.thresholds[j], "%.6g"), out.n,
-                                   ratio_program(errors[j], covered[j])));
 
   for (double c : options.coverages) {
     SelectiveAtCoverage at;
@@ -157,6 +153,11 @@ RiskCoverageStatistics add_risk_coverage(const SelectiveUnits& units, const Sele
     at.coverage = view.add("selective_coverage", label, out.n, ratio_program(k_a, k_n));
     out.at.push_back(at);
   }
+  // The curve's rows last, so a caller that turns them on keeps the other rows' order.
+  if (options.curve)
+    for (size_t j = 0; j < out.thresholds.size(); ++j)
+      out.curve.push_back(view.add("selective_risk", number_text(out.thresholds[j], "%.6g"), out.n,
+                                   ratio_program(errors[j], covered[j])));
   return out;
 }
 

@@ -55,7 +55,9 @@ void add_metrics_options(cxxopts::Options& options) {
        cxxopts::value<std::vector<std::string>>())
       ("temperature-fit", "fit each judge's temperature on this records file and apply it here (a frozen calibration)",
        cxxopts::value<std::string>()->default_value(""))
-      ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)");
+      ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)")
+      ("plots", "write the forest plot of the accuracy family (SVG + CSV) per group into DIR",
+       cxxopts::value<std::string>()->default_value(""));
   // clang-format on
 }
 
@@ -136,6 +138,7 @@ bool parse_metrics_args(int argc, char** argv, bool file_required, ParsedAnalysi
   out.unmatched = parsed.unmatched();
   out.metrics = parse_metrics_options(parsed, out.common);
   out.temperature_fit = parsed["temperature-fit"].as<std::string>();
+  out.plots_dir = parsed["plots"].as<std::string>();
   return true;
 }
 
@@ -173,6 +176,7 @@ int command_metrics(int argc, char** argv) {
       run_metrics_analysis(parsed, matrix, common.target, {head, hooks, common.format, &table});
   save_replicates(common, *result.bootstrap);
   progress.finish();
+  write_plot_files(result.plots, parsed.plots_dir);
   emit(common, result.json, table);
   return 0;
 }

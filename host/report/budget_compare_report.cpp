@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "judgestat/label_budget.hpp"
+#include "report/plot_axes.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
 
@@ -59,39 +60,49 @@ std::vector<std::string> table_notes(const BudgetCompareReport& report) {
   return notes;
 }
 
-// Power and wrong-sign share against k (log scale).
-std::string power_plot(const BudgetCompareReport& report) {
+// Power and wrong-sign share against k (log scale), with 95% Wilson intervals for the Monte
+// Carlo error of each share of draws.
+PlotFile power_figure(const BudgetCompareReport& report) {
   std::vector<const CompareSummary*> line;
   for (const auto& s : report.summaries) line.push_back(&s);
   std::sort(line.begin(), line.end(), [](const CompareSummary* a, const CompareSummary* b) { return a->k < b->k; });
-  PlotFrame f;
-  f.x0 = std::log2(static_cast<double>(line.front()->k)) - 0.25;
-  f.x1 = std::log2(static_cast<double>(line.back()->k)) + 0.25;
-  f.y0 = 0;
-  f.y1 = 1;
-  std::vector<double> x_ticks;
-  for (const CompareSummary* s : line) x_ticks.push_back(std::log2(static_cast<double>(s->k)));
-  std::string out = svg_open(f, "telling " + report.b + " from " + report.a + " apart (" + report.statistic + ")");
-  out += svg_axes(
-      f, x_ticks, even_ticks(0, 1, 5), "labelled items k", "share of draws",
-      [](double v) { return std::to_string(static_cast<long long>(std::llround(std::exp2(v)))); },
-      [](double v) { return fixed(100 * v, 0) + " %"; });
+  std::vector<uint32_t> ks;
+  for (const CompareSummary* s : line) ks.push_back(s->k);
+  Figure fig;
+  set_log_k_axis(fig, ks);
+  fig.frame.y0 = 0;
+  fig.frame.y1 = 100;
+  fig.y_ticks = nice_ticks(0, 100, 5).values;
+  fig.title = "telling " + report.b + " from " + report.a + " apart (" + report.statistic + ")";
+  fig.x_title = "labelled items k (log scale)";
+  fig.y_title = "draws (%)";
+  const PlotFrame& f = fig.frame;
+  std::string csv = "series,k,draws,estimate,ci_lo,ci_hi\n";
   const struct {
+    const char* name;
     const char* label;
     const char* colour;
     double CompareSummary::*share;
-  } series[] = {{"power", "#4c78a8", &CompareSummary::power}, {"wrong sign", "#d62728", &CompareSummary::wrong_sign}};
-  for (int n = 0; n < 2; ++n) {
+  } series[] = {{"power", "power", "#4c78a8", &CompareSummary::power},
+                {"wrong_sign", "wrong sign", "#d62728", &CompareSummary::wrong_sign}};
+  for (const auto& one : series) {
     std::vector<std::pair<double, double>> points;
-    for (const CompareSummary* s : line)
-      points.emplace_back(f.px(std::log2(static_cast<double>(s->k))), f.py(s->*series[n].share));
-    out += svg_polyline(points, series[n].colour);
-    for (size_t p = 0; p < line.size(); ++p)
-      out += svg_circle(points[p].first, points[p].second, 3.5, series[n].colour,
-                        "k " + std::to_string(line[p]->k) + ": " + percent(line[p]->*series[n].share, 1));
-    out += svg_legend_entry(f.width - f.right - 110, f.top + 8 + 16 * n, series[n].colour, series[n].label);
+    for (const CompareSummary* s : line) {
+      const double share = s->*one.share, x = std::log2(static_cast<double>(s->k));
+      const auto [lo, hi] = wilson_interval(std::llround(share * static_cast<double>(s->draws)), s->draws);
+      points.emplace_back(f.px(x), f.py(100 * share));
+      fig.body += svg_error_bar_y(f, x, 100 * share, 100 * lo, 100 * hi, one.colour,
+                                  std::string(one.label) + " at k " + std::to_string(s->k) + ": " + percent(share, 2));
+      csv += std::string(one.name) + "," + std::to_string(s->k) + "," + std::to_string(s->draws) + "," +
+             csv_number(share) + "," + csv_number(lo) + "," + csv_number(hi) + "\n";
+    }
+    fig.body += svg_polyline(points, one.colour, 1.5, one.share == &CompareSummary::wrong_sign ? "5,4" : "");
+    fig.legend.push_back({std::string(one.label) + " (bars: 95% Wilson interval, Monte Carlo error)", one.colour,
+                          LegendMark::kPointWithBar});
   }
-  return out + "</svg>\n";
+  fig.body += svg_hline(f, 80, "#888888", "3,3");
+  fig.legend.push_back({"80% power", "#888888", LegendMark::kDashed});
+  return {"budget_compare_power", fig.render(), csv};
 }
 
 }  // namespace
@@ -138,7 +149,7 @@ std::string tables(const BudgetCompareReport& report, const std::string& format)
 
 std::vector<PlotFile> plot_files(const BudgetCompareReport& report) {
   if (report.summaries.empty()) return {};
-  return {{"budget_compare_power", power_plot(report), ""}};
+  return {power_figure(report)};
 }
 
 void plots(const BudgetCompareReport& report, const std::string& dir) { write_plots(plot_files(report), dir); }

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "judgestat/label_budget.hpp"
+#include "report/plot_axes.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
 
@@ -53,101 +55,131 @@ Json summary_json(const BudgetSummary& summary, const ThresholdGrid& grid) {
   return row;
 }
 
-// Held-out Δ distribution of one (k, rule) with the −tol line.
-std::string delta_plot(const BudgetSummary& s, double tol) {
-  const int64_t offset = -2 * s.heldout_items;
-  const double scale = 2.0 * static_cast<double>(s.heldout_items);
-  size_t first = s.delta_hist.size(), last = 0;
-  for (size_t x = 0; x < s.delta_hist.size(); ++x)
-    if (s.delta_hist[x]) first = std::min(first, x), last = x;
-  if (first > last) first = last = static_cast<size_t>(-offset);
-  double lo = (static_cast<double>(first) + offset) / scale, hi = (static_cast<double>(last) + offset) / scale;
-  lo = std::min(lo, -tol) - 0.01;
-  hi = std::max(hi, 0.0) + 0.01;
-  constexpr int kBars = 60;
-  std::vector<double> bars(kBars, 0.0);
-  for (size_t x = first; x <= last; ++x) {
-    const double delta = (static_cast<double>(x) + offset) / scale;
-    const int bar = std::min(kBars - 1, static_cast<int>((delta - lo) / (hi - lo) * kBars));
-    bars[bar] += static_cast<double>(s.delta_hist[x]) / static_cast<double>(std::max<uint64_t>(s.draws, 1));
+}  // namespace
+
+// Grid indices hit by some draw (Σ 2d = x − 2(N − k)) are all multiples of `unit` away from Δ = 0
+// (single-order items: Σ 2d is even). The bins are `unit · merge` whole grid steps wide, their
+// edges multiples of the grid step 1/(2(N − k)) with one edge at Δ = 0.
+DeltaBins delta_bins(const BudgetSummary& s, int max_bins) {
+  DeltaBins out;
+  const int64_t zero = 2 * s.heldout_items;
+  out.step = 1.0 / (2.0 * static_cast<double>(std::max<int64_t>(s.heldout_items, 1)));
+  int64_t first = -1, last = -1, unit = 0;
+  for (size_t x = 0; x < s.delta_hist.size(); ++x) {
+    if (!s.delta_hist[x]) continue;
+    const int64_t offset = static_cast<int64_t>(x) - zero;
+    if (first < 0) first = static_cast<int64_t>(x);
+    last = static_cast<int64_t>(x);
+    unit = std::gcd(unit, offset < 0 ? -offset : offset);
   }
-  PlotFrame f;
-  f.x0 = lo;
-  f.x1 = hi;
-  f.y0 = 0;
-  f.y1 = std::max(1e-9, *std::max_element(bars.begin(), bars.end())) * 1.1;
-  std::string out = svg_open(f, "held-out Δ, k = " + std::to_string(s.k) + ", " + rule_name(s.rule) +
-                                    " rule: " + percent(s.loss_share) + " of draws lose more than " +
-                                    fixed(100 * tol, 1) + " points");
-  out += svg_axes(
-      f, even_ticks(lo, hi, 6), even_ticks(0, f.y1, 4), "held-out Δ = cascade − fallback accuracy", "share of draws",
-      [](double v) { return fixed(v, 3); }, [](double v) { return fixed(v, 3); });
-  const double width = (f.px(hi) - f.px(lo)) / kBars;
-  for (int b = 0; b < kBars; ++b) {
-    if (bars[b] <= 0) continue;
-    const double x = f.px(lo + (hi - lo) * b / kBars), y = f.py(bars[b]);
-    const bool losing = lo + (hi - lo) * (b + 1) / kBars <= -tol;
-    out += "<rect x=\"" + svg_number(x) + "\" y=\"" + svg_number(y) + "\" width=\"" + svg_number(width - 1) +
-           "\" height=\"" + svg_number(f.py(0) - y) + "\" fill=\"" + (losing ? "#d62728" : "#4c78a8") + "\"/>\n";
-  }
-  out += svg_line(f.px(-tol), f.top, f.px(-tol), f.py(0), "stroke:#d62728;stroke-width:1.5;stroke-dasharray:5,4");
-  out += svg_text(f.px(-tol) - 4, f.top + 12, "−tol", "end", 11);
-  return out + "</svg>\n";
+  if (first < 0) return out;
+  if (unit == 0) unit = 1;  // every draw had Δ = 0
+  const int64_t values = (last - first) / unit + 1;
+  const int64_t merge = (values + max_bins - 1) / max_bins;
+  out.width_steps = unit * merge;
+  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  const int64_t first_bin = floor_div(first - zero, out.width_steps),
+                last_bin = floor_div(last - zero, out.width_steps);
+  for (int64_t bin = first_bin; bin <= last_bin; ++bin) out.bins.push_back({bin * out.width_steps, 0});
+  for (size_t x = static_cast<size_t>(first); x <= static_cast<size_t>(last); ++x)
+    out.bins[floor_div(static_cast<int64_t>(x) - zero, out.width_steps) - first_bin].draws += s.delta_hist[x];
+  return out;
 }
 
-// Loss share against k (log scale), one line per rule.
-std::string loss_curve_plot(const std::vector<BudgetSummary>& summaries, double tol) {
+namespace {
+
+constexpr const char* kBlue = "#4c78a8";
+constexpr const char* kRed = "#d62728";
+
+// Held-out Δ distribution of one (k, rule) in points on bins aligned to the Δ grid, with the
+// Δ = 0 and Δ = −tol lines.
+PlotFile delta_figure(const BudgetSummary& s, double tol) {
+  const DeltaBins bins = delta_bins(s);
+  const double draws = static_cast<double>(std::max<uint64_t>(s.draws, 1));
+  const double width = bins.step * static_cast<double>(bins.width_steps);
+  double lo = -tol, hi = 0, top = 0;
+  for (const DeltaBin& b : bins.bins) {
+    lo = std::min(lo, b.left_steps * bins.step);
+    hi = std::max(hi, b.left_steps * bins.step + width);
+    top = std::max(top, static_cast<double>(b.draws) / draws);
+  }
+  Figure fig;
+  set_x_axis(fig, 100 * lo, 100 * hi, 6);
+  set_y_axis(fig, 0, 100 * std::max(top, 1e-9));
+  fig.title = "held-out Δ, k = " + std::to_string(s.k) + ", " + rule_name(s.rule) + " rule: " + percent(s.loss_share) +
+              " of draws lose more than " + fixed(100 * tol, 1) + " points";
+  fig.x_title = "held-out Δ = cascade − fallback accuracy (points)";
+  fig.y_title = "draws (%)";
+  const PlotFrame& f = fig.frame;
+  std::string csv = "series,x_lo,x_hi,draws,estimate\n";
+  for (const DeltaBin& b : bins.bins) {
+    const double left = b.left_steps * bins.step, right = left + width;
+    const double share = static_cast<double>(b.draws) / draws;
+    csv += "delta," + csv_number(left) + "," + csv_number(right) + "," + std::to_string(b.draws) + "," +
+           csv_number(share) + "\n";
+    if (b.draws == 0) continue;
+    const double x = f.px(100 * left), y = f.py(100 * share);
+    const bool losing = right <= -tol + 1e-12;
+    fig.body += "<rect x=\"" + svg_number(x) + "\" y=\"" + svg_number(y) + "\" width=\"" +
+                svg_number(std::max(0.5, f.px(100 * right) - x - (f.px(100 * right) - x > 3 ? 1 : 0))) +
+                "\" height=\"" + svg_number(f.py(0) - y) + "\" fill=\"" + (losing ? kRed : kBlue) + "\"><title>Δ in [" +
+                fixed(100 * left, 2) + ", " + fixed(100 * right, 2) + ") points: " + percent(share, 2) +
+                "</title></rect>\n";
+  }
+  fig.body += svg_vline(f, 0, "#444444");
+  fig.body += svg_vline(f, -100 * tol, kRed);
+  fig.legend.push_back({"draws, bins of " + std::to_string(bins.width_steps) +
+                            " Δ-grid steps (1/(2(N − k)) = " + fixed(100 * bins.step, 3) + " points)",
+                        kBlue, LegendMark::kBar});
+  fig.legend.push_back({"losing more than tol", kRed, LegendMark::kBar});
+  fig.legend.push_back({"Δ = 0", "#444444", LegendMark::kDashed});
+  fig.legend.push_back({"Δ = −tol = −" + fixed(100 * tol, 1) + " points", kRed, LegendMark::kDashed});
+  return {"budget_delta_k" + std::to_string(s.k) + "_" + rule_name(s.rule), fig.render(), csv};
+}
+
+// Loss share against k (log scale), one line per rule, with Wilson intervals for the Monte Carlo error.
+PlotFile loss_share_figure(const std::vector<BudgetSummary>& summaries, double tol) {
   std::vector<uint32_t> ks;
   double top = 0.01;
   for (const auto& s : summaries) {
     if (std::find(ks.begin(), ks.end(), s.k) == ks.end()) ks.push_back(s.k);
-    top = std::max(top, s.loss_share);
+    top = std::max(top, wilson_interval(std::llround(s.loss_share * static_cast<double>(s.draws)), s.draws).second);
   }
   std::sort(ks.begin(), ks.end());
-  // Round tick steps (in shares) with at most five steps up to the top.
-  double step = 1.0;
-  for (double candidate : {0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25}) {
-    if (std::ceil(top * 1.05 / candidate) <= 5) {
-      step = candidate;
-      break;
-    }
-  }
-  PlotFrame f;
-  f.x0 = std::log2(static_cast<double>(ks.front())) - 0.25;
-  f.x1 = std::log2(static_cast<double>(ks.back())) + 0.25;
-  f.y0 = 0;
-  f.y1 = std::ceil(top * 1.05 / step) * step;
-  std::vector<double> x_ticks, y_ticks;
-  for (uint32_t k : ks) x_ticks.push_back(std::log2(static_cast<double>(k)));
-  for (double y = 0; y <= f.y1 + step / 2; y += step) y_ticks.push_back(y);
+  Figure fig;
+  set_log_k_axis(fig, ks);
+  set_y_axis(fig, 0, 100 * top);
   const bool per_stratum = !summaries.empty() && summaries.front().per_stratum;
-  std::string out = svg_open(f, "share of draws losing more than " + fixed(100 * tol, 1) + " points" +
-                                    (per_stratum ? " (thresholds per stratum)" : ""));
-  out += svg_axes(
-      f, x_ticks, y_ticks, "labelled items k", "loss share",
-      [](double v) { return std::to_string(static_cast<long long>(std::llround(std::exp2(v)))); },
-      [](double v) { return fixed(100 * v, 1) + " %"; });
-  const char* colours[] = {"#4c78a8", "#f58518"};
-  int legend = 0;
+  fig.title = "share of draws losing more than " + fixed(100 * tol, 1) + " points" +
+              (per_stratum ? " (thresholds per stratum)" : "");
+  fig.x_title = "labelled items k (log scale)";
+  fig.y_title = "loss share (%)";
+  const PlotFrame& f = fig.frame;
+  std::string csv = "series,k,draws,estimate,ci_lo,ci_hi\n";
+  const char* colours[] = {kBlue, "#f58518"};
+  int n_series = 0;
   for (ThresholdRule rule : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
     std::vector<const BudgetSummary*> line;
     for (const auto& s : summaries)
       if (s.rule == rule) line.push_back(&s);
     if (line.empty()) continue;
     std::sort(line.begin(), line.end(), [](const BudgetSummary* a, const BudgetSummary* b) { return a->k < b->k; });
-    const std::string colour = colours[legend % 2];
+    const std::string colour = colours[n_series++ % 2];
     std::vector<std::pair<double, double>> points;
-    for (const BudgetSummary* s : line)
-      points.emplace_back(f.px(std::log2(static_cast<double>(s->k))), f.py(s->loss_share));
-    out += svg_polyline(points, colour);
-    for (size_t n = 0; n < line.size(); ++n)
-      out += svg_circle(points[n].first, points[n].second, 3.5, colour,
-                        "k " + std::to_string(line[n]->k) + ": " + percent(line[n]->loss_share, 2));
-    out += svg_legend_entry(f.width - f.right - 110, f.top + 8 + 16 * legend, colour,
-                            std::string(rule_name(rule)) + " rule");
-    ++legend;
+    for (const BudgetSummary* s : line) {
+      const double x = std::log2(static_cast<double>(s->k));
+      const auto [lo, hi] = wilson_interval(std::llround(s->loss_share * static_cast<double>(s->draws)), s->draws);
+      points.emplace_back(f.px(x), f.py(100 * s->loss_share));
+      fig.body += svg_error_bar_y(f, x, 100 * s->loss_share, 100 * lo, 100 * hi, colour,
+                                  "k " + std::to_string(s->k) + ": " + percent(s->loss_share, 2));
+      csv += std::string(rule_name(rule)) + "," + std::to_string(s->k) + "," + std::to_string(s->draws) + "," +
+             csv_number(s->loss_share) + "," + csv_number(lo) + "," + csv_number(hi) + "\n";
+    }
+    fig.body += svg_polyline(points, colour, 1.5);
+    fig.legend.push_back({std::string(rule_name(rule)) + " rule (bars: 95% Wilson interval, Monte Carlo error)", colour,
+                          LegendMark::kPointWithBar});
   }
-  return out + "</svg>\n";
+  return {"budget_loss_share", fig.render(), csv};
 }
 
 double draws_per_s(const BudgetReport& report) {
@@ -232,10 +264,8 @@ std::string tables(const BudgetReport& report, const std::string& format) {
 
 std::vector<PlotFile> plot_files(const BudgetReport& report) {
   std::vector<PlotFile> figures;
-  for (const auto& s : report.summaries)
-    figures.push_back(
-        {"budget_delta_k" + std::to_string(s.k) + "_" + rule_name(s.rule), delta_plot(s, report.tol), ""});
-  figures.push_back({"budget_loss_share", loss_curve_plot(report.summaries, report.tol), ""});
+  for (const auto& s : report.summaries) figures.push_back(delta_figure(s, report.tol));
+  if (!report.summaries.empty()) figures.push_back(loss_share_figure(report.summaries, report.tol));
   return figures;
 }
 

@@ -13,6 +13,7 @@
 
 #include "analyses/cascade.hpp"
 #include "analyses/probability.hpp"
+#include "report/plot_axes.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
 
@@ -638,9 +639,8 @@ Table temperature_table(const CascadeReport& r) {
   return table;
 }
 
-// The first stage's AURC and selective accuracy at fixed coverages, with CIs.
-Table selective_table(const CascadeReport& r) {
-  const CascadeSelective& sel = r.sweep.selective;
+// The first stage's AURC and selective accuracy at fixed coverages, with CIs (pooled or one group's).
+Table selective_table(const CascadeReport& r, const CascadeSelective& sel) {
   const auto& iv = r.sweep.result.intervals;
   Table table;
   table.header = {"statistic", "threshold q", "items covered", "value [" + level_text(r) + "]",
@@ -733,7 +733,12 @@ std::string tables(const CascadeReport& r, const std::string& format) {
             temperature_table(r).render(format);
   }
   if (r.sweep.selective.aurc >= 0) {
-    text += heading(format, "First-stage risk–coverage (docs/statistics.md §3.2)") + selective_table(r).render(format);
+    text += heading(format, "First-stage risk–coverage (docs/statistics.md §3.2)") +
+            selective_table(r, r.sweep.selective).render(format);
+    for (const CascadeSelective& group : r.sweep.group_selective)
+      text += heading(format, "First-stage risk–coverage, " + r.grouping->key + " " + *group.group + " (" +
+                                  std::to_string(group.n) + " items)") +
+              selective_table(r, group).render(format);
     text += heading(format, "Accuracy per first-stage confidence bin (JEV Fig. 5)") +
             confidence_bin_table(r).render(format);
   }
@@ -746,101 +751,268 @@ std::string tables(const CascadeReport& r, const std::string& format) {
 }
 
 // ---- plots ----
+//
+// Every CSV row is one plotted point: series, its label, x, then estimate, ci_lo, ci_hi of the
+// statistic as the JSON gives it (shares, not percent; the axes show percent as the tables do).
 
-// Cascade accuracy against fee ratio per threshold, with the random baseline and the fallback.
-std::string cascade_accuracy_fee_svg(const CascadeReport& r) {
-  const CascadeSweep& sweep = r.sweep;
-  const CascadeScope& pooled = sweep.pooled();
+namespace {
+
+constexpr const char* kCascadeColour = "#4c78a8";
+constexpr const char* kRandomColour = "#888888";
+constexpr const char* kFallbackColour = "#d62728";
+constexpr const char* kOracleColour = "#2ca02c";
+constexpr const char* kRuleColours[] = {"#f58518", "#9467bd"};
+
+constexpr const char* kCsvHeader = "series,label,x,x_lo,x_hi,estimate,ci_lo,ci_hi\n";
+
+std::string csv_row(const std::string& series, const std::string& label, double x, double x_lo, double x_hi,
+                    const Interval& v) {
+  return csv_field(series) + "," + csv_field(label) + "," + csv_number(x) + "," + csv_number(x_lo) + "," +
+         csv_number(x_hi) + "," + csv_number(v.estimate) + "," + csv_number(v.lo) + "," + csv_number(v.hi) + "\n";
+}
+
+std::string ci_text(const Interval& v, int digits) {
+  return fixed(100 * v.estimate, digits) + " [" + fixed(100 * v.lo, digits) + ", " + fixed(100 * v.hi, digits) + "]";
+}
+
+// A horizontal reference at a statistic: its CI as a light band across the plot, the estimate dashed.
+std::string reference_with_band(const PlotFrame& f, const Interval& v, const std::string& colour) {
+  std::string out;
+  if (std::isfinite(v.lo) && std::isfinite(v.hi))
+    out += svg_band(f, {f.x0, f.x1}, {100 * v.lo, 100 * v.lo}, {100 * v.hi, 100 * v.hi}, colour, 0.12);
+  return out + svg_hline(f, 100 * v.estimate, colour);
+}
+
+// The chosen pooled threshold index of each rule (−1 when the rules chose per stratum or there are none).
+std::vector<int32_t> chosen_indices(const CascadeReport& r) {
+  std::vector<int32_t> out;
+  if (!r.rules || r.options.per_stratum) return out;
+  for (const RuleChoice& choice : r.rules->choices) out.push_back(choice.chosen.front());
+  return out;
+}
+
+// Accuracy against fee ratio (or escalated share) over the sweep of one scope, with CI bars, the
+// random baseline, the fallback alone and the oracle with their CIs, and the rules' τ marked.
+PlotFile accuracy_fee_figure(const CascadeReport& r, const CascadeScope& scope) {
+  const auto& iv = r.sweep.result.intervals;
   const ThresholdGrid& grid = r.options.grid;
-  const std::string& fallback = r.options.fallback;
   const bool fees = r.fees;
-  std::vector<double> x, acc, random;
-  for (const PolicyStatistics& s : pooled.policies) {
-    x.push_back(fees ? sweep.result.intervals[s.fee_ratio].estimate : sweep.result.intervals[s.escalated].estimate);
-    acc.push_back(sweep.result.intervals[s.cascade_acc].estimate);
-    if (fees) random.push_back(sweep.result.intervals[s.random_acc].estimate);
+  auto x_of = [&](const PolicyStatistics& s) -> const Interval& { return iv[fees ? s.fee_ratio : s.escalated]; };
+  const double x_scale = fees ? 1.0 : 100.0;  // the escalated share in percent, as the table prints it
+  double y_lo = 1, y_hi = 0, x_hi = 1.0;
+  auto widen = [&](const Interval& v) {
+    for (double y : {v.estimate, v.lo, v.hi})
+      if (std::isfinite(y)) y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+  };
+  for (const PolicyStatistics& s : scope.policies) {
+    widen(iv[s.cascade_acc]);
+    if (fees) widen(iv[s.random_acc]);
+    x_hi = std::max(x_hi, x_of(s).estimate);
   }
-  const double fallback_acc = acc.back();  // `all`: every item escalated
-  double y_lo = *std::min_element(acc.begin(), acc.end()), y_hi = *std::max_element(acc.begin(), acc.end());
-  for (double v : random) y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v);
-  y_lo = std::max(0.0, std::floor((y_lo - 0.02) * 20) / 20);
-  y_hi = std::min(1.0, std::ceil((y_hi + 0.02) * 20) / 20);
-  PlotFrame f;
-  f.width = 680;
-  f.x0 = 0;
-  f.x1 = std::max(1.05, *std::max_element(x.begin(), x.end()) * 1.05);
-  f.y0 = y_lo;
-  f.y1 = y_hi;
-  std::string out = svg_open(f, "cascade " + r.options.first + " → " + fallback);
-  out += svg_axes(
-      f, even_ticks(0, f.x1 > 1.1 ? f.x1 : 1.0, 5), even_ticks(f.y0, f.y1, 5),
-      fees ? "fee relative to the fallback alone" : "escalated share (fees not given)", "accuracy",
-      [](double v) { return fixed(v, 2); }, [](double v) { return fixed(100 * v, 1) + " %"; });
+  widen(iv[scope.oracle_acc]);
+  Figure fig;
+  fig.frame.bottom = 60;
+  set_x_axis(fig, 0, x_scale * x_hi * 1.04);  // room right of the fallback's point at 1
+  set_y_axis(fig, 100 * y_lo, 100 * y_hi);
+  fig.x_grid = true;
+  fig.title = "cascade " + r.options.first + " → " + r.options.fallback + (scope.group ? ", " + *scope.group : "");
+  fig.x_title = fees ? "fee relative to " + r.options.fallback + " alone (ratio)" : "escalated (%), fees not given";
+  fig.y_title = "accuracy (%)";
+  const PlotFrame& f = fig.frame;
+  std::string csv = kCsvHeader;
+  const Interval& fallback = iv[scope.policies.back().cascade_acc];  // `all`: every item escalated
+  const Interval& oracle = iv[scope.oracle_acc];
+  fig.body += reference_with_band(f, oracle, kOracleColour);
+  fig.body += reference_with_band(f, fallback, kFallbackColour);
+  csv += csv_row("oracle", "oracle", NAN, NAN, NAN, oracle);
+  // The random baseline: band and dashed line through its estimates.
+  std::vector<double> xs, acc, lo, hi, rx, rlo, rhi, rest;
+  for (const PolicyStatistics& s : scope.policies) {
+    xs.push_back(x_scale * x_of(s).estimate);
+    if (fees) {
+      const Interval& v = iv[s.random_acc];
+      rx.push_back(x_scale * x_of(s).estimate), rest.push_back(100 * v.estimate);
+      rlo.push_back(100 * v.lo), rhi.push_back(100 * v.hi);
+    }
+  }
   if (fees) {
+    std::vector<size_t> order(rx.size());
+    for (size_t n = 0; n < order.size(); ++n) order[n] = n;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rx[a] < rx[b]; });
+    std::vector<double> sx, slo, shi;
     std::vector<std::pair<double, double>> line;
-    for (size_t p = 0; p < random.size(); ++p) line.push_back({f.px(x[p]), f.py(random[p])});
-    std::sort(line.begin(), line.end());
-    out += svg_polyline(line, "#999999", 1.5, "6,4");
+    for (size_t n : order) {
+      sx.push_back(rx[n]), slo.push_back(rlo[n]), shi.push_back(rhi[n]);
+      line.push_back({f.px(rx[n]), f.py(rest[n])});
+    }
+    fig.body += svg_band(f, sx, slo, shi, kRandomColour, 0.15);
+    fig.body += svg_polyline(line, kRandomColour, 1.5, "5,4");
   }
-  std::vector<std::pair<double, double>> curve;
-  for (size_t p = 0; p < x.size(); ++p) curve.push_back({f.px(x[p]), f.py(acc[p])});
-  std::sort(curve.begin(), curve.end());
-  out += svg_polyline(curve, "#4c78a8", 2.0);
-  for (size_t p = 0; p + 1 < x.size(); ++p) {
-    out += svg_circle(f.px(x[p]), f.py(acc[p]), 3.5, "#4c78a8", "τ = " + grid.label(static_cast<int32_t>(p)));
-    out += svg_text(f.px(x[p]) + 6, f.py(acc[p]) - 6, grid.label(static_cast<int32_t>(p)), "start", 10);
+  std::vector<std::pair<double, double>> line;
+  for (size_t p = 0; p < scope.policies.size(); ++p)
+    line.push_back({f.px(xs[p]), f.py(100 * iv[scope.policies[p].cascade_acc].estimate)});
+  std::sort(line.begin(), line.end());
+  fig.body += svg_polyline(line, kCascadeColour, 1.5);
+  for (size_t p = 0; p < scope.policies.size(); ++p) {
+    const PolicyStatistics& s = scope.policies[p];
+    const Interval& v = iv[s.cascade_acc];
+    const Interval& x = x_of(s);
+    const std::string label = grid.label(static_cast<int32_t>(p));
+    const bool all = p + 1 == scope.policies.size();
+    fig.body +=
+        svg_error_bar_y(f, xs[p], 100 * v.estimate, 100 * v.lo, 100 * v.hi, all ? kFallbackColour : kCascadeColour,
+                        (all ? r.options.fallback + " alone" : "τ = " + label) + ": " + ci_text(v, 1));
+    csv += csv_row(all ? "fallback_alone" : "cascade", label, x.estimate, x.lo, x.hi, v);
+    if (fees) csv += csv_row("random", label, x.estimate, x.lo, x.hi, iv[s.random_acc]);
   }
-  // The fallback alone: fee ratio 1, its accuracy; dashed line at its accuracy.
-  out += svg_line(f.left, f.py(fallback_acc), f.width - f.right, f.py(fallback_acc),
-                  "stroke:#d62728;stroke-width:1;stroke-dasharray:3,3");
-  out += svg_circle(f.px(1.0), f.py(fallback_acc), 5, "#d62728", fallback + " alone");
-  const double ly = f.py(f.y0) - 50;
-  out += svg_legend_entry(f.width - f.right - 200, ly, "#4c78a8", "cascade, per threshold");
-  if (fees) out += svg_legend_entry(f.width - f.right - 200, ly + 16, "#999999", "random escalation, same fee", "6,4");
-  out += svg_legend_entry(f.width - f.right - 200, ly + 32, "#d62728", fallback + " alone", "3,3");
-  return out + "</svg>\n";
+  // The rules' chosen τ: a ring around the sweep point and its label.
+  const std::vector<int32_t> chosen = chosen_indices(r);
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const PolicyStatistics& s = scope.policies[chosen[k]];
+    const Interval& v = iv[s.cascade_acc];
+    const double px = f.px(x_scale * x_of(s).estimate), py = f.py(100 * v.estimate);
+    const std::string name = std::string(k == 0 ? "point" : "lower-bound") + " rule τ = " + grid.label(chosen[k]);
+    fig.body += "<circle cx=\"" + svg_number(px) + "\" cy=\"" + svg_number(py) + "\" r=\"" + svg_number(7 + 3 * k) +
+                "\" fill=\"none\" stroke=\"" + kRuleColours[k] + "\" stroke-width=\"2\"/>\n";
+    // Labelled on the side with room: right of the point in the plot's left half, else left of it.
+    const bool left_half = px < (f.left + f.width - f.right) / 2;
+    fig.body +=
+        svg_text(px + (left_half ? 10 : -10), py + (k == 0 ? -12 : 22), name, left_half ? "start" : "end", kNoteSize);
+    csv += csv_row(k == 0 ? "point_rule" : "lower_rule", grid.label(chosen[k]), x_of(s).estimate, x_of(s).lo,
+                   x_of(s).hi, v);
+  }
+  fig.legend.push_back({"cascade per τ, " + level_text(r) + " bars", kCascadeColour, LegendMark::kPointWithBar});
+  if (fees) fig.legend.push_back({"random escalation, same fee (band: CI)", kRandomColour, LegendMark::kDashed});
+  fig.legend.push_back({r.options.fallback + " alone " + ci_text(fallback, 1), kFallbackColour, LegendMark::kDashed});
+  fig.legend.push_back({"oracle " + ci_text(oracle, 1), kOracleColour, LegendMark::kDashed});
+  for (size_t k = 0; k < chosen.size(); ++k)
+    fig.legend.push_back({std::string(k == 0 ? "point" : "lower-bound") + " rule's τ (chosen on the selection part)",
+                          kRuleColours[k], LegendMark::kLine});
+  std::string name = "cascade_accuracy_fee";
+  if (scope.group) name += "_" + safe_plot_name(*scope.group);
+  return {name, fig.render(), csv};
 }
 
-// Reliability diagram of F's gate confidence: accuracy per bin against the diagonal.
-std::string cascade_reliability_svg(const CascadeReport& r) {
-  const std::string& judge = r.options.first;
+// Reliability of F's gate (bin accuracy at the bin's mean q, with CIs, against the diagonal) and
+// the fallback's accuracy in the same bins (JEV Fig. 5).
+PlotFile reliability_figure(const CascadeReport& r) {
+  const CascadeSelective& sel = r.sweep.selective;
+  const auto& iv = r.sweep.result.intervals;
   const ReliabilityTable table = reliability_table(r.gate_q, r.gate_correct);
-  PlotFrame f;
-  f.width = 520;
-  f.height = 460;
+  Figure fig;
+  fig.frame.height = 440;
   int lowest = kConfidenceBins - 1;
-  for (int b = 0; b < kConfidenceBins; ++b)
-    if (table.bins[b].n > 0) lowest = std::min(lowest, b);
-  f.x0 = static_cast<double>(lowest) / kConfidenceBins;
-  f.x1 = 1.0;
-  f.y0 = 0;
-  f.y1 = 1;
-  std::string out = svg_open(f, "reliability of " + judge + " (ECE " + fixed(table.ece, 3) + ")");
-  out += svg_axes(
-      f, even_ticks(f.x0, 1.0, kConfidenceBins - lowest), even_ticks(0, 1, 5), "confidence q", "accuracy",
-      [](double v) { return fixed(v, 1); }, [](double v) { return fixed(v, 1); });
-  for (int b = lowest; b < kConfidenceBins; ++b) {
-    const ReliabilityBin& bin = table.bins[b];
-    if (bin.n == 0) continue;
-    const double lo = static_cast<double>(b) / kConfidenceBins, hi = static_cast<double>(b + 1) / kConfidenceBins;
-    out += "<rect x=\"" + svg_number(f.px(lo) + 1) + "\" y=\"" + svg_number(f.py(bin.accuracy)) + "\" width=\"" +
-           svg_number(f.px(hi) - f.px(lo) - 2) + "\" height=\"" + svg_number(f.py(0) - f.py(bin.accuracy)) +
-           "\" fill=\"#4c78a8\" fill-opacity=\"0.75\"><title>" + confidence_bin_name(b) + ": accuracy " +
-           fixed(bin.accuracy, 3) + ", mean q " + fixed(bin.mean_q, 3) + ", n " + std::to_string(bin.n) +
-           "</title></rect>\n";
-    out += svg_text((f.px(lo) + f.px(hi)) / 2, f.py(bin.accuracy) - 4, "n=" + std::to_string(bin.n), "middle", 10);
-    out += svg_circle(f.px(bin.mean_q), f.py(bin.accuracy), 3, "#f58518");
+  for (const ConfidenceBinAccuracy& b : sel.bins) lowest = std::min(lowest, b.bin);
+  double y_lo = 100.0 * lowest / kConfidenceBins;
+  for (const ConfidenceBinAccuracy& b : sel.bins)
+    for (int32_t s : {b.first, b.fallback})
+      if (s >= 0 && std::isfinite(iv[s].lo)) y_lo = std::min(y_lo, 100 * iv[s].lo);
+  fig.frame.x0 = static_cast<double>(lowest) / kConfidenceBins;
+  fig.frame.x1 = 1.0;
+  fig.x_ticks = nice_ticks(fig.frame.x0, 1.0, 5).values;
+  set_y_axis(fig, std::max(0.0, y_lo), 100);
+  fig.frame.y1 = std::max(fig.frame.y1, 100.0);
+  fig.title = "reliability of " + r.options.first + " (ECE " + fixed(table.ece, 3) + ")";
+  fig.x_title = r.options.first + " confidence q";
+  fig.y_title = "accuracy (%)";
+  const PlotFrame& f = fig.frame;
+  std::string csv = "series,label,bin,n,x,x_lo,x_hi,estimate,ci_lo,ci_hi\n";
+  for (int b = lowest + 1; b < kConfidenceBins; ++b)
+    fig.body += svg_line(f.px(static_cast<double>(b) / kConfidenceBins), f.top,
+                         f.px(static_cast<double>(b) / kConfidenceBins), f.py(f.y0), "stroke:#cccccc;stroke-width:1");
+  fig.body += svg_line(f.px(f.x0), f.py(std::max(f.y0, 100 * f.x0)), f.px(1.0), f.py(100.0),
+                       "stroke:#444444;stroke-width:1.2;stroke-dasharray:5,4");
+  const double offset = 0.012;  // the fallback's point beside F's in each bin
+  for (const ConfidenceBinAccuracy& b : sel.bins) {
+    const double lo = static_cast<double>(b.bin) / kConfidenceBins, hi = lo + 1.0 / kConfidenceBins;
+    const std::string name = confidence_bin_name(b.bin);
+    const Interval& v = iv[b.first];
+    fig.body += svg_error_bar_y(f, b.mean_q, 100 * v.estimate, 100 * v.lo, 100 * v.hi, kCascadeColour,
+                                name + " " + r.options.first + ": " + ci_text(v, 1) + ", n " + std::to_string(b.n));
+    csv += csv_field("first") + "," + csv_field(name) + "," + std::to_string(b.bin) + "," + std::to_string(b.n) + "," +
+           csv_number(b.mean_q) + "," + csv_number(lo) + "," + csv_number(hi) + "," + csv_number(v.estimate) + "," +
+           csv_number(v.lo) + "," + csv_number(v.hi) + "\n";
+    if (b.fallback >= 0) {
+      const Interval& w = iv[b.fallback];
+      fig.body += svg_error_bar_y(f, std::min(hi, b.mean_q + offset), 100 * w.estimate, 100 * w.lo, 100 * w.hi,
+                                  kFallbackColour, name + " " + r.options.fallback + ": " + ci_text(w, 1));
+      csv += csv_field("fallback") + "," + csv_field(name) + "," + std::to_string(b.bin) + "," + std::to_string(b.n) +
+             "," + csv_number(b.mean_q) + "," + csv_number(lo) + "," + csv_number(hi) + "," + csv_number(w.estimate) +
+             "," + csv_number(w.lo) + "," + csv_number(w.hi) + "\n";
+    }
+    fig.body += svg_text(f.px((lo + hi) / 2), f.py(f.y0) - 6, "n=" + std::to_string(b.n), "middle", kNoteSize);
   }
-  out += svg_line(f.px(f.x0), f.py(f.x0), f.px(1.0), f.py(1.0), "stroke:#d62728;stroke-width:1.5;stroke-dasharray:5,4");
-  out += svg_legend_entry(f.left + 10, f.top + 10, "#d62728", "perfect calibration", "5,4");
-  out += svg_circle(f.left + 20, f.top + 26, 3, "#f58518") +
-         svg_text(f.left + 36, f.top + 30, "the bin's mean q", "start", 11);
-  return out + "</svg>\n";
+  fig.legend.push_back({r.options.first + " accuracy per bin (at its mean q), " + level_text(r), kCascadeColour,
+                        LegendMark::kPointWithBar});
+  fig.legend.push_back(
+      {r.options.fallback + " accuracy on the same items", kFallbackColour, LegendMark::kPointWithBar});
+  fig.legend.push_back({"perfect calibration", "#444444", LegendMark::kDashed});
+  return {"cascade_reliability", fig.render(), csv};
 }
+
+// The first stage's risk–coverage curve with its CI band, AURC with CI in the legend, and the
+// selective accuracy at the fixed coverages marked (plotted as risk = 1 − accuracy).
+PlotFile risk_coverage_figure(const CascadeReport& r) {
+  const CascadeSelective& sel = r.sweep.selective;
+  const auto& iv = r.sweep.result.intervals;
+  std::vector<double> x, est, lo, hi;
+  double top = 0;
+  std::string csv = "series,label,x,estimate,ci_lo,ci_hi\n";
+  for (size_t j = 0; j < sel.curve.size(); ++j) {
+    const Interval& v = iv[sel.curve[j]];
+    x.push_back(100 * sel.curve_coverage[j]);
+    est.push_back(100 * v.estimate), lo.push_back(100 * v.lo), hi.push_back(100 * v.hi);
+    top = std::max({top, 100 * v.estimate, std::isfinite(v.hi) ? 100 * v.hi : 0.0});
+    // The label is the statistic's threshold as the JSON gives it (t_j to 6 significant digits).
+    csv += "selective_risk," + r.sweep.result.labels[sel.curve[j]].threshold.value_or("") + "," +
+           csv_number(sel.curve_coverage[j]) + "," + csv_number(v.estimate) + "," + csv_number(v.lo) + "," +
+           csv_number(v.hi) + "\n";
+  }
+  for (const SelectiveAccuracyRows& a : sel.at)
+    if (std::isfinite(iv[a.accuracy].hi)) top = std::max(top, 100 * (1 - iv[a.accuracy].lo));
+  Figure fig;
+  fig.frame.x0 = 0;
+  fig.frame.x1 = 100;
+  fig.x_ticks = nice_ticks(0, 100, 5).values;
+  fig.x_grid = true;
+  set_y_axis(fig, 0, std::max(top, 1.0));
+  fig.title = "risk–coverage of " + r.options.first + " (" + std::to_string(sel.n) + " items)";
+  fig.x_title = "coverage (%): items with q ≥ threshold";
+  fig.y_title = "selective risk (%)";
+  const PlotFrame& f = fig.frame;
+  fig.body += svg_band(f, x, lo, hi, kCascadeColour, 0.2);
+  std::vector<std::pair<double, double>> line;
+  for (size_t j = 0; j < x.size(); ++j) line.push_back({f.px(x[j]), f.py(est[j])});
+  fig.body += svg_polyline(line, kCascadeColour, 2.0);
+  for (const SelectiveAccuracyRows& a : sel.at) {
+    const Interval& v = iv[a.accuracy];
+    const double c = 100 * static_cast<double>(a.covered) / static_cast<double>(std::max<int64_t>(sel.n, 1));
+    fig.body += svg_vline(f, 100 * a.target, "#bbbbbb", "3,3");
+    fig.body += svg_error_bar_y(f, c, 100 * (1 - v.estimate), 100 * (1 - v.hi), 100 * (1 - v.lo), kRuleColours[0],
+                                "selective acc at " + fixed(100 * a.target, 0) + "% coverage: " + ci_text(v, 1));
+    fig.body += svg_text(f.px(c) - 6, f.py(100 * (1 - v.lo)) - 8, "acc " + ci_text(v, 1), "end", kNoteSize);
+    csv += "selective_acc," + r.sweep.result.labels[a.accuracy].threshold.value_or("") + "," + csv_number(c / 100) +
+           "," + csv_number(v.estimate) + "," + csv_number(v.lo) + "," + csv_number(v.hi) + "\n";
+  }
+  const Interval& aurc = iv[sel.aurc];
+  csv += "aurc,,nan," + csv_number(aurc.estimate) + "," + csv_number(aurc.lo) + "," + csv_number(aurc.hi) + "\n";
+  fig.legend.push_back({"selective risk, band: " + level_text(r), kCascadeColour, LegendMark::kBand});
+  fig.legend.push_back({"AURC " + ratio_ci(aurc), kCascadeColour, LegendMark::kLine});
+  fig.legend.push_back({"selective accuracy at 50/80/90% coverage (as risk), " + level_text(r), kRuleColours[0],
+                        LegendMark::kPointWithBar});
+  return {"cascade_risk_coverage", fig.render(), csv};
+}
+
+}  // namespace
 
 std::vector<PlotFile> plot_files(const CascadeReport& r) {
-  return {{"cascade_accuracy_fee", cascade_accuracy_fee_svg(r), ""},
-          {"cascade_reliability", cascade_reliability_svg(r), ""}};
+  std::vector<PlotFile> figures;
+  for (const CascadeScope& scope : r.sweep.scopes) figures.push_back(accuracy_fee_figure(r, scope));
+  if (r.sweep.selective.aurc >= 0) {
+    figures.push_back(reliability_figure(r));
+    figures.push_back(risk_coverage_figure(r));
+  }
+  return figures;
 }
 
 void plots(const CascadeReport& r, const std::string& dir) { write_plots(plot_files(r), dir); }

@@ -1,6 +1,7 @@
 // Writers of the metrics report (judgestat/metrics.hpp): its JSON (docs/statistics.md §4), its
 // tables for people in sections (accuracy, classification, agreement, position, cost,
 // probability quality, differences), and the tidy CSV, one row per statistic.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "judgestat/metrics.hpp"
+#include "report/plot_axes.hpp"
 #include "report/probability_report.hpp"
 #include "report/report.hpp"
 
@@ -399,8 +401,51 @@ std::string tables(const MetricsReport& report, const std::string& format) {
   return sections_text(report, format);
 }
 
-// No figures yet: the forest plot of judges × statistic comes with the plotting work.
-std::vector<PlotFile> plot_files(const MetricsReport&) { return {}; }
+namespace {
+
+// A forest plot of the accuracy family of one group ("all" = the pooled rows): a section per
+// statistic (acc per order, pa, bc, …), the judges inside; the CSV one row per point.
+PlotFile metrics_forest(const MetricsReport& report, const std::string& group) {
+  const Section& accuracy = sections().front();
+  const BootstrapResult& result = report.statistics;
+  std::vector<ForestSection> forest;
+  std::string csv = "series,label,group,estimate,ci_lo,ci_hi,n\n";
+  for (size_t s = 0; s < result.labels.size(); ++s) {
+    const StatLabel& label = result.labels[s];
+    if (!in_section(accuracy, label.name) || group_of(label) != group) continue;
+    const std::string title = statistic_title(label);
+    auto section = std::find_if(forest.begin(), forest.end(), [&](const ForestSection& f) { return f.title == title; });
+    if (section == forest.end()) section = forest.insert(forest.end(), ForestSection{title, {}});
+    const Interval& v = result.intervals[s];
+    section->rows.push_back(
+        {label.judge, v.estimate, v.lo, v.hi,
+         label.judge + " " + title + ": " + fixed(v.estimate) + " (" + fixed(v.lo) + ", " + fixed(v.hi) + ")"});
+    csv += csv_field(title) + "," + csv_field(label.judge) + "," + csv_field(group) + "," + csv_number(v.estimate) +
+           "," + csv_number(v.lo) + "," + csv_number(v.hi) + "," + std::to_string(label.n) + "\n";
+  }
+  const std::string level = fixed(100 * report.level, 0) + "% CI";
+  return {
+      group == "all" ? "metrics_forest" : "metrics_forest_" + safe_plot_name(group),
+      forest_svg("accuracy family per judge" + (group == "all" ? std::string() : ", " + report.strata + " " + group),
+                 "estimate (share of items, as the tables print it)", forest,
+                 "estimate with its clustered bootstrap " + level),
+      csv};
+}
+
+}  // namespace
+
+// One forest plot of the accuracy family per group: the pooled rows, then each group's with `by`.
+std::vector<PlotFile> plot_files(const MetricsReport& report) {
+  std::vector<std::string> groups;
+  for (const StatLabel& label : report.statistics.labels)
+    if (in_section(sections().front(), label.name) &&
+        std::find(groups.begin(), groups.end(), group_of(label)) == groups.end())
+      groups.push_back(group_of(label));
+  std::stable_partition(groups.begin(), groups.end(), [](const std::string& g) { return g == "all"; });
+  std::vector<PlotFile> figures;
+  for (const std::string& group : groups) figures.push_back(metrics_forest(report, group));
+  return figures;
+}
 
 void plots(const MetricsReport& report, const std::string& dir) { write_plots(plot_files(report), dir); }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "report/plot_axes.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
 
@@ -701,6 +702,8 @@ std::string radar_svg(const ProfilePlan& plan, const BootstrapResult& result, in
     if (cell.name != "overall" && cell.status != Coverage::kUnavailable && cell.main_table) axes.push_back(&cell);
   PlotFrame frame;
   frame.width = 760;
+  for (const std::string& judge : plan.judges)  // the legend's longest name inside the canvas
+    frame.width = std::max(frame.width, 566 + text_width(judge, 11) + 12);
   frame.height = 560;
   const double cx = 280, cy = 300, radius = 200;
   std::string svg = svg_open(frame, "CAP profile — " + spec.name);
@@ -717,7 +720,7 @@ std::string radar_svg(const ProfilePlan& plan, const BootstrapResult& result, in
     std::vector<std::pair<double, double>> points;
     for (size_t a = 0; a <= axes.size(); ++a) points.push_back(point(a % axes.size(), ring));
     svg += svg_polyline(points, "#ddd", 1.0);
-    svg += svg_text(cx + 4, cy - radius * ring + 12, number(100 * ring, "%.0f"), "start", 9);
+    svg += svg_text(cx + 4, cy - radius * ring + 12, number(100 * ring, "%.0f"), "start", kNoteSize);
   }
   for (size_t a = 0; a < axes.size(); ++a) {
     const auto [x, y] = point(a, 1.0);
@@ -744,6 +747,34 @@ std::string radar_svg(const ProfilePlan& plan, const BootstrapResult& result, in
                               jj >= std::size(kPalette) ? "5,3" : "");
   }
   return svg + "</svg>\n";
+}
+
+// Forest plot of one benchmark's main-table conditions (C1–C8): a section per condition, the
+// judges inside, each cell's estimate with its CI in percent as the profile table prints it; the
+// CSV one row per cell (shares, as the JSON gives them).
+PlotFile forest_figure(const ProfilePlan& plan, const BootstrapResult& result, int32_t b, const std::string& name) {
+  const BenchmarkSpec& spec = plan.benchmarks[b].spec;
+  std::vector<ForestSection> sections;
+  std::string csv = "series,label,benchmark,estimate,ci_lo,ci_hi\n";
+  for (const CellSpec& cell : spec.cells) {
+    if (cell.name == "overall" || cell.status == Coverage::kUnavailable || !cell.main_table) continue;
+    ForestSection section{header_of(cell), {}};
+    for (size_t jj = 0; jj < plan.judges.size(); ++jj) {
+      const int32_t s = plan.find(Kind::kCell, b, static_cast<int32_t>(jj), cell.name);
+      if (s < 0) continue;
+      const Interval& v = result.intervals[s];
+      section.rows.push_back({plan.judges[jj], 100 * v.estimate, 100 * v.lo, 100 * v.hi,
+                              plan.judges[jj] + " " + header_of(cell) + ": " + number(100 * v.estimate, "%.1f") + " (" +
+                                  number(100 * v.lo, "%.1f") + ", " + number(100 * v.hi, "%.1f") + ")"});
+      csv += csv_field(cell.name) + "," + csv_field(plan.judges[jj]) + "," + csv_field(spec.name) + "," +
+             csv_number(v.estimate) + "," + csv_number(v.lo) + "," + csv_number(v.hi) + "\n";
+    }
+    if (!section.rows.empty()) sections.push_back(section);
+  }
+  return {"forest_" + name,
+          forest_svg("CAP profile — " + spec.name + ": cells per judge", "score (%)", sections,
+                     "estimate with its clustered bootstrap CI"),
+          csv};
 }
 
 std::string safe_file_name(const std::string& name) {
@@ -806,9 +837,11 @@ std::string tables(const ProfileReport& report, const std::string& format) {
 
 std::vector<PlotFile> plot_files(const ProfileReport& report) {
   std::vector<PlotFile> figures;
-  for (int32_t b = 0; b < static_cast<int32_t>(report.plan.benchmarks.size()); ++b)
-    figures.push_back(
-        {"radar_" + safe_file_name(report.plan.benchmarks[b].spec.name), radar_svg(report.plan, report.result, b), ""});
+  for (int32_t b = 0; b < static_cast<int32_t>(report.plan.benchmarks.size()); ++b) {
+    const std::string name = safe_file_name(report.plan.benchmarks[b].spec.name);
+    figures.push_back({"radar_" + name, radar_svg(report.plan, report.result, b), ""});
+    figures.push_back(forest_figure(report.plan, report.result, b, name));
+  }
   return figures;
 }
 

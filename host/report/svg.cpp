@@ -1,5 +1,6 @@
 #include "report/svg.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace judgestat {
@@ -25,7 +26,7 @@ std::string svg_text(double x, double y, const std::string& text, const char* an
       escaped += ch;
   }
   return "<text x=\"" + svg_number(x) + "\" y=\"" + svg_number(y) + "\" text-anchor=\"" + anchor + "\" font-size=\"" +
-         std::to_string(size) + "\"" + extra + ">" + escaped + "</text>\n";
+         std::to_string(std::max(size, 11)) + "\"" + extra + ">" + escaped + "</text>\n";
 }
 
 std::string svg_line(double x1, double y1, double x2, double y2, const char* style) {
@@ -35,7 +36,7 @@ std::string svg_line(double x1, double y1, double x2, double y2, const char* sty
 
 std::string svg_open(const PlotFrame& f, const std::string& title) {
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + svg_number(f.width) + "\" height=\"" +
-         svg_number(f.height) +
+         svg_number(f.height) + "\" viewBox=\"0 0 " + svg_number(f.width) + " " + svg_number(f.height) +
          "\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
          svg_text(f.width / 2, 22, title, "middle", 14);
 }

@@ -1,5 +1,6 @@
 // Small hand-written SVG helpers shared by the plotting commands (`budget`, `cascade`): white
 // background, grey axes, data drawn by the caller. No dependencies; numbers with two decimals.
+// plot_axes.hpp builds the figures (round ticks, legends, CI whiskers and bands) on these.
 #pragma once
 #include <functional>
 #include <string>
@@ -10,7 +11,8 @@ namespace judgestat {
 /// "12.34": coordinates with two decimals.
 std::string svg_number(double value);
 
-/// A <text> element; `text` is escaped. `extra` is inserted verbatim into the tag
+/// A <text> element; `text` is escaped; sizes below 11 px are drawn at 11 (the smallest text a
+/// figure has at its 640 px default width). `extra` is inserted verbatim into the tag
 /// (e.g. a transform attribute).
 std::string svg_text(double x, double y, const std::string& text, const char* anchor = "middle", int size = 12,
                      const char* extra = "");

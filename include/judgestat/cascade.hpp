@@ -176,21 +176,28 @@ struct ConfidenceBinAccuracy {
   int32_t first = -1, fallback = -1;  // bin_acc / fallback_bin_acc statistics
 };
 
-/// Risk–coverage of F with CIs, over the pool items with a valid F output (q > 0), pooled scope;
-/// statistics index the sweep's BootstrapResult (docs/statistics.md §3.2, §7.5).
+/// Risk–coverage of F with CIs, over the pool items with a valid F output (q > 0) of a scope
+/// (pooled, or one `by` group's); statistics index the sweep's BootstrapResult (docs/statistics.md
+/// §3.2, §7.5).
 struct CascadeSelective {
+  std::optional<std::string> group;  // nullopt for the pooled scope
   int64_t n = 0;
   int32_t aurc = -1;                      // -1 when no item has a valid F output
   double aurc_tie_averaged = NAN;         // the tie-averaged AURC on the original data (no CI)
   std::vector<SelectiveAccuracyRows> at;  // coverages 0.5, 0.8, 0.9
   std::vector<ConfidenceBinAccuracy> bins;
+  /// The risk–coverage curve (pooled scope only): selective_risk per AURC threshold t_1 > … > t_K
+  /// and the share of the n items with q ≥ t_j on the original data.
+  std::vector<double> curve_thresholds, curve_coverage;
+  std::vector<int32_t> curve;
 };
 
 /// The threshold sweep over the whole pool: every grid threshold, then `all`.
 struct CascadeSweep {
-  BootstrapResult result;            // the JSON's `statistics`
-  std::vector<CascadeScope> scopes;  // pooled, then each group with items
-  CascadeSelective selective;        // rows after the scopes' statistics
+  BootstrapResult result;                         // the JSON's `statistics`
+  std::vector<CascadeScope> scopes;               // pooled, then each group with items
+  CascadeSelective selective;                     // rows after the scopes' statistics
+  std::vector<CascadeSelective> group_selective;  // with `by`: per group with items, after the pooled rows
   const CascadeScope& pooled() const { return scopes.front(); }
 };
 

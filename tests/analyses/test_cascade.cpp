@@ -378,8 +378,9 @@ TEST(CascadeCli, JudgeBenchJsonCarriesSweepRulesAndBaselines) {
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["command"], "cascade");
-  const std::set<std::string> first_stage = {"aurc", "selective_acc", "selective_coverage", "bin_acc",
-                                             "fallback_bin_acc"};  // risk–coverage of F, after the sweep
+  const std::set<std::string> first_stage = {
+      "aurc",    "selective_acc",    "selective_coverage",
+      "bin_acc", "fallback_bin_acc", "selective_risk"};  // risk–coverage of F, after the sweep
   std::set<std::string> names;
   std::set<std::string> thresholds;
   for (const auto& row : j["statistics"]) {

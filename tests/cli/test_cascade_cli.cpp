@@ -178,9 +178,15 @@ TEST(CascadeCliByBenchmark, TablesPerBenchmarkAndFilters) {
   const auto j = json_run(kJudgeBench + kPair + " --by benchmark --select 0");
   EXPECT_EQ(j["groups"]["names"], nlohmann::json({"mmlu", "livebench", "livecodebench"}));
   EXPECT_EQ(j["settings"]["by"], "benchmark");
-  size_t livebench_rows = 0;
-  for (const auto& row : j["statistics"]) livebench_rows += row["benchmark"] == "livebench";
-  EXPECT_EQ(livebench_rows, 41u);  // 10 policies × 4 statistics (no fees given) + the oracle
+  size_t livebench_rows = 0, livebench_bins = 0;
+  for (const auto& row : j["statistics"]) {
+    livebench_rows += row["benchmark"] == "livebench";
+    livebench_bins += row["benchmark"] == "livebench" && row["name"] == "bin_acc";
+  }
+  EXPECT_EQ(livebench_bins, 5u);  // F's confidence bins with livebench items
+  // 10 policies × 4 statistics (no fees given) + the oracle; then F's risk–coverage: aurc,
+  // selective_acc and selective_coverage at 3 coverages, both judges' accuracy per bin.
+  EXPECT_EQ(livebench_rows, 41u + 7u + 2 * livebench_bins);
   const auto filtered = json_run(kJudgeBench + kPair + " --benchmark livebench,livecodebench --select 0");
   EXPECT_EQ(filtered["settings"]["benchmarks"], nlohmann::json({"livebench", "livecodebench"}));
   EXPECT_LT(filtered["pool"]["items"].get<int>(), 350);

@@ -28,6 +28,12 @@
 // bin_acc / fallback_bin_acc per confidence bin) and `temperature` gained scaling, groups and
 // brier_* / ece_* in selection and heldout; with those removed, each JSON equals the earlier
 // build's text for text (every number the same; checked against the cascade15 build).
+// The four cascade digests again (2026-12-01, issue 15 parts 3 and 8): `statistics` gained the
+// pooled risk–coverage curve (`selective_risk` per AURC threshold, 80 rows, for the plot's CI band)
+// and, under --by, each group's aurc, selective_acc / selective_coverage and bin_acc /
+// fallback_bin_acc rows; with those rows removed, each JSON equals main's (a04e81f) key for key
+// and row for row, in the same order and bit for bit (checked with --by benchmark --select 0.4 and
+// --tau 0.9 as well).
 // JUDGESTAT_GOLDEN_PRINT=1 prints the digests a build gives.
 #include <cstdlib>
 #include <filesystem>
@@ -65,7 +71,7 @@ const GoldenCase kCases[] = {
     {"readme_metrics", "metrics data/judgebench/gpt4o_split.csv ",
      "f6c540d489812ec3212369512e201492244413b523c977218002b9771035cb19"},
     {"readme_cascade", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--plots {tmp}plots ",
-     "34338fc51226f300e3cbdaf274eb6b40b3b4fcce9b9481560707a550b78c71ba"},
+     "83a2fd7329697b843cf64660cee7d257f84369930d9027461be71c3ef06bb8ad"},
     {"readme_budget", "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --per-stratum " JS_FEES,
      "3e8b7b481123f5d8f74a50559aac600ce1141c964e9ff90bd1a9f29136f2c6b0"},
     {"readme_mpi_metrics_scaled",
@@ -85,7 +91,7 @@ const GoldenCase kCases[] = {
     {"metrics_ci_bca", "metrics data/judgebench/gpt4o_split.csv --ci bca ",
      "9bcec09a5e42e0a5593bde36962116431d72e8699fb2a60aa3cba8a40fa2492f"},
     {"cascade_per_stratum", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--per-stratum ",
-     "044fefb7dc6ebef397722a6078e3b30db64279ba11afe1df325eec79730bb34f"},
+     "84d7296703faaf977cec003bddee12d8165117dfafc186a517943c0e2e36005e"},
     {"readme_metrics_pairs", "metrics data/judgebench/gpt4o_split.csv --pairs all --diff acc,pa,brier,auroc_err ",
      "a7f7d2d6628c13dc0a3b5ef3736d71178c9778034ad98a0c0b303d10d10e9784"},
     {"readme_llmbar_agreement",
@@ -102,11 +108,11 @@ const GoldenCase kCases[] = {
     {"readme_cascade_recipe_rules",
      "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
      "--select-items {tmp}labelled.txt --by benchmark ",
-     "909d35b1f3120046d804e6cc16d59cbc7526f67d0e563f78b81565cb48ab106c"},
+     "d1953c963709eccd20274fef65efa251bc64fd3893cac511b3d7cbf43697e296"},
     {"readme_cascade_recipe_frozen",
      "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
      "--select-items {tmp}labelled.txt --tau 1 --by benchmark ",
-     "3d394c59e2b61e3caa1223adc285fb20129f150c185883096deef4272b1198a7"},
+     "ff4dabb19c41278a1b8438f8d0ed3791a17e3b7635426e6227bed59f889e6970"},
 };
 
 std::string read_all(const std::string& path) {
