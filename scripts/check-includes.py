@@ -3,9 +3,10 @@
 only its own room and the rooms below it. Prints each include that points up; exits 1 if any."""
 import pathlib, re, sys
 
-# Lowest first. Engines share a level: cpu, cuda (kernels/), split and ranks (distributed/).
+# Lowest first. Engines share a level: cpu, cuda (kernels/), split and ranks (distributed/); the CLI
+# and the studies (study/, which ask for analyses with the CLI's flags) share the top.
 LEVELS = [["support"], ["records"], ["sources"], ["plan"], ["engine", "distributed", "kernels"], ["intervals"],
-          ["analyses"], ["report"], ["cli"]]
+          ["analyses"], ["report"], ["cli", "study"]]
 level_of = {room: i for i, rooms in enumerate(LEVELS) for room in rooms}
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 bad = []

@@ -22,6 +22,7 @@ struct CommandEntry {
 
 // One line per subcommand.
 const CommandEntry kCommands[] = {
+    {"run", judgestat::command_run, "a study file's analyses into one folder and report.html (cached)"},
     {"metrics", judgestat::command_metrics, "accuracy family per judge with clustered CIs"},
     {"items", judgestat::command_items, "per-item table of verdicts and correctness (CSV or JSONL)"},
     {"import", judgestat::command_import, "convert JudgeBench/LLMBar outputs to judgment records"},

@@ -51,6 +51,38 @@ ItemMatrix load_item_matrix(const std::string& path, const LoadOptions& options)
   return m;
 }
 
+ItemMatrix load_item_matrix(const std::vector<std::string>& paths, const LoadOptions& options,
+                            std::vector<std::string>* file_sha256) {
+  if (paths.empty()) throw UsageError("missing FILE: give one or more judgment records files");
+  if (paths.size() == 1) {
+    ItemMatrix m = load_item_matrix(paths[0], options);
+    if (file_sha256) *file_sha256 = {m.sha256};
+    return m;
+  }
+  std::vector<Record> all;
+  std::vector<std::string> digests;
+  int64_t offset = 0;  // file k's lines follow file k - 1's
+  for (const std::string& path : paths) {
+    std::string sha256;
+    std::vector<Record> records = read_records(path, &sha256, options.item_column);
+    build_item_matrix(records, path, options);  // the file's own checks, with its name
+    digests.push_back(sha256);
+    int64_t last_line = 0;
+    for (Record& record : records) {
+      last_line = std::max(last_line, record.line);
+      record.line += offset;
+      all.push_back(std::move(record));
+    }
+    offset += last_line + 1;
+  }
+  ItemMatrix m = build_item_matrix(all, join(paths, ", "), options);
+  std::string listed;
+  for (const std::string& digest : digests) listed += digest + "\n";
+  m.sha256 = sha256_hex(listed);
+  if (file_sha256) *file_sha256 = digests;
+  return m;
+}
+
 int32_t ItemMatrix::judge_index(const std::string& name) const {
   auto found = std::find(judges.begin(), judges.end(), name);
   if (found != judges.end()) return static_cast<int32_t>(found - judges.begin());

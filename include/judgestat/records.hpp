@@ -114,6 +114,15 @@ ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::stri
 /// read_records + build_item_matrix.
 ItemMatrix load_item_matrix(const std::string& path, const LoadOptions& options = {});
 
+/// Several record files as one matrix: their records concatenated, so records of different judges
+/// for the same items merge (the same record in two files is a duplicate). Each file is first
+/// checked on its own (errors name the file and line); the combined matrix's `path` is the paths
+/// joined with ", ", its lines run on from file to file, and its `sha256` is the file's own for
+/// one file, else the SHA-256 of the files' digests, one per line. `file_sha256`, when given,
+/// receives each file's digest. One path is load_item_matrix(path, options).
+ItemMatrix load_item_matrix(const std::vector<std::string>& paths, const LoadOptions& options,
+                            std::vector<std::string>* file_sha256 = nullptr);
+
 /// `--gold adjudicated` (docs/statistics.md §7.2): every item with a decisive adjudicated label
 /// takes it as gold; the others keep theirs. Returns how many items' gold changed. Throws
 /// UsageError when the file has no `adjudicated` column.

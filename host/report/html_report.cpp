@@ -1,0 +1,234 @@
+#include "report/html_report.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace judgestat {
+namespace {
+
+// Readable on a laptop, printable: one column, tables scroll sideways on screen and break
+// between rows on paper, figures scale to the page.
+const char* const kStyle = R"(
+:root { --ink: #1f2328; --muted: #59636e; --rule: #d1d9e0; --band: #f6f8fa; --accent: #0b5cad; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 78rem; padding: 1.5rem 2rem 3rem; color: var(--ink);
+  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+h1 { font-size: 1.7rem; margin: 0 0 .3rem; }
+h2 { font-size: 1.3rem; margin: 2.2rem 0 .3rem; padding-top: .6rem; border-top: 2px solid var(--rule); }
+h3 { font-size: 1.02rem; margin: 1.3rem 0 .4rem; }
+p { margin: .35rem 0; }
+.lead { color: var(--muted); }
+.meta, .note, footer { color: var(--muted); font-size: .88rem; }
+.meta code, footer code { font-size: .82rem; }
+nav ol { columns: 2; margin: .5rem 0 0; padding-left: 1.4rem; }
+a { color: var(--accent); text-decoration: none; }
+.scroll { overflow-x: auto; margin: .3rem 0 .6rem; }
+table { border-collapse: collapse; font-size: .84rem; font-variant-numeric: tabular-nums; }
+th, td { padding: .22rem .6rem; border-bottom: 1px solid var(--rule); text-align: left; white-space: nowrap; }
+th { background: var(--band); border-bottom: 2px solid var(--rule); position: sticky; top: 0; }
+td.n { text-align: right; }
+tbody tr:nth-child(even) td { background: #fbfcfd; }
+figure { margin: 1rem 0; }
+figure svg { max-width: 100%; height: auto; }
+figcaption { color: var(--muted); font-size: .82rem; }
+footer { margin-top: 3rem; border-top: 2px solid var(--rule); padding-top: .8rem; }
+footer table { font-size: .8rem; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11px; }
+  section { break-before: page; }
+  .scroll { overflow: visible; }
+  th { position: static; }
+  tr, figure { break-inside: avoid; }
+  nav { display: none; }
+}
+)";
+
+bool looks_numeric(const std::string& cell) {
+  size_t i = 0;
+  if (i < cell.size() && (cell[i] == '-' || cell[i] == '+')) ++i;
+  return i < cell.size() && (std::isdigit(static_cast<unsigned char>(cell[i])) || cell[i] == '.');
+}
+
+std::string trimmed(const std::string& text) {
+  const size_t begin = text.find_first_not_of(' ');
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(' ') - begin + 1);
+}
+
+// "| a | b |" → {"a", "b"}.
+std::vector<std::string> md_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string inner = line.substr(1);
+  if (!inner.empty() && inner.back() == '|') inner.pop_back();
+  std::istringstream parts(inner);
+  for (std::string cell; std::getline(parts, cell, '|');) cells.push_back(trimmed(cell));
+  return cells;
+}
+
+void table_html(std::string& out, const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return;
+  out += "<div class=\"scroll\"><table>\n<thead><tr>";
+  for (const std::string& cell : rows[0]) out += "<th>" + html_escape(cell) + "</th>";
+  out += "</tr></thead>\n<tbody>\n";
+  for (size_t r = 1; r < rows.size(); ++r) {
+    out += "<tr>";
+    for (size_t c = 0; c < rows[r].size(); ++c)
+      out += std::string(c > 0 && looks_numeric(rows[r][c]) ? "<td class=\"n\">" : "<td>") + html_escape(rows[r][c]) +
+             "</td>";
+    out += "</tr>\n";
+  }
+  out += "</tbody></table></div>\n";
+}
+
+// The md tables of a report: `| … |` rows become tables, `**title**` and `### title` headings,
+// a plain line right before a table its heading, every other line a note.
+std::string md_to_html(const std::string& md) {
+  std::string out, pending;  // pending: the last plain line, a heading if a table follows
+  std::vector<std::vector<std::string>> rows;
+  auto flush_note = [&] {
+    if (!pending.empty()) out += "<p class=\"note\">" + html_escape(pending) + "</p>\n";
+    pending.clear();
+  };
+  std::istringstream lines(md);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line[0] == '|') {
+      if (rows.empty() && !pending.empty()) {
+        out += "<h3>" + html_escape(pending) + "</h3>\n";
+        pending.clear();
+      }
+      if (line.rfind("|---", 0) != 0) rows.push_back(md_cells(line));
+      continue;
+    }
+    table_html(out, rows);
+    rows.clear();
+    const std::string text = trimmed(line);
+    if (text.empty()) continue;
+    flush_note();
+    if (text.size() > 4 && text.rfind("**", 0) == 0 && text.compare(text.size() - 2, 2, "**") == 0)
+      out += "<h3>" + html_escape(text.substr(2, text.size() - 4)) + "</h3>\n";
+    else if (text.rfind("#", 0) == 0)
+      out += "<h3>" + html_escape(trimmed(text.substr(text.find_first_not_of('#')))) + "</h3>\n";
+    else
+      pending = text;
+  }
+  table_html(out, rows);
+  flush_note();
+  return out;
+}
+
+// RFC 4180 lines (no line breaks inside fields) into rows.
+std::vector<std::vector<std::string>> csv_rows(const std::string& csv) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> row{""};
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        row.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        row.emplace_back();
+      } else {
+        row.back() += c;
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string anchor(const std::string& name) { return "a-" + name; }
+
+// An SVG for inline use: without an XML declaration.
+std::string inline_svg(const std::string& svg) {
+  const size_t start = svg.find("<svg");
+  return start == std::string::npos ? svg : svg.substr(start);
+}
+
+void analysis_section(std::string& out, const HtmlAnalysis& a, size_t index) {
+  out += "<section id=\"" + html_escape(anchor(a.name)) + "\" data-analysis=\"" + html_escape(a.analysis) + "\">\n";
+  out += "<h2>" + std::to_string(index + 1) + ". " + html_escape(a.name) + "</h2>\n";
+  std::string options;
+  for (const std::string& option : a.options) options += (options.empty() ? "" : " ") + option;
+  out += "<p class=\"meta\">judgestat " + html_escape(a.analysis) + " on input <b>" + html_escape(a.input) + "</b>" +
+         (options.empty() ? "" : " with <code>" + html_escape(options) + "</code>") + "</p>\n";
+  if (!a.md.empty())
+    out += md_to_html(a.md);
+  else
+    table_html(out, csv_rows(a.csv));
+  for (const PlotFile& plot : a.plots)
+    out +=
+        "<figure>\n" + inline_svg(plot.svg) + "\n<figcaption>" + html_escape(plot.name) + "</figcaption>\n</figure>\n";
+  out += "</section>\n";
+}
+
+void provenance_footer(std::string& out, const HtmlStudy& study) {
+  out += "<footer>\n<h3>Provenance</h3>\n<p>judgestat " + html_escape(study.version) + ", study <code>" +
+         html_escape(study.study_path) + "</code>";
+  for (const auto& [name, value] : study.settings) out += "; " + html_escape(name) + " " + html_escape(value);
+  out += "</p>\n";
+  std::vector<std::vector<std::string>> inputs{{"input", "file", "SHA-256"}};
+  for (const HtmlInput& input : study.inputs)
+    for (const auto& [path, sha256] : input.files) inputs.push_back({input.name, path, sha256});
+  table_html(out, inputs);
+  std::vector<std::vector<std::string>> times{{"analysis", "command", "input", "seconds"}};
+  for (const HtmlAnalysis& a : study.analyses) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.2f", a.seconds);
+    times.push_back({a.name, a.analysis, a.input, seconds});
+  }
+  table_html(out, times);
+  out += "</footer>\n";
+}
+
+}  // namespace
+
+std::string html_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string html_report(const HtmlStudy& study) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<title>" + html_escape(study.title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  out += "<header>\n<h1>" + html_escape(study.title) + "</h1>\n";
+  if (!study.description.empty()) out += "<p class=\"lead\">" + html_escape(study.description) + "</p>\n";
+  out += "<nav><ol>\n";
+  for (const HtmlAnalysis& a : study.analyses)
+    out += "<li><a href=\"#" + html_escape(anchor(a.name)) + "\">" + html_escape(a.name) + "</a></li>\n";
+  out += "</ol></nav>\n</header>\n<main>\n";
+  for (size_t a = 0; a < study.analyses.size(); ++a) analysis_section(out, study.analyses[a], a);
+  out += "</main>\n";
+  provenance_footer(out, study);
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace judgestat

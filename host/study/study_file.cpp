@@ -1,0 +1,296 @@
+// Reading a study file (docs/study.md) into a Study: every key checked, every analysis's options
+// checked by the CLI's own parser (check_analysis), before anything runs.
+#include <glob.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/analysis_parse.hpp"
+#include "judgestat/study.hpp"
+#include "report/report.hpp"
+#include "study/atomic_file.hpp"
+
+namespace judgestat {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Errors name the study file, then where in it: "STUDY: analyses[2] (cascade): key 'tol': why".
+struct Where {
+  const std::string& path;
+  std::string at;
+  [[noreturn]] void fail(const std::string& why) const { throw UsageError(path + ": " + at + ": " + why); }
+  [[noreturn]] void fail_key(const std::string& key, const std::string& why) const {
+    fail("key '" + key + "': " + why);
+  }
+};
+
+// Values that name files are relative to the study's folder.
+std::string resolved(const std::string& dir, const std::string& path) {
+  if (path.empty() || path == "-" || fs::path(path).is_absolute()) return path;
+  return (fs::path(dir) / path).lexically_normal().string();
+}
+
+const char* const kPathFlags[] = {"config", "select-items", "temperature-fit"};
+
+bool is_path_flag(const std::string& flag) {
+  return std::find(std::begin(kPathFlags), std::end(kPathFlags), flag) != std::end(kPathFlags);
+}
+
+// One option's JSON value as the CLI's words.
+std::string scalar_word(const Json& value, const Where& where, const std::string& key) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number()) return value.dump();
+  where.fail_key(key, "expected a string or a number, got " + std::string(value.type_name()));
+}
+
+void append_option(std::vector<std::string>& args, const std::string& flag, const FlagKind& kind, const Json& value,
+                   const std::string& dir, const Where& where, const std::string& key) {
+  if (kind.boolean) {
+    if (!value.is_boolean()) where.fail_key(key, "expected true or false (a switch)");
+    if (value.get<bool>()) args.push_back("--" + flag);
+    return;
+  }
+  if (value.is_boolean()) where.fail_key(key, "takes a value, not true/false");
+  std::vector<std::string> words;
+  if (kind.repeatable && value.is_object()) {  // {"judge": 0.0076} → judge=0.0076
+    for (const auto& [judge, amount] : value.items()) words.push_back(judge + "=" + scalar_word(amount, where, key));
+  } else if (value.is_array()) {
+    for (const Json& element : value) words.push_back(scalar_word(element, where, key));
+    if (!kind.repeatable) {
+      std::string list;
+      for (const std::string& word : words) list += (list.empty() ? "" : ",") + word;
+      words = {list};
+    }
+  } else {
+    words.push_back(scalar_word(value, where, key));
+  }
+  for (const std::string& word : words)
+    args.push_back("--" + flag + "=" + (is_path_flag(flag) ? resolved(dir, word) : word));
+}
+
+std::string normalized(std::string key) {
+  std::replace(key.begin(), key.end(), '_', '-');
+  return key;
+}
+
+std::vector<std::string> expand(const std::string& pattern, const Where& where) {
+  if (pattern.find_first_of("*?[") == std::string::npos) {
+    if (!fs::is_regular_file(pattern)) where.fail("no such file '" + pattern + "'");
+    return {pattern};
+  }
+  glob_t found{};
+  const int status = ::glob(pattern.c_str(), 0, nullptr, &found);
+  std::vector<std::string> files(found.gl_pathv, found.gl_pathv + (status == 0 ? found.gl_pathc : 0));
+  ::globfree(&found);
+  if (files.empty()) where.fail("'" + pattern + "' matches no file");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<StudyInput> read_inputs(const Json& inputs, const std::string& dir, const std::string& path) {
+  if (!inputs.is_object() || inputs.empty())
+    Where{path, "inputs"}.fail("expected an object of NAME: path, or NAME: [paths or globs]");
+  std::vector<StudyInput> out;
+  for (const auto& [name, value] : inputs.items()) {
+    const Where where{path, "inputs." + name};
+    StudyInput input{name, {}, {}};
+    if (value.is_string()) {
+      input.patterns.push_back(value.get<std::string>());
+    } else if (value.is_array() && !value.empty()) {
+      for (const Json& element : value) {
+        if (!element.is_string()) where.fail("expected paths (strings)");
+        input.patterns.push_back(element.get<std::string>());
+      }
+    } else {
+      where.fail("expected a path or a list of paths or globs");
+    }
+    for (const std::string& pattern : input.patterns)
+      for (const std::string& file : expand(resolved(dir, pattern), where)) input.files.push_back(file);
+    out.push_back(std::move(input));
+  }
+  return out;
+}
+
+template <typename T>
+T setting(const Json& value, const Where& where, const std::string& key) {
+  try {
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!value.is_string()) where.fail_key(key, "expected a string");
+    } else if constexpr (std::is_same_v<T, double>) {
+      if (!value.is_number()) where.fail_key(key, "expected a number");
+    } else {
+      if (!value.is_number_integer() || value.get<int64_t>() < 0) where.fail_key(key, "expected a whole number >= 0");
+    }
+    return value.get<T>();
+  } catch (const Json::exception&) {
+    where.fail_key(key, "bad value " + value.dump());
+  }
+}
+
+StudySettings read_settings(const Json& json, const std::string& path) {
+  StudySettings settings;
+  if (json.is_null()) return settings;
+  const Where where{path, "settings"};
+  if (!json.is_object()) where.fail("expected an object");
+  for (const auto& [raw, value] : json.items()) {
+    const std::string key = normalized(raw);
+    if (key == "seed")
+      settings.seed = setting<uint64_t>(value, where, raw);
+    else if (key == "replicates")
+      settings.replicates = setting<uint64_t>(value, where, raw);
+    else if (key == "draws")
+      settings.draws = setting<uint64_t>(value, where, raw);
+    else if (key == "ci")
+      settings.ci = setting<std::string>(value, where, raw);
+    else if (key == "level")
+      settings.level = setting<double>(value, where, raw);
+    else if (key == "backend")
+      settings.backend = setting<std::string>(value, where, raw);
+    else if (key == "devices")
+      settings.devices = setting<std::string>(value, where, raw);
+    else if (key == "threads")
+      settings.threads = static_cast<int>(setting<uint64_t>(value, where, raw));
+    else if (key == "chunk")
+      settings.chunk = setting<uint64_t>(value, where, raw);
+    else
+      where.fail_key(raw, "unknown setting (seed, replicates, draws, ci, level, backend, devices, threads, chunk)");
+  }
+  return settings;
+}
+
+// "--level: expected …" from the CLI's parser, said as the study's key.
+std::string as_key_message(const std::string& message) {
+  if (message.rfind("--", 0) != 0) return message;
+  const size_t colon = message.find(": ");
+  const size_t space = message.find(' ');
+  const size_t end = std::min(colon, space);
+  if (end == std::string::npos) return message;
+  return "key '" + message.substr(2, end - 2) + "'" + message.substr(end);
+}
+
+StudyAnalysis read_analysis(const Json& json, size_t index, const Study& study, std::set<std::string>& names) {
+  Where where{study.path, "analyses[" + std::to_string(index) + "]"};
+  if (!json.is_object()) where.fail("expected an object with \"analysis\", \"input\" and options");
+  StudyAnalysis analysis;
+  const auto command = json.find("analysis");
+  if (command == json.end() || !command->is_string()) where.fail_key("analysis", "missing (metrics, cascade, …)");
+  analysis.request.command = command->get<std::string>();
+  const auto& commands = analysis_commands();
+  if (std::find(commands.begin(), commands.end(), analysis.request.command) == commands.end())
+    where.fail_key("analysis",
+                   "expected metrics, cascade, budget, profile or items, got '" + analysis.request.command + "'");
+  const auto input = json.find("input");
+  if (input == json.end() || !input->is_string()) where.fail_key("input", "missing: name one of the study's inputs");
+  analysis.input = input->get<std::string>();
+  if (std::none_of(study.inputs.begin(), study.inputs.end(),
+                   [&](const StudyInput& in) { return in.name == analysis.input; }))
+    where.fail_key("input", "no input named '" + analysis.input + "' in \"inputs\"");
+  std::string name = analysis.request.command + "_" + analysis.input;
+  if (const auto given = json.find("name"); given != json.end()) {
+    if (!given->is_string() || given->get<std::string>().empty() ||
+        given->get<std::string>().find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos)
+      where.fail_key("name", "expected letters, digits, '.', '_' or '-' (it names the analysis's files)");
+    name = given->get<std::string>();
+    if (names.count(name)) where.fail_key("name", "'" + name + "' is taken by an earlier analysis");
+    if (name == "cache" || name == "results.json" || name == "report.html" || name == "." || name == "..")
+      where.fail_key("name", "'" + name + "' is a file or folder of the study's own in DIR; choose another");
+  } else {
+    for (int n = 2; names.count(name); ++n)
+      name = analysis.request.command + "_" + analysis.input + "_" + std::to_string(n);
+  }
+  names.insert(name);
+  analysis.name = name;
+  where.at += " (" + name + ")";
+
+  const std::map<std::string, FlagKind> kinds = analysis_flag_kinds(analysis.request.command);
+  for (const auto& [raw, value] : json.items()) {
+    if (raw == "analysis" || raw == "input" || raw == "name") continue;
+    const std::string flag = normalized(raw);
+    const auto kind = kinds.find(flag);
+    if (kind == kinds.end())
+      where.fail_key(raw, "not an option of " + analysis.request.command + " (see judgestat " +
+                              analysis.request.command + " --help)");
+    if (is_output_flag(flag)) where.fail_key(raw, "the study writes its own outputs; leave it out");
+    if (is_execution_flag(flag))
+      where.fail_key(raw,
+                     "where the study runs is a setting: put it in \"settings\" or on judgestat run's command line");
+    append_option(analysis.request.args, flag, kind->second, value, study.dir, where, raw);
+  }
+  try {
+    check_analysis(study_request(analysis, study.settings));
+  } catch (const std::exception& error) {
+    where.fail(as_key_message(error.what()));
+  }
+  return analysis;
+}
+
+}  // namespace
+
+AnalysisRequest study_request(const StudyAnalysis& analysis, const StudySettings& settings) {
+  AnalysisRequest request = analysis.request;
+  const std::map<std::string, FlagKind> kinds = analysis_flag_kinds(request.command);
+  auto sets = [&](const std::string& flag) {
+    for (const std::string& arg : analysis.request.args)
+      if (arg == "--" + flag || arg.rfind("--" + flag + "=", 0) == 0) return true;
+    return false;
+  };
+  auto add = [&](const std::string& flag, const std::string& value) {
+    if (kinds.count(flag) && !sets(flag)) request.args.push_back("--" + flag + "=" + value);
+  };
+  if (settings.seed) add("seed", std::to_string(*settings.seed));
+  if (settings.replicates) add("replicates", std::to_string(*settings.replicates));
+  if (settings.draws) add("draws", std::to_string(*settings.draws));
+  if (settings.ci) add("ci", *settings.ci);
+  if (settings.level) add("level", Json(*settings.level).dump());
+  return request;
+}
+
+Study load_study(const std::string& path) {
+  Study study;
+  study.path = path;
+  study.dir = fs::path(path).parent_path().string();
+  Json json;
+  try {
+    json = Json::parse(study::read_file(path));
+  } catch (const Json::parse_error& error) {
+    throw UsageError(path + ": not valid JSON: " + error.what());
+  } catch (const std::runtime_error& error) {
+    throw UsageError(std::string(error.what()) + " (the study file)");
+  }
+  const Where top{path, "top level"};
+  if (!json.is_object()) top.fail("expected an object with \"inputs\" and \"analyses\"");
+  for (const auto& [key, value] : json.items())
+    if (key != "title" && key != "description" && key != "settings" && key != "inputs" && key != "analyses")
+      top.fail_key(key, "unknown (title, description, settings, inputs, analyses)");
+  if (json.contains("title") && !json["title"].is_string()) top.fail_key("title", "expected a string");
+  if (json.contains("description") && !json["description"].is_string())
+    top.fail_key("description", "expected a string");
+  study.title = json.value("title", "Judge study");
+  study.description = json.value("description", "");
+  study.settings = read_settings(json.value("settings", Json()), path);
+  // The run-wide execution settings, checked as the CLI checks its flags.
+  try {
+    check_analysis(
+        {"metrics",
+         {"--backend=" + study.settings.backend, "--devices=" + study.settings.devices,
+          "--threads=" + std::to_string(study.settings.threads), "--chunk=" + std::to_string(study.settings.chunk)}});
+  } catch (const std::exception& error) {
+    Where{path, "settings"}.fail(as_key_message(error.what()));
+  }
+  if (!json.contains("inputs")) top.fail_key("inputs", "missing: name the record files, {\"NAME\": \"path\"}");
+  study.inputs = read_inputs(json["inputs"], study.dir, path);
+  if (!json.contains("analyses") || !json["analyses"].is_array() || json["analyses"].empty())
+    top.fail_key("analyses", "expected a non-empty list of analyses");
+  std::set<std::string> names;
+  for (size_t a = 0; a < json["analyses"].size(); ++a)
+    study.analyses.push_back(read_analysis(json["analyses"][a], a, study, names));
+  return study;
+}
+
+}  // namespace judgestat
