@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +49,45 @@ int make_temp(const std::string& path, std::string& temp) {
   return fd;
 }
 
+// Temporary files in the making, removed by SIGINT/SIGTERM before the signal ends the process
+// (destructors do not run then): an interrupted run leaves neither a partial output nor a
+// temporary file. Slots hold the temporary paths' c_str(), stable while a file is open.
+constexpr int kSlots = 32;
+std::atomic<const char*> g_temp_files[kSlots];
+
+extern "C" void remove_temp_files_and_reraise(int signal_number) {
+  for (auto& slot : g_temp_files)
+    if (const char* temp = slot.load()) ::unlink(temp);  // async-signal-safe
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+void install_signal_cleanup() {
+  static const bool installed = [] {
+    for (int signal_number : {SIGINT, SIGTERM}) {
+      const auto previous = std::signal(signal_number, remove_temp_files_and_reraise);
+      if (previous != SIG_DFL && previous != SIG_ERR) std::signal(signal_number, previous);  // someone else's
+    }
+    return true;
+  }();
+  (void)installed;
+}
+
+void register_temp(const std::string& temp) {
+  install_signal_cleanup();
+  for (auto& slot : g_temp_files) {
+    const char* empty = nullptr;
+    if (slot.compare_exchange_strong(empty, temp.c_str())) return;
+  }
+}
+
+void unregister_temp(const std::string& temp) {
+  for (auto& slot : g_temp_files) {
+    const char* mine = temp.c_str();
+    if (slot.compare_exchange_strong(mine, nullptr)) return;
+  }
+}
+
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path, std::string flag) : path_(std::move(path)), flag_(std::move(flag)) {
@@ -76,6 +117,7 @@ AtomicFile::AtomicFile(std::string path, std::string flag) : path_(std::move(pat
   }
   fd_ = make_temp(target_, temp_);
   if (fd_ < 0) fail(std::strerror(errno));
+  register_temp(temp_);
   // mkstemp makes the file private (0600); give it the mode a plain write would.
   const mode_t mask = ::umask(0);
   ::umask(mask);
@@ -84,7 +126,10 @@ AtomicFile::AtomicFile(std::string path, std::string flag) : path_(std::move(pat
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!temp_.empty()) std::remove(temp_.c_str());
+  if (!temp_.empty()) {
+    unregister_temp(temp_);
+    std::remove(temp_.c_str());
+  }
 }
 
 void AtomicFile::fail(const std::string& why) const { cannot_write(flag_, path_, why); }
@@ -117,6 +162,7 @@ void AtomicFile::commit() {
   if (closed != 0) fail(std::strerror(errno));
   if (temp_.empty()) return;  // written in place
   if (std::rename(temp_.c_str(), target_.c_str()) != 0) fail(std::strerror(errno));
+  unregister_temp(temp_);
   temp_.clear();
   // The rename itself is durable once the folder is synced (best effort).
   const int folder = ::open(parent_of(target_).c_str(), O_RDONLY | O_DIRECTORY);

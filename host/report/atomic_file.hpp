@@ -10,8 +10,9 @@ namespace judgestat {
 /// One output file in the making. The constructor creates `<path>.tmp-XXXXXX` beside `path`
 /// (so an unwritable path fails before anything is computed); write() appends; commit() flushes,
 /// fsyncs and renames it over `path`. Destroyed uncommitted (an error, an exception), it removes
-/// the temporary file and leaves `path` as it was. A process killed outright (SIGKILL, power
-/// loss) can leave a `.tmp-XXXXXX` file behind, never a partial `path`.
+/// the temporary file and leaves `path` as it was; SIGINT and SIGTERM remove it too (a handler
+/// installed with the first AtomicFile, unless the program has its own). A process killed
+/// outright (SIGKILL, power loss) can leave a `.tmp-XXXXXX` file behind, never a partial `path`.
 /// `path` "-" writes to stdout directly (commit flushes); an existing non-regular file (/dev/null,
 /// a FIFO) is written in place; a symbolic link's target is the file replaced. Errors are std::runtime_error
 /// "<flag>: cannot write '<path>': <reason>" (flag omitted when empty).

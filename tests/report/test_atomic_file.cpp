@@ -2,6 +2,11 @@
 // renamed over it; a run that fails before commit leaves the old file and no temporary file; an
 // unwritable path fails when checked, before any work.
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
 
 #include <cstdio>
 #include <filesystem>
@@ -60,6 +65,24 @@ TEST(AtomicFile, FailureBeforeCommitKeepsTheOldFileAndLeavesNoTemporary) {
     throw std::runtime_error("the run fails (a full disk, an interrupt)");
   } catch (const std::runtime_error&) {
   }
+  EXPECT_EQ(read_all(path), "previous result");
+  EXPECT_EQ(files_in(dir), 1u);
+}
+
+TEST(AtomicFile, InterruptWhileWritingLeavesTheOldFileAndNoTemporary) {
+  const std::string dir = test_dir(), path = dir + "/replicates.csv";
+  std::ofstream(path) << "previous result";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // the run being interrupted half-way through its output
+    AtomicFile file(path, "--save-replicates");
+    file.write("half of a new ");
+    std::raise(SIGINT);
+    std::_Exit(0);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
   EXPECT_EQ(read_all(path), "previous result");
   EXPECT_EQ(files_in(dir), 1u);
 }
