@@ -7,11 +7,11 @@
 #      build-asan/fuzz-findings/<target>/ and fails CI: save it under tests/fuzz/regressions/.
 #  (c) a TSan build of the threaded CPU-engine tests (judgestat_thread_tests) only.
 # Sized for CI's 30 minutes on 2 cores (scripts/ci-sanitizers.sh prints each stage's time);
-# FUZZ_SECONDS (default 30), JOBS (2) and STAGES ("fuzz suite tsan") tune it.
+# FUZZ_SECONDS (default 20), JOBS (2) and STAGES ("fuzz suite tsan") tune it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
-FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 STAGES=${STAGES:-fuzz suite tsan}
 TARGETS=(csv jsonl profile_config judgebench llmbar)
 
