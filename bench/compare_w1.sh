@@ -3,9 +3,10 @@
 # the PyTorch peer) on the same generated input, printing both rates and their ratio.
 # usage: bench/compare_w1.sh PEERS_DIR   (e.g. ../shared/anchors)
 # env: JUDGESTAT (binary, default build/judgestat), B_CPU (200000), B_NUMPY (20000),
-#      B_GPU (1000000), PYTHON (/usr/bin/python3)
+#      B_GPU (1000000), PYTHON (/usr/bin/python3: Debian's numpy, on OpenBLAS when installed; see common.sh)
 set -euo pipefail
 source "$(dirname "$0")/common.sh" "$@"
+peer_info
 "$py" "$peers/gen_workload.py" --items 20000 --clusters 5000 --judges 8 --seed 1 --out "$work/w1.csv"
 
 rate() { "$py" -c 'import json,sys; print(json.load(sys.stdin)["cluster_draws_per_s"])'; }

@@ -8,6 +8,7 @@
 #      D_GPU (10000000), D_TORCH (1000000), PYTHON (/usr/bin/python3)
 set -euo pipefail
 source "$(dirname "$0")/common.sh" "$@"
+peer_info
 "$py" "$peers/gen_workload.py" --items 1850 --clusters 1850 --judges 8 --seed 1 --out "$work/w2.csv"
 
 ours() {  # ours BACKEND DRAWS -> judgestat's JSON

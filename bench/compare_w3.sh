@@ -9,6 +9,7 @@
 #      B_GPU (1000000), PYTHON (/usr/bin/python3)
 set -euo pipefail
 source "$(dirname "$0")/common.sh" "$@"
+peer_info
 "$py" "$peers/gen_workload.py" --items 20000 --clusters 5000 --judges 8 --seed 1 --out "$work/w1.csv"
 
 ours_rate() { "$py" -c 'import json,sys; d=json.load(sys.stdin); print(d["timing"]["replicates_per_s"] * d["pool"]["clusters"])'; }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "records/json_depth.hpp"
 #include "records/selection.hpp"
 
 namespace judgestat {
@@ -196,6 +198,7 @@ RecordFilter parse_filter(const ConfigJson& value, const std::string& where) {
 
 ProfileConfig parse_profile_config(const std::string& json_text, const std::string& source) {
   ConfigJson root;
+  check_json_depth(json_text, source);  // the document is copied and walked recursively below
   try {
     root = ConfigJson::parse(json_text);
   } catch (const nlohmann::json::exception& e) {
@@ -264,6 +267,10 @@ ProfileConfig parse_profile_config(const std::string& json_text, const std::stri
 }
 
 ProfileConfig load_profile_config(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw std::invalid_argument("config: '" + path +
+                                "' is a folder; give the config file (e.g. configs/judgereva.json)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument("config: cannot open '" + path + "'");
   std::ostringstream text;

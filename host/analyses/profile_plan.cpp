@@ -713,7 +713,10 @@ void ProfilePlanBuilder::add_l1(int32_t b, const std::map<std::string, int32_t>&
     const CellSpec& cell = cell_spec(b, c);
     if (cell.status != Coverage::kUnavailable && cell.main_table) groups[cell.status].push_back(c);
   }
-  for (const auto& [status, group] : groups) {
+  for (const auto& status_group : groups) {
+    // A named reference, not a structured binding: C++17 lambdas cannot capture bindings (clang).
+    const Coverage status = status_group.first;
+    const std::vector<std::string>& group = status_group.second;
     auto complete = [&](int32_t jj) {
       return std::all_of(group.begin(), group.end(),
                          [&](const std::string& c) { return out.find(Kind::kCell, b, jj, c) >= 0; });

@@ -3,12 +3,15 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "distributed/distributed.hpp"
 #include "records/csv.hpp"
 #include "records/selection.hpp"
+#include "report/atomic_file.hpp"
+#include "support/parallel.hpp"
 
 namespace judgestat {
 
@@ -38,15 +41,60 @@ void add_common_options(cxxopts::Options& options) {
   options.positional_help("FILE");
 }
 
+namespace {
+
+// cxxopts says "Argument 'TEXT' failed to parse" without the option: find the option that took
+// TEXT in argv ("--opt TEXT" or "--opt=TEXT") and name it, with what it expects.
+std::string bad_value_message(const std::string& what, int argc, char** argv) {
+  // cxxopts quotes with ‘…’ (or '…' where built without Unicode quotes).
+  const bool curly = what.find("\u2018") != std::string::npos;
+  const std::string left = curly ? "\u2018" : "'", right = curly ? "\u2019" : "'";
+  const size_t open = what.find(left), close = what.rfind(right);
+  if (open == std::string::npos || close == std::string::npos || close <= open) return what;
+  const std::string value = what.substr(open + left.size(), close - open - left.size());
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string option;
+    if (arg == value && i > 1 && argv[i - 1][0] == '-') option = argv[i - 1];
+    const size_t eq = arg.find('=');
+    if (option.empty() && arg.rfind("-", 0) == 0 && eq != std::string::npos && arg.substr(eq + 1) == value)
+      option = arg.substr(0, eq);
+    if (!option.empty())
+      return option + ": '" + value + "' is not a valid value (expected a number of the option's type" +
+             (value.rfind("-", 0) == 0 ? ", not negative" : "") + "; see --help)";
+  }
+  return what;
+}
+
+// The output options a command may have; each one given is checked before any work starts.
+void check_output_options(const cxxopts::ParseResult& parsed) {
+  for (const auto& argument : parsed.arguments()) {
+    const std::string& key = argument.key();
+    if (key == "json" || key == "save-replicates" || key == "out" || key == "truth")
+      check_writable(argument.value(), "--" + key);
+    else if (key == "plots")
+      check_writable_dir(argument.value(), "--plots");
+  }
+}
+
+}  // namespace
+
 bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed) {
   try {
     parsed = options.parse(argc, argv);
+  } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+    throw UsageError(bad_value_message(e.what(), argc, argv));
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
   if (parsed.count("help")) {
     std::cout << options.help() << std::endl;
     return false;
+  }
+  try {
+    check_output_options(parsed);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
   }
   return true;
 }
@@ -112,11 +160,14 @@ std::string statistic_key(const StatLabel& label) {
 }  // namespace
 
 void save_replicates(const CommonOptions& common, const BootstrapResult& result) {
-  if (common.replicates_path.empty()) return;
+  if (common.replicates_path.empty() || !distributed::is_root()) return;
   const size_t S = result.labels.size();
+  AtomicFile file(common.replicates_path, "--save-replicates");
   std::string text;
   for (size_t s = 0; s < S; ++s) text += (s ? "," : "") + csv_field(statistic_key(result.labels[s]));
   text += "\n";
+  // Streamed in pieces of about 1 MiB: the text never holds more than that beside the values.
+  constexpr size_t kPiece = 1 << 20;
   for (size_t r = 0; r * S < result.replicates.size(); ++r) {
     for (size_t s = 0; s < S; ++s) {
       const double v = result.replicates[r * S + s];
@@ -124,8 +175,13 @@ void save_replicates(const CommonOptions& common, const BootstrapResult& result)
       if (!std::isnan(v)) append_17g(text, v);
     }
     text += '\n';
+    if (text.size() >= kPiece) {
+      file.write(text);
+      text.clear();
+    }
   }
-  write_file(common.replicates_path, text);
+  file.write(text);
+  file.commit();
 }
 
 void emit(const CommonOptions& common, const Json& json, const std::string& table_text) {
@@ -183,6 +239,9 @@ ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed) {
     if (parsed.count("threads")) target.threads = parsed["threads"].as<int>();
     if (parsed.count("chunk")) target.chunk = parsed["chunk"].as<uint64_t>();
     check_exec_target(target);
+    if (static_cast<uint64_t>(target.threads) > max_useful_threads() && distributed::is_root())
+      std::fprintf(stderr, "note: --threads %d capped at %d (4 x %llu hardware threads); more do not help\n",
+                   target.threads, capped_threads(target.threads), static_cast<unsigned long long>(hardware_threads()));
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   } catch (const std::invalid_argument& e) {

@@ -1,9 +1,6 @@
 // `judgestat import judgebench|llmbar INPUT... [--out FILE]`: benchmark outputs in their own
 // formats → judgment records (CSV), by the converters of sources/import.hpp.
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <set>
 #include <stdexcept>
@@ -14,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "judgestat/records.hpp"
+#include "report/atomic_file.hpp"
 #include "sources/import.hpp"
 
 namespace judgestat {
@@ -29,6 +27,7 @@ std::vector<ImportedRecord> import_records(const std::string& source, const std:
       std::vector<ImportedRecord> converted = convert_judgebench_file(path);
       records.insert(records.end(), converted.begin(), converted.end());
     }
+    check_importable(records);  // across the files as well
   } else if (source == "llmbar") {
     if (inputs.size() != 1) {
       throw UsageError(
@@ -42,17 +41,11 @@ std::vector<ImportedRecord> import_records(const std::string& source, const std:
   return records;
 }
 
-// The CSV to `out` ('-' = stdout).
+// The CSV to `out` ('-' = stdout), whole or not at all.
 void write_records(const std::string& text, const std::string& out) {
-  if (out == "-") {
-    std::cout << text;
-    std::cout.flush();
-  } else {
-    std::ofstream file(out, std::ios::binary);
-    file << text;
-    file.close();
-    if (!file) throw std::runtime_error(out + ": cannot write: " + std::strerror(errno));
-  }
+  AtomicFile file(out, "--out");
+  file.write(text);
+  file.commit();
 }
 
 }  // namespace
@@ -90,8 +83,13 @@ int command_import(int argc, char** argv) {
   const std::string source = args["source"].as<std::string>();
   const std::vector<std::string>& inputs = args.unmatched();
 
-  const std::vector<ImportedRecord> records = import_records(source, inputs);
   const std::string out = args["out"].as<std::string>();
+  try {
+    check_writable(out, "--out");  // before converting anything
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  const std::vector<ImportedRecord> records = import_records(source, inputs);
   write_records(imported_csv(records), out);
   std::set<std::string> judges;
   for (const ImportedRecord& r : records) judges.insert(r.judge);

@@ -1,8 +1,4 @@
 // `judgestat items FILE`: the per-item table (docs/statistics.md §7.4) as CSV or JSONL.
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +14,7 @@
 #include "cli/text_lists.hpp"
 #include "distributed/distributed.hpp"
 #include "judgestat/items.hpp"
+#include "report/atomic_file.hpp"
 
 namespace judgestat {
 namespace {
@@ -36,56 +33,6 @@ const FlagNames& items_flags() {
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-
-[[noreturn]] void cannot_write(const std::string& path, const std::string& why) {
-  throw std::runtime_error("--out: cannot write '" + path + "': " + why);
-}
-
-// --out PATH written atomically: a temporary file beside PATH is created up front (so an
-// unwritable path fails before anything is computed), filled, then renamed over PATH. Readers
-// see the old file or the whole new one, never a half-written table; a run that fails leaves
-// no file behind.
-class AtomicOutput {
- public:
-  explicit AtomicOutput(std::string path) : path_(std::move(path)) {
-    struct stat existing {};
-    const bool exists = ::stat(path_.c_str(), &existing) == 0;
-    if (exists && S_ISDIR(existing.st_mode)) cannot_write(path_, "it is a folder; give a file path");
-    if (exists && ::access(path_.c_str(), W_OK) != 0) cannot_write(path_, std::strerror(errno));
-    std::string pattern = path_ + ".tmp-XXXXXX";
-    fd_ = ::mkstemp(pattern.data());
-    if (fd_ < 0) cannot_write(path_, std::strerror(errno));
-    temp_ = pattern;
-    // mkstemp makes the file private (0600); give it the mode a plain write would.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd_, exists ? existing.st_mode & 07777 : 0666 & ~mask);
-  }
-  AtomicOutput(const AtomicOutput&) = delete;
-  AtomicOutput& operator=(const AtomicOutput&) = delete;
-  ~AtomicOutput() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!temp_.empty()) std::remove(temp_.c_str());
-  }
-
-  void commit(const std::string& text) {
-    for (size_t done = 0; done < text.size();) {
-      const ssize_t wrote = ::write(fd_, text.data() + done, text.size() - done);
-      if (wrote < 0 && errno == EINTR) continue;
-      if (wrote <= 0) cannot_write(path_, std::strerror(errno));
-      done += static_cast<size_t>(wrote);
-    }
-    const int closed = ::close(fd_);
-    fd_ = -1;
-    if (closed != 0) cannot_write(path_, std::strerror(errno));
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0) cannot_write(path_, std::strerror(errno));
-    temp_.clear();
-  }
-
- private:
-  std::string path_, temp_;
-  int fd_ = -1;
-};
 
 }  // namespace
 
@@ -174,8 +121,8 @@ int command_items(int argc, char** argv) {
 
   // Under mpirun every rank computes the table and rank 0 writes it.
   const bool writes = distributed::is_root();
-  std::unique_ptr<AtomicOutput> out;
-  if (writes && !out_path.empty() && out_path != "-") out = std::make_unique<AtomicOutput>(out_path);
+  std::unique_ptr<AtomicFile> out;  // created up front: an unwritable --out fails before loading
+  if (writes && !out_path.empty() && out_path != "-") out = std::make_unique<AtomicFile>(out_path, "--out");
 
   const ItemMatrix matrix = load_item_matrix(parsed.common.file, parsed.common.load);
   const bool jsonl = ends_with(out_path, ".jsonl") || ends_with(out_path, ".json");
@@ -185,7 +132,8 @@ int command_items(int argc, char** argv) {
   const AnalysisResult result = run_items_analysis(parsed, matrix, {head, hooks, jsonl ? "jsonl" : "csv", &text});
   if (!writes) return 0;
   if (out) {
-    out->commit(text);
+    out->write(text);
+    out->commit();
   } else {
     std::cout << text;
     std::cout.flush();

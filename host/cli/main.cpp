@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "cli/cli_common.hpp"
@@ -99,6 +100,12 @@ int main(int argc, char** argv) {
       // Every rank knows: rank 0 says which rank failed, and all leave with its exit code.
       if (distributed::is_root()) std::fprintf(stderr, "judgestat: %s\n", e.what());
       return e.exit_code();
+    } catch (const std::bad_alloc&) {
+      // Last resort: inputs and replicates are sized before allocating (pivot, replicate
+      // memory checks); an allocation that fails anyway still gets a message and an exit code.
+      return fail({1,
+                   "out of memory: this run needs more memory than the machine could give; use fewer "
+                   "replicates (--replicates), a smaller --chunk, fewer judges, or a smaller input"});
     } catch (...) {
       return fail(distributed::describe_failure(std::current_exception()));
     }

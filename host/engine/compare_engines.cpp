@@ -15,8 +15,7 @@ namespace {
 
 class CpuCompareEngine final : public CompareEngine {
  public:
-  CpuCompareEngine(const CompareProblem& problem, int threads)
-      : problem_(problem), threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+  CpuCompareEngine(const CompareProblem& problem, int threads) : problem_(problem), threads_(capped_threads(threads)) {}
 
   std::string name() const override { return "cpu"; }
   std::string device() const override { return std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads"); }

@@ -8,6 +8,7 @@
 
 #include "engine/philox_simd.hpp"
 #include "judgestat/backend.hpp"
+#include "support/parallel.hpp"
 
 namespace judgestat {
 namespace {
@@ -133,9 +134,7 @@ struct ClusterSumPlanes {
 
 class CpuBackend final : public Backend {
  public:
-  CpuBackend(int threads, uint64_t max_chunk)
-      : threads_(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
-        max_chunk_(max_chunk) {}
+  CpuBackend(int threads, uint64_t max_chunk) : threads_(capped_threads(threads)), max_chunk_(max_chunk) {}
 
   std::string name() const override { return "cpu"; }
   std::string device() const override { return std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads"); }
@@ -239,10 +238,10 @@ class CpuBackend final : public Backend {
       work(0, count);
       return;
     }
-    std::vector<std::thread> pool;
+    JoiningThreads pool;
     for (uint64_t t = 0; t < n_threads; ++t)
-      pool.emplace_back(work, count * t / n_threads, count * (t + 1) / n_threads);
-    for (auto& thread : pool) thread.join();
+      pool.run_or_start(work, count * t / n_threads, count * (t + 1) / n_threads);
+    pool.join();
   }
 
   int threads_;

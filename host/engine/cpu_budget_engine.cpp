@@ -113,8 +113,7 @@ void simulate_draw(const BudgetProblem& problem, const BudgetRun& run, PhiloxKey
 
 class CpuBudgetEngine final : public BudgetEngine {
  public:
-  CpuBudgetEngine(const BudgetProblem& problem, int threads)
-      : problem_(problem), threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+  CpuBudgetEngine(const BudgetProblem& problem, int threads) : problem_(problem), threads_(capped_threads(threads)) {}
 
   std::string name() const override { return "cpu"; }
   std::string device() const override { return std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads"); }

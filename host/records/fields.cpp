@@ -3,6 +3,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <unordered_map>
 
 namespace judgestat::loading {
@@ -33,6 +35,12 @@ bool parse_double(std::string_view text, double& out) {
   if (text.empty()) return false;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  if (ec == std::errc::result_out_of_range && ptr == end) {
+    // A number past a double's range is still a number (docs/statistics.md §1): 1e400 reads as
+    // infinity (an invalid probability), 1e-400 as 0 or a subnormal, as strtod rounds them.
+    out = std::strtod(std::string(text).c_str(), nullptr);
+    return true;
+  }
   return ec == std::errc() && ptr == end;
 }
 

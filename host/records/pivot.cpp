@@ -3,9 +3,12 @@
 // (pass 2). Errors are raised in the order the single pass of each step meets them.
 #include "records/pivot.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +18,10 @@
 
 namespace judgestat::loading {
 namespace {
+
+// A dense matrix above this size must have cells for at least one record in kMaxCellsPerRecord.
+constexpr double kSparseMatrixBytes = 256.0 * (1 << 20);
+constexpr double kMaxCellsPerRecord = 64;
 
 /// The label set and the label index of each distinct text and label list, computed once
 /// rather than per record.
@@ -190,6 +197,34 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
   m.orders = max_order + 1;
 }
 
+/// The matrix is dense (judges × items × orders × variants cells, × labels probabilities): refuse
+/// up front, with the numbers, one that would not fit this machine's memory or that is mostly
+/// empty cells a file of few records asks for (a stray order 1023, judges on disjoint items),
+/// rather than fail an allocation or be killed part-way.
+void check_cells_fit(const ItemMatrix& m, const std::string& file, int64_t max_order_line) {
+  const double cells = static_cast<double>(m.judges.size()) * static_cast<double>(m.items.size()) * m.orders *
+                       static_cast<double>(m.variants.size());
+  const double bytes = cells * (sizeof(int16_t) + sizeof(int64_t) + 3 * sizeof(double) +
+                                sizeof(double) * static_cast<double>(m.labels.size()));
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  const double physical = pages > 0 && page_size > 0 ? static_cast<double>(pages) * page_size : 0;
+  const bool too_big = physical > 0 && bytes > 0.8 * physical;
+  const bool mostly_empty = bytes > kSparseMatrixBytes && cells > kMaxCellsPerRecord * static_cast<double>(m.records);
+  if (!too_big && !mostly_empty) return;
+  char text[768];
+  std::snprintf(text, sizeof text,
+                "%s: %zu judges x %zu items x %d orders x %zu variants = %.4g cells (%.1f GB with %zu labels) for "
+                "%lld records; %s. The matrix holds every (judge, item, order, variant): check the order column "
+                "(the largest, %d, is on line %lld) and the variant column, or split the file by judge or "
+                "benchmark.",
+                file.c_str(), m.judges.size(), m.items.size(), m.orders, m.variants.size(), cells, bytes / 1e9,
+                m.labels.size(), static_cast<long long>(m.records),
+                too_big ? ("this machine has " + std::to_string(static_cast<long long>(physical / 1e9)) + " GB").c_str()
+                        : "almost all of them would be empty",
+                m.orders - 1, static_cast<long long>(max_order_line));
+  throw InputError(text);
+}
+
 /// Every cell absent, its values missing.
 void allocate_cells(ItemMatrix& m) {
   const size_t n_cells =
@@ -213,9 +248,21 @@ void allocate_cells(ItemMatrix& m) {
       "; each (judge, item, order, variant) may occur once, so remove or renumber one");
 }
 
+/// Fee ratios and dollar-matched baselines divide sums of fees: a judge's fees must sum to a
+/// finite number, or every ratio would be silently undefined.
+void add_fee(double& total, const NumberedRecords& numbered, const std::string& file, const NumberedRecord& record) {
+  total += record.fee_usd;
+  if (std::isfinite(total)) return;
+  fail(file, record.line, "fee_usd",
+       "the fees of judge " + shown_text(numbered.judges.name(record.judge)) +
+           " sum past the largest number a double holds (1.8e308) here; give each call's fee in USD "
+           "(e.g. 0.002)");
+}
+
 /// Pass 2: fill the cells, rejecting a second record for one cell, and apply validity.
 void fill_cells(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file, ItemMatrix& m) {
   const size_t n_labels = m.labels.size();
+  std::vector<double> judge_fees(m.judges.size(), 0.0);
   for (const NumberedRecord& record : numbered.records) {
     const size_t c = m.cell(record.judge, record.item, record.order, record.variant);
     if (m.verdict[c] != kAbsent) fail_second_record(numbered, file, record, m.line[c]);
@@ -232,6 +279,7 @@ void fill_cells(const NumberedRecords& numbered, const LabelIndex& index, const 
     }
     if (record.nan_probability) m.has_probs = true;
     m.fee[c] = record.fee_usd;
+    if (!std::isnan(record.fee_usd)) add_fee(judge_fees[record.judge], numbered, file, record);
     m.latency[c] = record.latency_s;
     m.rationale_ok[c] = record.rationale_ok;
     m.has_fee |= !std::isnan(record.fee_usd);
@@ -239,6 +287,13 @@ void fill_cells(const NumberedRecords& numbered, const LabelIndex& index, const 
     m.has_rationale |= !std::isnan(record.rationale_ok);
     if (record.flag == 1) m.item_flag[record.item] = 1;
   }
+}
+
+int64_t max_order_line(const NumberedRecords& numbered) {
+  const NumberedRecord* highest = &numbered.records.front();
+  for (const NumberedRecord& record : numbered.records)
+    if (record.order > highest->order) highest = &record;
+  return highest->line;
 }
 
 }  // namespace
@@ -254,6 +309,7 @@ ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path, const
   const LabelIndex index = resolve_labels(numbered, file, options, m);
   m.item_column = options.item_column;
   fill_item_columns(numbered, index, file, options, m);
+  check_cells_fit(m, file, max_order_line(numbered));
   allocate_cells(m);
   fill_cells(numbered, index, file, m);
   return m;

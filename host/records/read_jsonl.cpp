@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +15,13 @@ namespace judgestat::loading {
 namespace {
 
 using Json = nlohmann::json;
+
+/// nlohmann's lexer refuses numbers that overflow a double (out_of_range.406); the token and
+/// where it ends, to quote it and parse the line again.
+struct OverflowingNumber {
+  size_t end;
+  std::string token;
+};
 
 /// Builds one Record from the SAX events of one JSONL line, without building a JSON document.
 /// Top-level keys are record fields; "probs" holds a label → probability object; the values of
@@ -65,6 +74,10 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
   }
   bool key(string_t& name) override {
     if (depth_ == 1) {
+      // CSV rejects a repeated column; a repeated key would silently keep the last value.
+      if (std::find(keys_.begin(), keys_.end(), name) != keys_.end())
+        loading::fail(file_, line_, name, "the key occurs twice in this object; give each field once");
+      keys_.push_back(name);
       key_ = name;
       field_ = key_ == "probs" ? Field::kIgnored : field_of(key_);
     } else if (depth_ == 2 && in_probs_) {
@@ -76,6 +89,9 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
 
   bool parse_error(std::size_t position, const std::string& last_token,
                    const nlohmann::detail::exception& error) override {
+    // A number past a double's range is still a number (docs/statistics.md §1): read_jsonl
+    // reads it again as text, which the field parsers take as ±inf or 0.
+    if (error.id == 406) throw OverflowingNumber{position, last_token};
     std::string detail = error.what();
     const size_t cut = detail.find(": ", detail.find("column"));
     if (cut != std::string::npos) detail = detail.substr(cut + 2);
@@ -163,6 +179,7 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
   int depth_ = 0;
   bool in_probs_ = false;
   std::string key_, label_, number_text_;
+  std::vector<std::string> keys_;   // the record's keys so far
   std::string probs_column_;        // "probs.<label>", named in error messages
   const std::string& item_column_;  // LoadOptions::item_column, "" when none
   Field field_ = Field::kIgnored;
@@ -170,6 +187,31 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
 };
 
 }  // namespace
+
+/// One line into `record`; a number too large or too small for a double is quoted and the line
+/// parsed again (each time one more such number).
+void parse_line(std::string_view line_text, const std::string& file, int64_t line, const std::string& item_column,
+                Record& record) {
+  std::string patched;
+  for (;;) {
+    record = empty_record(line);
+    JsonlRecordBuilder builder(record, file, line, item_column);
+    try {
+      Json::sax_parse(line_text.begin(), line_text.end(), &builder);
+    } catch (const OverflowingNumber& number) {
+      const size_t start = line_text.rfind(number.token, number.end);
+      if (number.token.empty() || start == std::string_view::npos)
+        throw InputError(file + ":" + std::to_string(line) + ": column " + std::to_string(number.end) +
+                         ": a number does not fit a double; write it within ±1.7e308");
+      patched = std::string(line_text.substr(0, start)) + '"' + number.token + '"' +
+                std::string(line_text.substr(start + number.token.size()));
+      line_text = patched;  // the new text was built from temporaries before it replaced the old
+      continue;
+    }
+    builder.finish();
+    return;
+  }
+}
 
 std::vector<Record> read_jsonl(std::string_view text, const std::string& file, const std::string& item_column) {
   std::vector<Record> records;
@@ -185,10 +227,7 @@ std::vector<Record> read_jsonl(std::string_view text, const std::string& file, c
     if (!line_text.empty() && line_text.back() == '\r') line_text.remove_suffix(1);
     if (line_text.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank line
 
-    records.push_back(empty_record(line));
-    JsonlRecordBuilder builder(records.back(), file, line, item_column);
-    Json::sax_parse(line_text.begin(), line_text.end(), &builder);
-    builder.finish();
+    parse_line(line_text, file, line, item_column, records.emplace_back());
   }
   if (records.empty()) {
     fail(file, std::max<int64_t>(line, 1), "judge",

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "records/csv.hpp"
+#include "report/atomic_file.hpp"
 
 #include "distributed/distributed.hpp"
 
@@ -257,17 +258,13 @@ std::string Table::render(const std::string& format) const {
 
 void write_file(const std::string& path, const std::string& text) {
   if (!distributed::is_root()) return;  // under MPI, rank 0 writes the run's files
-  if (path == "-") {
-    std::cout << text;
-    return;
-  }
-  std::ofstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot write '" + path + "'");
-  file << text;
-  if (!file) throw std::runtime_error("error writing '" + path + "'");
+  AtomicFile file(path);
+  file.write(text);
+  file.commit();
 }
 
 void write_plots(const std::vector<PlotFile>& figures, const std::string& dir) {
+  if (!distributed::is_root()) return;
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) throw std::runtime_error("plots: cannot create directory '" + dir + "': " + error.message());

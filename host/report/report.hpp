@@ -53,7 +53,8 @@ struct Table {
 std::string estimate_cell(const Interval& interval, int digits = 4);
 std::string fixed(double value, int digits = 4);
 
-/// Writes text to FILE ("-" = stdout); throws std::runtime_error naming the file on failure.
+/// Writes text to FILE ("-" = stdout) atomically (report/atomic_file.hpp: the old file or the
+/// whole new one, never a partial one); throws std::runtime_error naming the file on failure.
 /// Under MPI only rank 0 writes; the other ranks do nothing.
 void write_file(const std::string& path, const std::string& text);
 

@@ -11,11 +11,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <tuple>
 
 #include "judgestat/records.hpp"
 #include "records/csv.hpp"
+#include "records/input.hpp"
+#include "records/json_depth.hpp"
 
 namespace judgestat {
 namespace {
@@ -44,11 +47,17 @@ std::string string_member(const Json& object, const char* key, const std::string
   return value.get<std::string>();
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open: " + std::strerror(errno));
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+// nlohmann's other parse failures (a number such as 2e308 that overflows a double: out_of_range.406)
+// in the project's words.
+std::string json_value_problem(const Json::exception& error) {
+  if (error.id == 406)
+    return "a number does not fit a double (" + std::string(error.what()) +
+           "); write it within ±1.7e308, or as a string where the field takes text";
+  return std::string("unreadable JSON value (") + error.what() + ")";
 }
+
+// The loader's reader: folders are refused by name, pipes and FIFOs read like stdin.
+std::string read_text(const std::string& path) { return loading::read_bytes(path); }
 
 // --- JudgeBench ------------------------------------------------------------------------------
 
@@ -116,6 +125,31 @@ std::string imported_csv(const std::vector<ImportedRecord>& records) {
   return text;
 }
 
+void check_importable(const std::vector<ImportedRecord>& records) {
+  std::map<std::tuple<std::string, std::string, int>, const ImportedRecord*> cells;
+  std::map<std::string, const ImportedRecord*> items;
+  for (const ImportedRecord& r : records) {
+    if (r.judge.empty()) fail(r.where, "judge", "empty judge name; every judgment must name its judge model");
+    if (r.item.empty()) fail(r.where, "item", "empty item id; every pair needs an id");
+    const auto [cell, fresh] = cells.emplace(std::make_tuple(r.judge, r.item, r.order), &r);
+    if (!fresh)
+      throw InputError(r.where + ": judge \"" + r.judge + "\", item \"" + r.item + "\", order " +
+                       std::to_string(r.order) + " is already imported from " + cell->second->where +
+                       "; each pair may occur once per judge, so remove the repeated entry or file");
+    const auto [item, first] = items.emplace(r.item, &r);
+    if (first) continue;
+    const ImportedRecord& o = *item->second;
+    for (const auto& [field, here, there] :
+         {std::make_tuple("gold", &r.gold, &o.gold), std::make_tuple("cluster", &r.cluster, &o.cluster),
+          std::make_tuple("benchmark", &r.benchmark, &o.benchmark),
+          std::make_tuple("condition", &r.condition, &o.condition)})
+      if (*here != *there)
+        fail(r.where, field,
+             "item \"" + r.item + "\" has " + field + " \"" + *here + "\" here but \"" + *there + "\" in " + o.where +
+                 "; one item has one " + field + ", so correct one of the two entries");
+  }
+}
+
 double reward_probability(double score_a, double score_b) { return 1.0 / (1.0 + std::exp(-(score_a - score_b))); }
 
 std::string probability_text(double p) {
@@ -156,6 +190,7 @@ std::vector<ImportedRecord> convert_judgebench_pair(const Json& pair, const std:
 
     ImportedRecord record = base;
     record.order = static_cast<int>(order);
+    record.where = entry_where;
     // Judge names as in the outputs' file names: "Skywork/Skywork-Reward-…" → "Skywork_…".
     record.judge = string_member(judgment, "judge_model", entry_where);
     std::replace(record.judge.begin(), record.judge.end(), '/', '_');
@@ -184,7 +219,10 @@ std::vector<ImportedRecord> convert_judgebench_pair(const Json& pair, const std:
 }
 
 std::vector<ImportedRecord> convert_judgebench_file(const std::string& path) {
-  const std::string text = read_text(path);
+  return convert_judgebench_text(read_text(path), path);
+}
+
+std::vector<ImportedRecord> convert_judgebench_text(std::string_view text, const std::string& path) {
   std::vector<ImportedRecord> records;
   size_t pos = 0;
   int64_t line = 0;
@@ -196,12 +234,15 @@ std::vector<ImportedRecord> convert_judgebench_file(const std::string& path) {
     pos = end + 1;
     if (line_text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = path + ":" + std::to_string(line);
+    check_json_depth(line_text, path, line);  // shown() dumps values recursively
     Json pair;
     try {
       pair = Json::parse(line_text);
     } catch (const Json::parse_error& error) {
       throw InputError(where + ": column " + std::to_string(error.byte) +
                        ": malformed JSON; expected one JudgeBench pair object per line (" + error.what() + ")");
+    } catch (const Json::exception& error) {
+      throw InputError(where + ": " + json_value_problem(error));
     }
     std::vector<ImportedRecord> converted = convert_judgebench_pair(pair, where);
     records.insert(records.end(), converted.begin(), converted.end());
@@ -209,6 +250,7 @@ std::vector<ImportedRecord> convert_judgebench_file(const std::string& path) {
   if (records.empty()) {
     throw InputError(path + ":1: no JudgeBench pairs; expected one JSON object per line");
   }
+  check_importable(records);
   return records;
 }
 
@@ -255,12 +297,29 @@ std::vector<ImportedRecord> convert_llmbar_results(const Json& results, const st
       if (outcome == final_round.end()) continue;
       ImportedRecord record = base;
       record.order = order;
+      record.where = entry_where;
       auto winner = outcome->is_object() ? outcome->find("winner") : outcome->end();
       record.verdict = winner == outcome->end() ? "" : letter(*winner);
       records.push_back(std::move(record));
     }
   }
   return records;
+}
+
+std::vector<ImportedRecord> convert_llmbar_text(std::string_view text, const std::string& judge,
+                                                const std::string& benchmark, const std::string& condition,
+                                                const std::string& where) {
+  check_json_depth(text, where);
+  Json results;
+  try {
+    results = Json::parse(text);
+  } catch (const Json::parse_error& error) {
+    throw InputError(where + ": byte " + std::to_string(error.byte) +
+                     ": malformed JSON; expected LLMBar's result.json array (" + error.what() + ")");
+  } catch (const Json::exception& error) {
+    throw InputError(where + ": " + json_value_problem(error));
+  }
+  return convert_llmbar_results(results, judge, benchmark, condition, where);
 }
 
 std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
@@ -308,14 +367,8 @@ std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
     }
     for (const auto& [judge, result] : judges) {
       const std::string where = result.string();
-      Json results;
-      try {
-        results = Json::parse(read_text(where));
-      } catch (const Json::parse_error& error) {
-        throw InputError(where + ": byte " + std::to_string(error.byte) +
-                         ": malformed JSON; expected LLMBar's result.json array (" + error.what() + ")");
-      }
-      std::vector<ImportedRecord> converted = convert_llmbar_results(results, judge, benchmark, condition, where);
+      std::vector<ImportedRecord> converted =
+          convert_llmbar_text(read_text(result.string()), judge, benchmark, condition, result.string());
       records.insert(records.end(), converted.begin(), converted.end());
     }
   }
@@ -325,6 +378,7 @@ std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
                      "expected the LLMBar dataset folder that holds Natural/ and "
                      "Adversarial/");
   }
+  check_importable(records);
   return records;
 }
 

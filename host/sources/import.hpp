@@ -2,6 +2,7 @@
 // ../shared/data/README.md describes the conversion of the bundled files.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@ struct ImportedRecord {
   int order = 0;
   std::string gold, verdict;
   std::string p_a, p_b;  // printed probabilities ("%.6f"); empty when the judge gives none
+  std::string where;     // "file:line" or "file: entry i" it came from (not compared)
 
   bool operator==(const ImportedRecord& other) const;
 };
@@ -23,6 +25,12 @@ const std::vector<std::string>& imported_header();
 
 /// The records as CSV text: imported_header() and one row per record.
 std::string imported_csv(const std::vector<ImportedRecord>& records);
+
+/// Rejects (InputError, naming both sources) records the loader would reject: an empty judge,
+/// item or gold, a second record of one (judge, item, order), an item whose gold, cluster,
+/// benchmark or condition differs between its records. The converters check their own output;
+/// a caller joining several files checks the union.
+void check_importable(const std::vector<ImportedRecord>& records);
 
 /// A reward model's p.A from its two scores: 1 / (1 + exp(-(score_a - score_b))).
 double reward_probability(double score_a, double score_b);
@@ -37,6 +45,8 @@ std::vector<ImportedRecord> convert_judgebench_pair(const nlohmann::json& pair, 
 
 /// A JudgeBench outputs/*.jsonl file, one pair per line.
 std::vector<ImportedRecord> convert_judgebench_file(const std::string& path);
+/// The same from the file's text; `path` names it in messages.
+std::vector<ImportedRecord> convert_judgebench_text(std::string_view text, const std::string& path);
 
 /// One LLMBar result.json (an array of items) of evaluator/strategy `judge` on subset
 /// `condition` of `benchmark`; item i is "<condition>-<i>" and its own cluster. `where` names the
@@ -44,6 +54,11 @@ std::vector<ImportedRecord> convert_judgebench_file(const std::string& path);
 std::vector<ImportedRecord> convert_llmbar_results(const nlohmann::json& results, const std::string& judge,
                                                    const std::string& benchmark, const std::string& condition,
                                                    const std::string& where);
+
+/// One result.json's text: its nesting bounded (records/json_depth.hpp), parsed, converted.
+std::vector<ImportedRecord> convert_llmbar_text(std::string_view text, const std::string& judge,
+                                                const std::string& benchmark, const std::string& condition,
+                                                const std::string& where);
 
 /// Every <subset>/evaluators/<evaluator>/<strategy>/result.json under an LLMBar dataset root
 /// (the folder holding Natural/ and Adversarial/): subsets by depth then path (Natural before

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <exception>
 #include <future>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -23,6 +24,49 @@ inline void wait_all_then_rethrow(std::vector<std::future<void>>& tasks) {
   }
   if (failure) std::rethrow_exception(failure);
 }
+
+/// The hardware threads (at least 1).
+inline uint64_t hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+/// More threads than this help no CPU engine (each runs compute-bound ranges); beyond it a large
+/// --threads only costs thread stacks, or fails to start threads at all.
+inline uint64_t max_useful_threads() { return 4 * hardware_threads(); }
+
+/// The threads an engine uses when `requested` were asked for (0 = one per hardware thread):
+/// at most max_useful_threads().
+inline int capped_threads(int requested) {
+  const uint64_t wanted = requested > 0 ? static_cast<uint64_t>(requested) : hardware_threads();
+  return static_cast<int>(std::min(wanted, max_useful_threads()));
+}
+
+/// Started threads, joined when this goes out of scope on every path (a joinable std::thread
+/// destroyed would std::terminate). When the system refuses a new thread, run_or_start runs the
+/// work on the calling thread instead: the results do not depend on which thread computes them.
+class JoiningThreads {
+ public:
+  JoiningThreads() = default;
+  JoiningThreads(const JoiningThreads&) = delete;
+  JoiningThreads& operator=(const JoiningThreads&) = delete;
+  ~JoiningThreads() { join(); }
+
+  template <typename Work, typename... Args>
+  void run_or_start(const Work& work, Args... args) {
+    try {
+      threads_.emplace_back(work, args...);
+      return;
+    } catch (const std::system_error&) {
+      // out of threads (EAGAIN): fall through and do this range here
+    }
+    work(args...);
+  }
+  void join() {
+    for (auto& thread : threads_)
+      if (thread.joinable()) thread.join();
+  }
+
+ private:
+  std::vector<std::thread> threads_;
+};
 
 /// Runs work(part, n_parts) for part = 0 … n_parts − 1 on n_parts threads (the caller's among
 /// them), n_parts = min(max_parts, hardware threads, at least 1), and waits for all.
@@ -49,16 +93,16 @@ void run_in_parts(uint64_t max_parts, const Work& work) {
 /// outcomes do not depend on it, only how the work is shared.
 template <typename Work>
 void run_in_ranges(uint32_t count, uint32_t workers, const Work& work) {
-  workers = std::max<uint32_t>(1, std::min(workers, count));
+  workers = std::max<uint32_t>(1, std::min<uint32_t>({workers, count, static_cast<uint32_t>(max_useful_threads())}));
   if (workers == 1) {
     work(0u, count);
     return;
   }
-  std::vector<std::thread> pool;
+  JoiningThreads pool;
   for (uint32_t w = 0; w < workers; ++w)
-    pool.emplace_back(work, static_cast<uint32_t>(uint64_t(count) * w / workers),
+    pool.run_or_start(work, static_cast<uint32_t>(uint64_t(count) * w / workers),
                       static_cast<uint32_t>(uint64_t(count) * (w + 1) / workers));
-  for (auto& thread : pool) thread.join();
+  pool.join();
 }
 
 /// Runs work(i) for i = 0 … n − 1 on up to max_parts threads (as run_in_parts), each index once,

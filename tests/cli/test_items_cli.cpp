@@ -142,13 +142,14 @@ TEST(ItemsCli, UnwritableOutFailsBeforeComputingAndLeavesNoFile) {
   const std::string dir = fresh_dir("unwritable");
   const std::string missing = dir + "/no/such/folder/items.csv";
   // The input does not exist either: the output is checked first, so the error names --out.
+  // An unwritable output is a usage error (exit 2), checked when the options are read (#19).
   CliRun r = run_cli("items " + dir + "/no_such_input.csv --out " + missing);
-  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("--out: cannot write '" + missing + "'"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("no_such_input"), std::string::npos) << r.out;
   // A folder is not a file.
   r = run_cli("items " + records + " --out " + dir);
-  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("is a folder"), std::string::npos) << r.out;
   EXPECT_EQ(entries(dir), 0u);
 
