@@ -812,7 +812,8 @@ PlotFile accuracy_fee_figure(const CascadeReport& r, const CascadeScope& scope) 
   widen(iv[scope.oracle_acc]);
   Figure fig;
   fig.frame.bottom = 60;
-  set_x_axis(fig, 0, x_scale * x_hi * 1.04);  // room right of the fallback's point at 1
+  // The escalated share ends at 100 %, where the fallback's point sits; fees get room beside it.
+  set_x_axis(fig, 0, fees ? x_hi * 1.04 : 100);
   set_y_axis(fig, 100 * y_lo, 100 * y_hi);
   fig.x_grid = true;
   fig.title = "cascade " + r.options.first + " → " + r.options.fallback + (scope.group ? ", " + *scope.group : "");
