@@ -13,4 +13,5 @@ int command_cascade(int argc, char** argv);
 int command_bench(int argc, char** argv);
 int command_profile(int, char**);
 int command_synth(int, char**);
+int command_coverage(int, char**);
 }  // namespace judgestat
