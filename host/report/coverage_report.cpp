@@ -23,8 +23,8 @@ std::string number_cell(double value) {
 
 std::string tidy_csv(const CoverageReport& report) {
   Table table;
-  table.header = {"statistic", "judge",      "reference", "method", "truth", "datasets", "covered", "null",
-                  "coverage",  "mc_se",      "mean_width"};
+  table.header = {"statistic", "judge", "reference", "method", "truth",     "datasets",
+                  "covered",   "null",  "coverage",  "mc_se",  "mean_width"};
   for (const CoverageCell& c : report.cells)
     table.rows.push_back({c.statistic, c.judge, c.reference, to_string(c.method), number_cell(c.truth),
                           std::to_string(c.datasets), std::to_string(c.covered), std::to_string(c.null_intervals),
@@ -44,8 +44,9 @@ std::vector<std::string> model_notes(const CoverageReport& report) {
     notes.push_back("model " + j.name + ": accuracy " + fixed(j.accuracy, 4) + ", ICC " + fixed(j.icc, 3) +
                     ", order effect (logit) " + fixed(j.order_effect, 3) + " → mu " + fixed(j.mu, 3) + ", sigma " +
                     fixed(j.sigma, 3));
-  notes.push_back("right ~ Bernoulli(expit(mu + sigma z_c + order offset)), z_c ~ N(0, 1) per cluster shared by the "
-                  "judges (docs/statistics.md §2 \"Coverage check\")");
+  notes.push_back(
+      "right ~ Bernoulli(expit(mu + sigma z_c + order offset)), z_c ~ N(0, 1) per cluster shared by the "
+      "judges (docs/statistics.md §2 \"Coverage check\")");
   notes.push_back(std::to_string(report.options.datasets) + " datasets, " +
                   std::to_string(report.options.bootstrap.replicates) + " replicates each, level " +
                   fixed(report.options.bootstrap.level, 3) + ", seed " + std::to_string(report.options.bootstrap.seed) +
@@ -92,10 +93,10 @@ Json to_json(const CoverageReport& report, const ReportHead& head) {
   const CoverageOptions& o = report.options;
   Json methods = Json::array();
   for (CiMethod m : o.methods) methods.push_back(to_string(m));
-  json["settings"] = {{"seed", o.bootstrap.seed},     {"replicates", o.bootstrap.replicates},
-                      {"datasets", o.datasets},       {"methods", methods},
-                      {"level", o.bootstrap.level},   {"backend", report.backend},
-                      {"device", report.device},      {"icc", o.icc >= 0 ? Json(o.icc) : Json(nullptr)}};
+  json["settings"] = {{"seed", o.bootstrap.seed},   {"replicates", o.bootstrap.replicates},
+                      {"datasets", o.datasets},     {"methods", methods},
+                      {"level", o.bootstrap.level}, {"backend", report.backend},
+                      {"device", report.device},    {"icc", o.icc >= 0 ? Json(o.icc) : Json(nullptr)}};
   const CoverageDesign& d = report.design;
   Json strata = Json::array(), judges = Json::array();
   for (size_t h = 0; h < d.stratum_clusters.size(); ++h)
