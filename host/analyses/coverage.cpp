@@ -236,8 +236,8 @@ Plan batch_plan(const CoverageDesign& design, const std::vector<std::vector<uint
     for (int32_t j = 0; j < J; ++j)
       plan.statistics.push_back({{"acc", design.judges[j].name}, ratio_program(right[j], count)});
     for (int32_t j = 1; j < J; ++j) {
-      StatisticDef diff{{"diff", design.judges[j].name}, difference_program(ratio_program(right[j], count),
-                                                                             ratio_program(right[0], count))};
+      StatisticDef diff{{"diff", design.judges[j].name},
+                        difference_program(ratio_program(right[j], count), ratio_program(right[0], count))};
       diff.label.reference = design.judges[0].name;
       plan.statistics.push_back(diff);
     }

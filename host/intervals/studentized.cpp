@@ -122,7 +122,8 @@ std::vector<Op> t_square_program(const CompiledPlan& plan, const RatioForm& form
   for (int32_t h : form_strata(plan, form)) {
     const double C = static_cast<double>(plan.stratum_offset[h + 1] - plan.stratum_offset[h]);
     if (C < 2) continue;
-    // Σ_c e_c² = Σ_ij w_i w_j Q_ij / (B_i B_j), Q_ij = S(a_i a_j) − R_j S(a_i b_j) − R_i S(b_i a_j) + R_i R_j S(b_i b_j).
+    // Σ_c e_c² = Σ_ij w_i w_j Q_ij / (B_i B_j), Q_ij = S(a_i a_j) − R_j S(a_i b_j) − R_i S(b_i a_j) + R_i R_j S(b_i
+    // b_j).
     bool first = true;
     for (int i = 0; i < n_ratios(form); ++i)
       for (int j = i; j < n_ratios(form); ++j) {

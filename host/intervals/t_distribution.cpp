@@ -55,8 +55,8 @@ double student_t_cdf(double t, double df) {
   if (std::isinf(t)) return t > 0 ? 1.0 : 0.0;
   // P(|T| > |t|) = I_(df / (df + t²))(df/2, 1/2); for small t the complement's form keeps digits.
   const double t2 = t * t;
-  const double tail = t2 < df ? 1 - incomplete_beta(t2 / (df + t2), 0.5, df / 2)
-                              : incomplete_beta(df / (df + t2), df / 2, 0.5);
+  const double tail =
+      t2 < df ? 1 - incomplete_beta(t2 / (df + t2), 0.5, df / 2) : incomplete_beta(df / (df + t2), df / 2, 0.5);
   return t > 0 ? 1 - tail / 2 : tail / 2;
 }
 

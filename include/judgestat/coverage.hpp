@@ -25,18 +25,18 @@ inline constexpr uint32_t kCoverageStream = (1u << 30) + 3;
 /// expit(mu + sigma z_c + offset[o]), z_c ~ N(0, 1) per cluster, shared by the judges.
 struct CoverageJudge {
   std::string name;
-  double accuracy = 0;  // observed on the file (invalid = wrong), the model's truth by construction
-  double icc = 0;       // observed intracluster correlation of correctness (one-way ANOVA estimator)
-  double order_effect = 0;  // logit(acc order 1) − logit(acc order 0); 0 with one order
-  double sigma = 0, mu = 0;  // latent scale: sigma² = icc/(1 − icc) · π²/3; mu solves the accuracy
-  std::vector<double> offset;  // per order: ∓ order_effect / 2 with two orders, else 0
+  double accuracy = 0;                 // observed on the file (invalid = wrong), the model's truth by construction
+  double icc = 0;                      // observed intracluster correlation of correctness (one-way ANOVA estimator)
+  double order_effect = 0;             // logit(acc order 1) − logit(acc order 0); 0 with one order
+  double sigma = 0, mu = 0;            // latent scale: sigma² = icc/(1 − icc) · π²/3; mu solves the accuracy
+  std::vector<double> offset;          // per order: ∓ order_effect / 2 with two orders, else 0
   std::vector<double> truth_by_order;  // the model's accuracy per order
 };
 
 struct CoverageDesign {
-  std::vector<int64_t> stratum_clusters;    // clusters per stratum (file's benchmarks; one when a cluster spans two)
+  std::vector<int64_t> stratum_clusters;  // clusters per stratum (file's benchmarks; one when a cluster spans two)
   std::vector<std::string> stratum_names;
-  std::vector<int32_t> cluster_items;       // items per cluster, stratum-major
+  std::vector<int32_t> cluster_items;  // items per cluster, stratum-major
   int orders = 1;
   std::vector<CoverageJudge> judges;
   int64_t n_clusters() const { return static_cast<int64_t>(cluster_items.size()); }
@@ -46,7 +46,7 @@ struct CoverageDesign {
 struct CoverageOptions {
   std::vector<std::string> judges;  // at least one; diff rows compare each later judge with the first
   uint64_t datasets = 200;
-  BootstrapOptions bootstrap;       // replicates, seed (datasets and bootstrap), level; ci ignored
+  BootstrapOptions bootstrap;  // replicates, seed (datasets and bootstrap), level; ci ignored
   std::vector<CiMethod> methods{CiMethod::kPercentile, CiMethod::kBasic, CiMethod::kBca, CiMethod::kT,
                                 CiMethod::kStudentized};
   double icc = -1;  // ≥ 0: use this intracluster correlation for every judge instead of the file's

@@ -137,8 +137,8 @@ TEST(Coverage, IsDeterministicAcrossRunsAndThreads) {
 
 TEST(Coverage, CliPrintsTheTable) {
   const std::string path = write_temp("coverage_cli.csv", design_csv());
-  const CliRun run = run_cli("coverage " + path +
-                             " --judges J1,J2 --datasets 4 --replicates 100 --backend cpu --threads 2 --quiet");
+  const CliRun run =
+      run_cli("coverage " + path + " --judges J1,J2 --datasets 4 --replicates 100 --backend cpu --threads 2 --quiet");
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("studentized"), std::string::npos);
   EXPECT_NE(run.out.find("diff acc J2 − J1"), std::string::npos);

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <array>
-#include <memory>
 #include <cmath>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -294,9 +294,9 @@ TEST(FewClusters, DistinctByBisectionEqualsTheDirectCount) {
   const int32_t S = 4;
   std::vector<double> values(B * S);
   for (uint64_t r = 0; r < B; ++r) {
-    values[r * S + 0] = static_cast<double>((r * 7919) % 13);              // 13 values
+    values[r * S + 0] = static_cast<double>((r * 7919) % 13);                 // 13 values
     values[r * S + 1] = r % 5 == 0 ? NAN : std::sin(static_cast<double>(r));  // all distinct
-    values[r * S + 2] = r % 2 ? 0.0 : -0.0;                                 // one value
+    values[r * S + 2] = r % 2 ? 0.0 : -0.0;                                   // one value
     values[r * S + 3] = static_cast<double>((r * r) % 97) / 8;
   }
   auto host = host_kept_replicates(values.data(), B, S);
