@@ -354,11 +354,7 @@ std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std
     throw std::logic_error("intervals_from: one support per statistic");
   const std::vector<ReplicateFacts> facts = kept.facts(estimates);
   std::vector<Interval> out(S);
-  std::vector<uint64_t> defined(S);
-  for (int32_t s = 0; s < S; ++s) defined[s] = facts[s].defined;
-  const std::vector<uint64_t> distinct = kept.distinct_counts(defined);
   for (int32_t s = 0; s < S; ++s) {
-    out[s].distinct = static_cast<int64_t>(distinct[s]);
     if (support) {
       out[s].clusters = (*support)[s].clusters;
       out[s].strata = (*support)[s].strata;
@@ -469,6 +465,15 @@ std::vector<double> first_statistics(const std::vector<double>& values, uint64_t
   return out;
 }
 
+// Every row's count of distinct defined replicate values (docs/statistics.md §2), where the
+// replicates are kept.
+void fill_distinct(KeptReplicates& kept, uint64_t B, std::vector<Interval>& intervals) {
+  std::vector<uint64_t> defined;
+  for (const Interval& interval : intervals) defined.push_back(B - static_cast<uint64_t>(interval.undefined));
+  const std::vector<uint64_t> distinct = kept.distinct_counts(defined);
+  for (size_t s = 0; s < intervals.size(); ++s) intervals[s].distinct = static_cast<int64_t>(distinct[s]);
+}
+
 // t*·|t*| back to t*: the order is the same, so order statistics map one to one.
 double signed_root(double v) { return v < 0 ? -std::sqrt(-v) : std::sqrt(v); }
 
@@ -564,6 +569,7 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   support.resize(run_plan.n_statistics);
   result.intervals = intervals_from(*run.kept, B, all_estimates, options.ci, options.level, &jack, &support);
   fill_bootstrap_p(*run.kept, result.intervals);
+  fill_distinct(*run.kept, B, result.intervals);
   if (studentized) fill_studentized(*run.kept, *studentized, B, options.level, result.intervals);
   result.intervals.resize(S);
   result.summary_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_start).count();
