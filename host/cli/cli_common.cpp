@@ -21,7 +21,7 @@ void add_common_options(cxxopts::Options& options) {
       ("file", "judgment records (.csv, .jsonl, .json; - = CSV on stdin)", cxxopts::value<std::string>())
       ("replicates", "bootstrap replicates", cxxopts::value<uint64_t>()->default_value("10000"))
       ("seed", "random seed (docs/statistics.md §2 Philox key)", cxxopts::value<uint64_t>()->default_value("1"))
-      ("ci", "interval: percentile, basic or bca", cxxopts::value<std::string>()->default_value("percentile"))
+      ("ci", "interval: percentile, basic, bca, t or studentized", cxxopts::value<std::string>()->default_value("percentile"))
       ("level", "confidence level", cxxopts::value<double>()->default_value("0.95"))
       ("backend", "auto, cpu or cuda", cxxopts::value<std::string>()->default_value("auto"))
       ("devices", "CUDA devices to split the replicates between, e.g. 0,1 (default: one device per process; "

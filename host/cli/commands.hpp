@@ -14,4 +14,5 @@ int command_bench(int argc, char** argv);
 int command_profile(int, char**);
 int command_synth(int, char**);
 int command_run(int argc, char** argv);
+int command_coverage(int, char**);
 }  // namespace judgestat

@@ -32,6 +32,7 @@ const CommandEntry kCommands[] = {
     {"cascade", judgestat::command_cascade, "confidence cascade sweep, rules and baselines"},
     {"profile", judgestat::command_profile, "CAP profiles C1–C8 with coverage, rank stability and stress"},
     {"synth", judgestat::command_synth, "synthetic judgment records (synth cap)"},
+    {"coverage", judgestat::command_coverage, "coverage of each CI method on simulated datasets of your design"},
 };
 
 namespace distributed = judgestat::distributed;

@@ -73,6 +73,15 @@ class RankKeptReplicates final : public KeptReplicates {
     return pairs;
   }
 
+  std::vector<uint64_t> distinct_counts(const std::vector<uint64_t>& defined) override {
+    std::vector<uint64_t> counts(defined.size());
+    fail_together([&] {
+      if (is_root()) counts = root_->distinct_counts(defined);
+    });
+    broadcast_from_root(counts.data(), counts.size());
+    return counts;
+  }
+
  private:
   std::unique_ptr<KeptReplicates> root_;  // null off rank 0
 };

@@ -109,6 +109,22 @@ class HostKeptReplicates final : public KeptReplicates {
     return out;
   }
 
+  std::vector<uint64_t> distinct_counts(const std::vector<uint64_t>& defined) override {
+    if (defined.size() != size_t(S_)) throw std::invalid_argument("distinct_counts: one count per statistic");
+    std::vector<uint64_t> out(S_, 0);
+    run_in_parts(std::max<uint64_t>(1, std::min<uint64_t>(S_, B_ * S_ / 100000)), [&](int32_t part, int32_t n_parts) {
+      std::vector<uint64_t> keys;
+      for (int32_t s = S_ * part / n_parts; s < S_ * (part + 1) / n_parts; ++s) {
+        keys.clear();
+        for (uint64_t r = 0; r < B_; ++r)
+          if (!std::isnan(values_[r * S_ + s])) keys.push_back(order_key(values_[r * S_ + s]));  // −0 → +0
+        std::sort(keys.begin(), keys.end());
+        out[s] = static_cast<uint64_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+      }
+    });
+    return out;
+  }
+
   std::vector<std::pair<double, double>> order_statistics(const std::vector<OrderStatisticQuery>& queries) override {
     std::map<int32_t, std::vector<size_t>> by_statistic;  // query indices per statistic
     for (size_t i = 0; i < queries.size(); ++i) {

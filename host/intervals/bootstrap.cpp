@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "distributed/rank_replicates.hpp"
+#include "intervals/studentized.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/replicate_summary.hpp"
@@ -21,7 +23,9 @@ CiMethod parse_ci_method(const std::string& name) {
   if (name == "percentile") return CiMethod::kPercentile;
   if (name == "basic") return CiMethod::kBasic;
   if (name == "bca") return CiMethod::kBca;
-  throw std::invalid_argument("ci: expected percentile, basic or bca, got '" + name + "'");
+  if (name == "t") return CiMethod::kT;
+  if (name == "studentized") return CiMethod::kStudentized;
+  throw std::invalid_argument("ci: expected percentile, basic, bca, t or studentized, got '" + name + "'");
 }
 
 std::string to_string(CiMethod method) {
@@ -32,6 +36,10 @@ std::string to_string(CiMethod method) {
       return "basic";
     case CiMethod::kBca:
       return "bca";
+    case CiMethod::kT:
+      return "t";
+    case CiMethod::kStudentized:
+      return "studentized";
   }
   return "?";
 }
@@ -104,6 +112,145 @@ std::vector<JackknifeValues> jackknife(const CompiledPlan& plan) {
       for (int32_t s = 0; s < S; ++s)
         out[s][h].push_back(evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
                                      sums.data(), plan.column_unscale.data(), extras.data()));
+    }
+  }
+  return out;
+}
+
+double jackknife_se(const JackknifeValues& jack) {
+  double variance = 0;
+  bool any = false;
+  for (const auto& values : jack) {
+    double n = 0, mean = 0;
+    for (double v : values)
+      if (!std::isnan(v)) n += 1, mean += v;
+    if (n < 2) continue;
+    mean /= n;
+    double squares = 0;
+    for (double v : values)
+      if (!std::isnan(v)) squares += (v - mean) * (v - mean);
+    variance += (n - 1) / n * squares;
+    any = true;
+  }
+  return any ? std::sqrt(variance) : std::numeric_limits<double>::quiet_NaN();
+}
+
+void t_interval(Interval& interval, const JackknifeValues& jack, int64_t df, double level) {
+  const double se = jackknife_se(jack);
+  interval.lo = interval.hi = std::numeric_limits<double>::quiet_NaN();
+  if (df < 1 || !std::isfinite(se) || !std::isfinite(interval.estimate)) return;
+  const double q = student_t_quantile(1 - (1 - level) / 2, static_cast<double>(df));
+  interval.lo = interval.estimate - q * se;
+  interval.hi = interval.estimate + q * se;
+}
+
+namespace {
+
+// Whether statistic s reads something non-zero in stratum h: a column's cluster sum or a rank
+// term's entry.
+std::vector<uint8_t> strata_used(const CompiledPlan& plan, int32_t s) {
+  std::vector<uint8_t> used(plan.n_strata(), 0);
+  std::vector<int32_t> stratum_of(plan.n_clusters);
+  for (int32_t h = 0; h < plan.n_strata(); ++h)
+    for (int64_t c = plan.stratum_offset[h]; c < plan.stratum_offset[h + 1]; ++c) stratum_of[c] = h;
+  for (int32_t i = plan.op_offset[s]; i < plan.op_offset[s + 1]; ++i) {
+    const Op op = plan.ops[i];
+    if (op.code == OpCode::kColumn) {
+      for (int64_t c = 0; c < plan.n_clusters; ++c)
+        if (plan.cluster_sums[c * plan.n_columns + op.arg] != 0) used[stratum_of[c]] = 1;
+    } else if (op.code == OpCode::kRank) {
+      const int32_t t = op.arg - plan.n_normals;
+      for (int64_t e = plan.rank_offset[t]; e < plan.rank_offset[t + 1]; ++e)
+        used[stratum_of[plan.rank_cluster[e]]] = 1;
+    }
+  }
+  if (std::none_of(used.begin(), used.end(), [](uint8_t u) { return u; })) used.assign(used.size(), 1);
+  return used;
+}
+
+// Coefficient of variation (ddof 0) of the positive denominator sums over the used strata.
+double cluster_size_cv(const CompiledPlan& plan, int32_t den, const std::vector<uint8_t>& used) {
+  double n = 0, sum = 0, squares = 0;
+  for (int32_t h = 0; h < plan.n_strata(); ++h) {
+    if (!used[h]) continue;
+    for (int64_t c = plan.stratum_offset[h]; c < plan.stratum_offset[h + 1]; ++c) {
+      const double b = static_cast<double>(plan.cluster_sums[c * plan.n_columns + den]) * plan.column_unscale[den];
+      if (b == 0) continue;
+      n += 1, sum += b, squares += b * b;
+    }
+  }
+  if (n < 1 || sum == 0) return std::numeric_limits<double>::quiet_NaN();
+  const double mean = sum / n;
+  return std::sqrt(std::max(0.0, squares / n - mean * mean)) / std::fabs(mean);
+}
+
+}  // namespace
+
+std::vector<StatisticSupport> statistic_support(const CompiledPlan& plan) {
+  std::vector<StatisticSupport> out(plan.n_statistics);
+  for (int32_t s = 0; s < plan.n_statistics; ++s) {
+    const std::vector<uint8_t> used = strata_used(plan, s);
+    for (int32_t h = 0; h < plan.n_strata(); ++h) {
+      if (!used[h]) continue;
+      out[s].clusters += plan.stratum_offset[h + 1] - plan.stratum_offset[h];
+      ++out[s].strata;
+    }
+    if (const std::optional<RatioForm> form = ratio_form(plan, s))
+      out[s].size_cv = cluster_size_cv(plan, form->den[0], used);
+  }
+  return out;
+}
+
+namespace {
+
+// Distinct values by bisecting the ranks of each statistic's sorted defined values: a range
+// whose end values are equal holds one value; otherwise the middle pair splits it.
+struct RankRange {
+  int32_t statistic;
+  uint64_t first, last;
+  double at_first, at_last;
+};
+
+}  // namespace
+
+std::vector<uint64_t> KeptReplicates::distinct_counts(const std::vector<uint64_t>& defined) {
+  std::vector<uint64_t> out(defined.size(), 0);
+  std::vector<OrderStatisticQuery> queries;
+  for (size_t s = 0; s < defined.size(); ++s)
+    if (defined[s] > 0) {
+      queries.push_back({static_cast<int32_t>(s), 0});
+      queries.push_back({static_cast<int32_t>(s), defined[s] - 1});
+    }
+  if (queries.empty()) return out;
+  const std::vector<std::pair<double, double>> ends = order_statistics(queries);
+  std::vector<RankRange> open;
+  for (size_t q = 0; q < queries.size(); q += 2) {
+    const int32_t s = queries[q].statistic;
+    out[s] = 1;
+    if (ends[q].first != ends[q + 1].first) open.push_back({s, 0, defined[s] - 1, ends[q].first, ends[q + 1].first});
+  }
+  // Invariant: each open range has different end values; its count of value changes is added.
+  while (!open.empty()) {
+    std::vector<RankRange> next;
+    queries.clear();
+    for (const RankRange& r : open) {
+      if (r.last == r.first + 1) {
+        ++out[r.statistic];
+        continue;
+      }
+      queries.push_back({r.statistic, r.first + (r.last - r.first) / 2});
+      next.push_back(r);
+    }
+    if (queries.empty()) break;
+    const std::vector<std::pair<double, double>> middle = order_statistics(queries);
+    open.clear();
+    for (size_t q = 0; q < next.size(); ++q) {
+      const RankRange& r = next[q];
+      const uint64_t m = queries[q].rank;
+      const auto [at, after] = middle[q];
+      if (at != r.at_first) open.push_back({r.statistic, r.first, m, r.at_first, at});
+      if (after != at) ++out[r.statistic];
+      if (m + 1 < r.last && after != r.at_last) open.push_back({r.statistic, m + 1, r.last, after, r.at_last});
     }
   }
   return out;
@@ -197,13 +344,26 @@ std::vector<double> bh_adjust(const std::vector<double>& p) {
 }
 
 std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std::vector<double>& estimates,
-                                     CiMethod method, double level, const std::vector<JackknifeValues>* jack) {
+                                     CiMethod method, double level, const std::vector<JackknifeValues>* jack,
+                                     const std::vector<StatisticSupport>* support) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto S = static_cast<int32_t>(estimates.size());
-  if (method == CiMethod::kBca && (!jack || jack->size() != estimates.size()))
-    throw std::logic_error("intervals_from: BCa needs every statistic's jackknife values");
+  if ((method == CiMethod::kBca || method == CiMethod::kT) && (!jack || jack->size() != estimates.size()))
+    throw std::logic_error("intervals_from: BCa and t need every statistic's jackknife values");
+  if (support && support->size() != estimates.size())
+    throw std::logic_error("intervals_from: one support per statistic");
   const std::vector<ReplicateFacts> facts = kept.facts(estimates);
   std::vector<Interval> out(S);
+  for (int32_t s = 0; s < S; ++s) {
+    if (support) {
+      out[s].clusters = (*support)[s].clusters;
+      out[s].strata = (*support)[s].strata;
+      out[s].size_cv = (*support)[s].size_cv;
+    } else if (jack && !jack->empty()) {
+      for (const auto& stratum : (*jack)[s]) out[s].clusters += static_cast<int64_t>(stratum.size());
+      out[s].strata = static_cast<int32_t>((*jack)[s].size());
+    }
+  }
   // Each endpoint is a type-7 quantile: the order statistics at floor(h) and the next,
   // h = (defined - 1) q, interpolated by h's fraction; none when q is not a level (BCa's can
   // fail to be).
@@ -220,10 +380,17 @@ std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std
     interval.estimate = estimates[s];
     interval.undefined = static_cast<int64_t>(B - f.defined);
     interval.lo = interval.hi = interval.se = nan;
-    if (f.defined < 2) continue;
+    if (f.defined < 2) {
+      if (method == CiMethod::kT) t_interval(interval, (*jack)[s], interval.clusters - interval.strata, level);
+      continue;
+    }
     const auto n = static_cast<double>(f.defined);
     interval.se = canonical_nan(std::sqrt(f.sum_squares / (n - 1)));
 
+    if (method == CiMethod::kT || method == CiMethod::kStudentized) {
+      if (method == CiMethod::kT) t_interval(interval, (*jack)[s], interval.clusters - interval.strata, level);
+      continue;
+    }
     const double alpha = 1.0 - level;
     double q[2] = {alpha / 2, 1 - alpha / 2};
     if (method == CiMethod::kBca) {
@@ -252,6 +419,7 @@ std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std
     quantile[2 * endpoints[i].statistic + endpoints[i].upper] = at + endpoints[i].fraction * (next - at);
   }
   for (int32_t s = 0; s < S; ++s) {
+    if (method == CiMethod::kT || method == CiMethod::kStudentized) continue;
     const double p_lo = quantile[2 * s], p_hi = quantile[2 * s + 1];
     if (method == CiMethod::kBasic) {
       out[s].lo = 2 * estimates[s] - p_hi;
@@ -266,7 +434,8 @@ std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std
 
 Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
                    const JackknifeValues* jack) {
-  if (method == CiMethod::kBca && !jack) throw std::logic_error("summarize: BCa needs jackknife values");
+  if ((method == CiMethod::kBca || method == CiMethod::kT) && !jack)
+    throw std::logic_error("summarize: BCa and t need jackknife values");
   const std::vector<JackknifeValues> jacks =
       jack ? std::vector<JackknifeValues>{*jack} : std::vector<JackknifeValues>{};
   const auto kept = host_kept_replicates(values.data(), values.size(), 1);
@@ -275,6 +444,81 @@ Interval summarize(double estimate, std::vector<double> values, CiMethod method,
   fill_bootstrap_p(*kept, interval);
   return interval[0];
 }
+
+namespace {
+
+// Statistic s's point estimate on the original data (every multiplicity 1).
+std::vector<double> estimates_on_original(const CompiledPlan& plan) {
+  std::vector<double> extras = point_extras(plan);
+  extras.push_back(0.0);
+  std::vector<double> estimates(plan.n_statistics);
+  for (int32_t s = 0; s < plan.n_statistics; ++s)
+    estimates[s] = evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
+                            plan.totals.data(), plan.column_unscale.data(), extras.data());
+  return estimates;
+}
+
+// The first S of every replicate's S_all values.
+std::vector<double> first_statistics(const std::vector<double>& values, uint64_t B, int32_t S_all, int32_t S) {
+  std::vector<double> out(B * S);
+  for (uint64_t r = 0; r < B; ++r) std::copy_n(values.begin() + r * S_all, S, out.begin() + r * S);
+  return out;
+}
+
+// Every row's count of distinct defined replicate values (docs/statistics.md §2), where the
+// replicates are kept.
+void fill_distinct(KeptReplicates& kept, uint64_t B, std::vector<Interval>& intervals) {
+  std::vector<uint64_t> defined;
+  for (const Interval& interval : intervals) defined.push_back(B - static_cast<uint64_t>(interval.undefined));
+  const std::vector<uint64_t> distinct = kept.distinct_counts(defined);
+  for (size_t s = 0; s < intervals.size(); ++s) intervals[s].distinct = static_cast<int64_t>(distinct[s]);
+}
+
+// t*·|t*| back to t*: the order is the same, so order statistics map one to one.
+double signed_root(double v) { return v < 0 ? -std::sqrt(-v) : std::sqrt(v); }
+
+// docs/statistics.md §2's bootstrap-t endpoints [θ̂ − q*_(1−α/2) SE, θ̂ − q*_(α/2) SE] of every
+// studentised statistic from its t*·|t*| replicates; the others get a null interval and a note.
+void fill_studentized(KeptReplicates& kept, const StudentizedPlan& studentized, uint64_t B, double level,
+                      std::vector<Interval>& intervals) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), alpha = 1 - level;
+  std::vector<OrderStatisticQuery> queries;
+  std::vector<double> fractions;
+  std::vector<int32_t> owners;
+  for (size_t s = 0; s < studentized.t_statistic.size(); ++s) {
+    Interval& interval = intervals[s];
+    interval.lo = interval.hi = nan;
+    const int32_t t = studentized.t_statistic[s];
+    if (t < 0) {
+      interval.note = "studentized applies to ratios and differences of two ratios only";
+      continue;
+    }
+    const uint64_t defined = B - static_cast<uint64_t>(intervals[t].undefined);
+    interval.undefined = intervals[t].undefined;
+    if (defined < 2 || !std::isfinite(studentized.se[s])) continue;
+    for (double q : {alpha / 2, 1 - alpha / 2}) {
+      const double h = (static_cast<double>(defined) - 1.0) * q;
+      queries.push_back({t, static_cast<uint64_t>(std::floor(h))});
+      fractions.push_back(h - std::floor(h));
+    }
+    owners.push_back(static_cast<int32_t>(s));
+  }
+  if (queries.empty()) return;
+  const std::vector<std::pair<double, double>> pairs = kept.order_statistics(queries);
+  for (size_t i = 0; i < owners.size(); ++i) {
+    Interval& interval = intervals[owners[i]];
+    double q[2];
+    for (int k = 0; k < 2; ++k) {
+      const double at = signed_root(pairs[2 * i + k].first), next = signed_root(pairs[2 * i + k].second);
+      q[k] = at + fractions[2 * i + k] * (next - at);
+    }
+    const double se = studentized.se[owners[i]];
+    interval.lo = interval.estimate - q[1] * se;
+    interval.hi = interval.estimate - q[0] * se;
+  }
+}
+
+}  // namespace
 
 BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const BootstrapOptions& options) {
   std::vector<StatLabel> labels;
@@ -296,10 +540,17 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   result.device = backend.device();
   result.n_clusters = plan.n_clusters;
 
+  result.ci = options.ci;
+  const std::vector<double> estimates = estimates_on_original(plan);
+  // Studentized: the plan with the product columns and t*·|t*| statistics added.
+  std::optional<StudentizedPlan> studentized;
+  if (options.ci == CiMethod::kStudentized) studentized = studentize(plan, estimates);
+  const CompiledPlan& run_plan = studentized ? studentized->plan : plan;
+
   // The engine runs them (on one backend, or a share per MPI rank) and keeps them where they
   // were made; the summaries below are the same on every rank.
   const auto start = std::chrono::steady_clock::now();
-  distributed::KeptRun run = distributed::run_replicates_kept_everywhere(backend, plan, options.seed, B,
+  distributed::KeptRun run = distributed::run_replicates_kept_everywhere(backend, run_plan, options.seed, B,
                                                                          options.keep_replicates, [&](uint64_t done) {
                                                                            if (options.progress)
                                                                              options.progress(done, B);
@@ -308,18 +559,23 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   result.replicates_run = B;
 
   const auto summary_start = std::chrono::steady_clock::now();
-  std::vector<double> extras = point_extras(plan);
-  extras.push_back(0.0);
-  std::vector<double> estimates(S);
-  for (int32_t s = 0; s < S; ++s)
-    estimates[s] = evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
-                            plan.totals.data(), plan.column_unscale.data(), extras.data());
   const std::vector<JackknifeValues> jack =
-      options.ci == CiMethod::kBca ? jackknife(plan) : std::vector<JackknifeValues>{};
-  result.intervals = intervals_from(*run.kept, B, estimates, options.ci, options.level, &jack);
+      options.ci == CiMethod::kBca || options.ci == CiMethod::kT ? jackknife(plan) : std::vector<JackknifeValues>{};
+  std::vector<StatisticSupport> support = statistic_support(plan);
+  // The studentised run's extra statistics are summarised too (their replicates are t*·|t*|),
+  // then dropped; their estimates only serve as the counts' reference.
+  std::vector<double> all_estimates = estimates;
+  all_estimates.resize(run_plan.n_statistics, 0.0);
+  support.resize(run_plan.n_statistics);
+  result.intervals = intervals_from(*run.kept, B, all_estimates, options.ci, options.level, &jack, &support);
   fill_bootstrap_p(*run.kept, result.intervals);
+  fill_distinct(*run.kept, B, result.intervals);
+  if (studentized) fill_studentized(*run.kept, *studentized, B, options.level, result.intervals);
+  result.intervals.resize(S);
   result.summary_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_start).count();
   run.kept.reset();  // it reads run.values, which move next
+  if (run_plan.n_statistics != S && !run.values.empty())
+    run.values = first_statistics(run.values, B, run_plan.n_statistics, S);
 
   // The sign flips are resampling too: on the backend (a share per rank), counted in resample_s.
   const auto flips_start = std::chrono::steady_clock::now();

@@ -394,23 +394,30 @@ Table sweep_table(const CascadeReport& r, const CascadeScope& scope) {
                   "first-stage errors caught (%)",
                   "fee ratio",
                   "random, same fee (%)",
-                  "latency p50 / p95 (s)"};
+                  "latency p50 / p95 (s)",
+                  "clusters",
+                  "flag"};
   for (size_t p = 0; p < scope.policies.size(); ++p) {
     const PolicyStatistics& s = scope.policies[p];
+    const Interval& delta = iv[s.cascade_delta];
     table.rows.push_back(
         {o.grid.label(static_cast<int32_t>(p)), percent_ci(iv[s.escalated]), percent_ci(iv[s.cascade_acc]),
-         pp_ci(iv[s.cascade_delta]), s.errors_escalated >= 0 ? percent_ci(iv[s.errors_escalated]) : "—",
+         pp_ci(delta), s.errors_escalated >= 0 ? percent_ci(iv[s.errors_escalated]) : "—",
          r.fees ? ratio_ci(iv[s.fee_ratio]) : kNotGiven, r.fees ? percent_ci(iv[s.random_acc]) : kNotGiven,
-         latency_cell(scope.latencies[p], r.latency)});
+         latency_cell(scope.latencies[p], r.latency), std::to_string(delta.clusters),
+         interval_flag(r.sweep.result.labels[s.cascade_delta], delta, r.sweep.result.ci)});
   }
-  table.rows.push_back(
-      {"first alone", "0.0", percent(scope.first_alone), signed_pp(scope.first_alone - scope.fallback_alone), "0.0",
-       r.fees ? fixed(scope.first_fee_ratio, 3) : kNotGiven, "—", latency_cell(scope.first_latency, r.latency)});
+  table.rows.push_back({"first alone", "0.0", percent(scope.first_alone),
+                        signed_pp(scope.first_alone - scope.fallback_alone), "0.0",
+                        r.fees ? fixed(scope.first_fee_ratio, 3) : kNotGiven, "—",
+                        latency_cell(scope.first_latency, r.latency), "—", ""});
   table.rows.push_back({"fallback alone", "100.0", percent(scope.fallback_alone), "0.00", "100.0",
-                        r.fees ? std::string("1.000") : kNotGiven, "—",
-                        latency_cell(scope.fallback_latency, r.latency)});
-  table.rows.push_back({"oracle", "—", percent_ci(iv[scope.oracle_acc]),
-                        signed_pp(iv[scope.oracle_acc].estimate - scope.fallback_alone), "—", "—", "—", "—"});
+                        r.fees ? std::string("1.000") : kNotGiven, "—", latency_cell(scope.fallback_latency, r.latency),
+                        "—", ""});
+  table.rows.push_back(
+      {"oracle", "—", percent_ci(iv[scope.oracle_acc]), signed_pp(iv[scope.oracle_acc].estimate - scope.fallback_alone),
+       "—", "—", "—", "—", std::to_string(iv[scope.oracle_acc].clusters),
+       interval_flag(r.sweep.result.labels[scope.oracle_acc], iv[scope.oracle_acc], r.sweep.result.ci)});
   if (scope.group) return table;  // the notes are the pooled table's
   table.notes.push_back("cascade " + o.first + " → " + o.fallback + " on " + std::to_string(r.items) + " items (" +
                         std::to_string(r.clusters) + " clusters); " + gate_note(r));
@@ -423,6 +430,9 @@ Table sweep_table(const CascadeReport& r, const CascadeScope& scope) {
     table.notes.push_back(r.grouping->domain ? "per " + r.grouping->key + " by domain estimation (see the notes)"
                                              : "replicates stratified by " + r.grouping->key);
   for (const auto& note : r.notes) table.notes.push_back("note: " + note);
+  table.notes.push_back(
+      "clusters and flag: of the Δ column's interval (every column of a row resamples the same clusters)");
+  for (const auto& note : interval_notes(r.sweep.result)) table.notes.push_back(note);
   return table;
 }
 

@@ -98,11 +98,12 @@ Table section_table(const MetricsReport& report, const Section& section, const s
   Table table;
   table.header = {"judge"};
   if (grouped) table.header.push_back(report.strata);
-  for (const std::string& h :
-       std::vector<std::string>{"statistic", "estimate", fixed(100 * report.level, 0) + "% CI", "SE", "n", "undef"})
+  for (const std::string& h : std::vector<std::string>{"statistic", "estimate", fixed(100 * report.level, 0) + "% CI",
+                                                       "clusters", "SE", "n", "undef"})
     table.header.push_back(h);
   if (differences)
     for (const char* h : {"p", "perm p", "p Holm", "p BH"}) table.header.push_back(h);
+  table.header.push_back("flag");
   for (const Row& r : rows) {
     if (!in_section(section, r.label->name)) continue;
     std::vector<std::string> row{r.label->judge};
@@ -111,12 +112,13 @@ Table section_table(const MetricsReport& report, const Section& section, const s
     if (r.interval) {
       row.push_back(fixed(r.interval->estimate));
       row.push_back("(" + fixed(r.interval->lo) + ", " + fixed(r.interval->hi) + ")");
+      row.push_back(std::to_string(r.interval->clusters));
       row.push_back(fixed(r.interval->se));
       row.push_back(std::to_string(r.label->n));
       row.push_back(std::to_string(r.interval->undefined));
     } else {
-      for (const std::string& cell :
-           {fixed(r.point), std::string("—"), std::string("—"), std::to_string(r.label->n), std::string("—")})
+      for (const std::string& cell : {fixed(r.point), std::string("—"), std::string("—"), std::string("—"),
+                                      std::to_string(r.label->n), std::string("—")})
         row.push_back(cell);
     }
     if (differences) {
@@ -124,6 +126,7 @@ Table section_table(const MetricsReport& report, const Section& section, const s
       for (double p : {is_diff ? r.interval->p : NAN, is_diff ? r.interval->perm_p : NAN, r.p_holm, r.p_bh})
         row.push_back(p_cell(p));
     }
+    row.push_back(r.interval ? interval_flag(*r.label, *r.interval, report.ci) : "");
     table.rows.push_back(row);
   }
   return table;
@@ -189,6 +192,7 @@ std::vector<std::string> footer(const MetricsReport& report) {
                     " (fitted with --temperature-fit)");
   for (const auto& note : report.notes) lines.push_back("note: " + note);
   for (const auto& note : report.probability.notes) lines.push_back("note: " + note);
+  for (const auto& note : interval_notes(result)) lines.push_back(note);
   const std::string strata = report.strata.empty()          ? ""
                              : report.strata_mode == "none" ? ", per " + report.strata + " by domain estimation"
                                                             : ", stratified by " + report.strata;
@@ -233,9 +237,9 @@ std::string number_cell(double value) {
 // One row per statistic with numeric columns, empty for not applicable: pandas.read_csv loads it as is.
 std::string tidy_csv(const MetricsReport& report) {
   Table table;
-  table.header = {"name",    "of",    "judge",     "reference", "benchmark", "condition", "order",
-                  "variant", "label", "position",  "threshold", "n",         "estimate",  "ci_lo",
-                  "ci_hi",   "se",    "undefined", "p",         "perm_p",    "p_holm",    "p_bh"};
+  table.header = {"name",      "of",       "judge",     "reference", "benchmark", "condition", "order",   "variant",
+                  "label",     "position", "threshold", "n",         "estimate",  "ci_lo",     "ci_hi",   "se",
+                  "undefined", "p",        "perm_p",    "p_holm",    "p_bh",      "clusters",  "distinct"};
   for (const Row& r : all_rows(report)) {
     const StatLabel& l = *r.label;
     const Interval none{r.point, NAN, NAN, NAN, 0};
@@ -261,7 +265,9 @@ std::string tidy_csv(const MetricsReport& report) {
                           number_cell(is_diff ? ci.p : NAN),
                           number_cell(is_diff ? ci.perm_p : NAN),
                           number_cell(r.p_holm),
-                          number_cell(r.p_bh)});
+                          number_cell(r.p_bh),
+                          r.interval ? std::to_string(ci.clusters) : "",
+                          r.interval ? std::to_string(ci.distinct) : ""});
   }
   return table.render("csv");
 }
@@ -308,6 +314,8 @@ Json statistics_rows(const MetricsReport& report) {
                     {"ci", nullptr},
                     {"se", nullptr},
                     {"undefined", nullptr},
+                    {"clusters", nullptr},
+                    {"distinct", nullptr},
                     {"label", nullptr},
                     {"position", nullptr},
                     {"p", nullptr},

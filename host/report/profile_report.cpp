@@ -359,9 +359,11 @@ void ProfileWriter::benchmark_tables(std::string& text) const {
       table.header.push_back(header_of(cell));
       counts.header.push_back("n_" + cell.name);
     }
+    table.header.push_back("clusters");
     std::vector<std::string> unreported;
     for (int32_t jj = 0; jj < J; ++jj) {
       std::vector<std::string> row{plan.judges[jj]}, n_row{plan.judges[jj]};
+      int64_t clusters = -1;  // the row's cells resample the benchmark's clusters
       for (const CellSpec& cell : bench.spec.cells) {
         const int32_t s = stat_of(Kind::kCell, b, jj, cell.name);
         if (cell.status == Coverage::kUnavailable) {
@@ -373,8 +375,10 @@ void ProfileWriter::benchmark_tables(std::string& text) const {
         } else {
           row.push_back(cell.main_table ? paper_cell(I[s]) : "n.r.");
           n_row.push_back(std::to_string(result.labels[s].n));
+          clusters = std::max(clusters, I[s].clusters);
         }
       }
+      row.push_back(clusters >= 0 ? std::to_string(clusters) : "—");
       table.rows.push_back(row);
       counts.rows.push_back(n_row);
     }
@@ -384,6 +388,8 @@ void ProfileWriter::benchmark_tables(std::string& text) const {
     table.notes.push_back("%, estimate (" + number(100 * options.bootstrap.level, "%g") +
                           "% CI); — not measurable; n.r. computed "
                           "but not aggregated (listed below)");
+    if (b == 0)
+      for (const auto& note : interval_notes(result)) table.notes.push_back(note);
     text += block("CAP profile — " + name + " (" + std::to_string(bench.items) + " items)", table, format);
     text += block("Per-condition n — " + name, counts, format);
 

@@ -1,6 +1,7 @@
 // Reporting: docs/statistics.md §4 JSON (17 significant digits), tables for people, progress on stderr.
 #include "report/report.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -173,6 +174,9 @@ Json statistics_json(const BootstrapResult& result) {
     row["ci"] = Json::array({interval.lo, interval.hi});
     row["se"] = interval.se;
     row["undefined"] = interval.undefined;
+    row["clusters"] = interval.clusters;
+    row["distinct"] = interval.distinct;
+    if (!interval.note.empty()) row["note"] = interval.note;
     rows.push_back(row);
   }
   return rows;
@@ -188,6 +192,91 @@ std::string fixed(double value, int digits) {
 std::string estimate_cell(const Interval& interval, int digits) {
   if (!std::isfinite(interval.estimate)) return "—";
   return fixed(interval.estimate, digits) + " (" + fixed(interval.lo, digits) + ", " + fixed(interval.hi, digits) + ")";
+}
+
+namespace {
+// Few distinct replicate values make an interval coarse only when it is read off the replicates.
+bool few_values(const Interval& interval, CiMethod method) {
+  return method != CiMethod::kT && interval.distinct > 0 && interval.distinct < kFewDistinct;
+}
+}  // namespace
+
+std::string interval_flag(const StatLabel& label, const Interval& interval, CiMethod method) {
+  std::vector<std::string> flags;
+  const bool has_interval = std::isfinite(interval.lo) && std::isfinite(interval.hi);
+  if (has_interval && interval.lo == interval.hi) flags.push_back("equal ends");
+  if (few_values(interval, method)) flags.push_back("few values");
+  if (label.name == "ece") flags.push_back("no coverage guarantee");
+  std::string out;
+  for (const std::string& flag : flags) out += (out.empty() ? "" : "; ") + flag;
+  return out;
+}
+
+namespace {
+
+// The statistic names (deduplicated, in order) of the rows that satisfy `pick`.
+template <typename Pick>
+std::string names_where(const BootstrapResult& result, const Pick& pick) {
+  std::vector<std::string> names;
+  for (size_t s = 0; s < result.labels.size(); ++s)
+    if (pick(result.labels[s], result.intervals[s]) &&
+        std::find(names.begin(), names.end(), result.labels[s].name) == names.end())
+      names.push_back(result.labels[s].name);
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> interval_notes(const BootstrapResult& result) {
+  std::vector<std::string> notes;
+  int64_t fewest = 0;
+  double widest_cv = 0;
+  for (const Interval& interval : result.intervals) {
+    if (interval.clusters > 0 && (fewest == 0 || interval.clusters < fewest)) fewest = interval.clusters;
+    if (std::isfinite(interval.size_cv)) widest_cv = std::max(widest_cv, interval.size_cv);
+  }
+  const bool honest = result.ci == CiMethod::kStudentized || result.ci == CiMethod::kT;
+  const std::string better =
+      "--ci studentized (ratios and their differences) or --ci t; check your design with "
+      "`judgestat coverage`";
+  if (fewest > 0 && fewest < kStronglyFewClusters)
+    notes.push_back(
+        "WARNING: as few as " + std::to_string(fewest) + " clusters (< 20): " +
+        (honest ? "even " + to_string(result.ci) +
+                      " intervals under-cover somewhat here; check with "
+                      "`judgestat coverage`"
+                : to_string(result.ci) + " intervals under-cover badly (87-89% for a nominal 95%); use " + better));
+  else if (fewest > 0 && fewest < kFewClusters)
+    notes.push_back("warning: as few as " + std::to_string(fewest) + " clusters (< 50): " +
+                    (honest ? to_string(result.ci) + " intervals hold near nominal here"
+                            : to_string(result.ci) + " intervals may under-cover; " + better + " hold better"));
+  if (widest_cv >= kUnequalSizesCv)
+    notes.push_back("note: unequal cluster sizes (coefficient of variation up to " + fixed(widest_cv, 2) +
+                    " >= 0.5) in " +
+                    names_where(result,
+                                [](const StatLabel&, const Interval& i) {
+                                  return std::isfinite(i.size_cv) && i.size_cv >= kUnequalSizesCv;
+                                }) +
+                    ": percentile intervals of ratios can miss on one side; --ci studentized holds better");
+  const std::string coarse = names_where(result, [&](const StatLabel&, const Interval& i) {
+    return few_values(i, result.ci) || (std::isfinite(i.lo) && i.lo == i.hi);
+  });
+  if (!coarse.empty())
+    notes.push_back("note: flagged intervals (" + coarse +
+                    "): 'few values' = the replicates take fewer than 20 distinct values, 'equal ends' = both "
+                    "endpoints are equal; such an interval understates its uncertainty");
+  if (!names_where(result, [](const StatLabel& l, const Interval&) { return l.name == "ece"; }).empty())
+    notes.push_back(
+        "note: ece has no coverage guarantee: it is biased upward in small samples and near 0 its "
+        "bootstrap interval rarely covers the truth");
+  const std::string not_studentized =
+      names_where(result, [](const StatLabel&, const Interval& i) { return !i.note.empty(); });
+  if (!not_studentized.empty())
+    notes.push_back("note: no studentized interval for " + not_studentized +
+                    " (it applies to ratios and differences of two ratios only); use --ci t for these");
+  return notes;
 }
 
 namespace {

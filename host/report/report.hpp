@@ -49,6 +49,20 @@ struct Table {
   std::string render(const std::string& format) const;
 };
 
+/// docs/statistics.md §2's thresholds for people: warn below kFewClusters clusters, strongly below
+/// kStronglyFewClusters; flag intervals whose replicates take fewer than kFewDistinct values;
+/// note cluster sizes whose coefficient of variation reaches kUnequalSizesCv.
+inline constexpr int64_t kFewClusters = 50, kStronglyFewClusters = 20, kFewDistinct = 20;
+inline constexpr double kUnequalSizesCv = 0.5;
+
+/// A row's caveats ("equal ends", "few values" unless the interval is `t`, which does not read
+/// the replicates, "no coverage guarantee" for ece), "; "-joined; empty when there are none.
+std::string interval_flag(const StatLabel& label, const Interval& interval, CiMethod method);
+/// The notes under a table of the result's intervals: few clusters (naming the better method),
+/// unequal cluster sizes, what the flags mean, ece's lack of a guarantee, statistics the
+/// studentized method does not apply to.
+std::vector<std::string> interval_notes(const BootstrapResult& result);
+
 /// "0.7576 (0.6515, 0.8636)" style cell; digits after the point.
 std::string estimate_cell(const Interval& interval, int digits = 4);
 std::string fixed(double value, int digits = 4);

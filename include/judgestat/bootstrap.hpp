@@ -13,7 +13,10 @@
 
 namespace judgestat {
 
-enum class CiMethod { kPercentile, kBasic, kBca };
+/// docs/statistics.md §2's interval methods: kT is the jackknife-SE interval with t(C − H) tails
+/// (no replicates needed), kStudentized the cluster bootstrap-t of ratios and differences of two
+/// ratios (null with a note for other statistics).
+enum class CiMethod { kPercentile, kBasic, kBca, kT, kStudentized };
 CiMethod parse_ci_method(const std::string& name);  // UsageError on an unknown name
 std::string to_string(CiMethod method);
 
@@ -37,6 +40,17 @@ struct Interval {
   /// Cluster sign-flip permutation p-value (docs/statistics.md §7.3), (1 + #{|T_r| ≥ |T_obs|}) /
   /// (1 + R): for statistics with a Plan::sign_flip_tests entry, NaN for the others.
   double perm_p = std::numeric_limits<double>::quiet_NaN();
+  /// Clusters the statistic was resampled over (its strata's; all of them for a domain
+  /// estimate) and the strata among them: the t interval's df is clusters − strata.
+  int64_t clusters = 0;
+  int32_t strata = 0;
+  /// Distinct defined replicate values (−0 = +0); few of them make a quantile interval coarse.
+  int64_t distinct = 0;
+  /// Coefficient of variation of the statistic's cluster sizes (its denominator's per-cluster
+  /// sums over the clusters it has units in) for ratios and differences of two ratios; NaN else.
+  double size_cv = std::numeric_limits<double>::quiet_NaN();
+  /// Why the interval is null when the method does not apply (studentized: not a ratio).
+  std::string note;
 };
 
 struct BootstrapResult {
@@ -48,6 +62,7 @@ struct BootstrapResult {
   uint64_t replicates_run = 0;
   int64_t n_clusters = 0;
   std::string backend, device;
+  CiMethod ci = CiMethod::kPercentile;
 };
 
 /// Compiles the plan, runs options.replicates replicates in memory-bounded chunks on the
@@ -64,11 +79,38 @@ using JackknifeValues = std::vector<std::vector<double>>;
 /// Every statistic's jackknife values, in statistic order.
 std::vector<JackknifeValues> jackknife(const CompiledPlan& compiled);
 
+/// docs/statistics.md §2's stratified leave-one-cluster-out jackknife SE:
+/// SE_J² = Σ_h ((n_h − 1)/n_h) Σ_c (θ_(−c) − θ̄_h)² over each stratum's n_h defined leave-outs.
+double jackknife_se(const JackknifeValues& jack);
+
+/// The clusters and strata a statistic depends on: the strata in which a column its program
+/// reads (or a rank term it uses) is non-zero in some cluster, and their clusters. A statistic of
+/// constants only spans every stratum.
+struct StatisticSupport {
+  int64_t clusters = 0;
+  int32_t strata = 0;
+  double size_cv = std::numeric_limits<double>::quiet_NaN();  // Interval::size_cv
+};
+std::vector<StatisticSupport> statistic_support(const CompiledPlan& compiled);
+
+/// Student's t distribution with df > 0 degrees of freedom: CDF by the regularised incomplete
+/// beta function (continued fraction), quantile by bisection then Newton on it (≈1e-15).
+double student_t_cdf(double t, double df);
+double student_t_quantile(double p, double df);
+/// The regularised incomplete beta function I_x(a, b), a, b > 0, x in [0, 1].
+double incomplete_beta(double x, double a, double b);
+
 /// docs/statistics.md §2 intervals of every statistic from its B replicate values, wherever they are kept
 /// (host memory, a device): estimates[s] is statistic s's point estimate; `jack` (one entry per
-/// statistic) is needed for BCa only.
+/// statistic) is needed for BCa and t, `support` for t (its df; without it, one stratum of
+/// jackknife-counted clusters per statistic). kStudentized needs the augmented plan that
+/// run_bootstrap builds (host/intervals/studentized.hpp): here it gives null intervals.
 std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std::vector<double>& estimates,
-                                     CiMethod method, double level, const std::vector<JackknifeValues>* jack = nullptr);
+                                     CiMethod method, double level, const std::vector<JackknifeValues>* jack = nullptr,
+                                     const std::vector<StatisticSupport>* support = nullptr);
+
+/// The t interval θ̂ ± t_(1−α/2, df) · SE_J; null (NaN) when df < 1 or SE_J is undefined.
+void t_interval(Interval& interval, const JackknifeValues& jack, int64_t df, double level);
 
 /// docs/statistics.md §2 interval from the replicate values of one statistic (NaN = undefined).
 /// `jack` is needed for BCa only.

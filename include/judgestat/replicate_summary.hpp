@@ -44,6 +44,11 @@ class KeptReplicates {
   /// The pair of order statistics per query (a query needs rank < defined), −0 read as +0 so
   /// that which of two equal zeros a selection meets first cannot show.
   virtual std::vector<std::pair<double, double>> order_statistics(const std::vector<OrderStatisticQuery>& queries) = 0;
+  /// Distinct defined values per statistic (−0 = +0), given each statistic's defined count.
+  /// This default bisects the sorted ranks with order_statistics (a run of equal order
+  /// statistics at both ends holds one value), a round of queries per halving, so it suits
+  /// summaries that select cheaply (a device's); the host's counts directly.
+  virtual std::vector<uint64_t> distinct_counts(const std::vector<uint64_t>& defined);
 };
 
 /// A NaN fact (overflowing replicates: inf − inf) as one bit pattern on every backend; x86 and

@@ -60,10 +60,11 @@ TEST(MetricsCli, TidyCsvHasOneRowPerStatisticWithNumericColumns) {
   const std::vector<std::string> expected{"name",     "of",      "judge", "reference", "benchmark", "condition",
                                           "order",    "variant", "label", "position",  "threshold", "n",
                                           "estimate", "ci_lo",   "ci_hi", "se",        "undefined", "p",
-                                          "perm_p",   "p_holm",  "p_bh"};
+                                          "perm_p",   "p_holm",  "p_bh",  "clusters",  "distinct"};
   ASSERT_EQ(header, expected);
-  const std::vector<std::string> numeric{"order", "position",  "n", "estimate", "ci_lo",  "ci_hi",
-                                         "se",    "undefined", "p", "perm_p",   "p_holm", "p_bh"};
+  const std::vector<std::string> numeric{"order",  "position", "n",         "estimate", "ci_lo",
+                                         "ci_hi",  "se",       "undefined", "p",        "perm_p",
+                                         "p_holm", "p_bh",     "clusters",  "distinct"};
   int rows = 0, diffs = 0;
   std::set<std::string> names;
   while (std::getline(in, line)) {
