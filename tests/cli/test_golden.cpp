@@ -39,6 +39,9 @@
 // `distinct` (docs/statistics.md §2); with those two keys removed from every row, each JSON's digest
 // is the earlier one (checked with a stripping variant of golden_digest), so every other value
 // keeps its bits. The four budget digests do not change.
+// The four cascade digests with both of the above (merge of issues 15 part 8 and 18): with
+// `clusters`, `distinct` and `note` removed from every row, the merged build's cascade JSON equals
+// the plots build's (b764f5a) object for object (checked for --per-stratum).
 // JUDGESTAT_GOLDEN_PRINT=1 prints the digests a build gives.
 #include <cstdlib>
 #include <filesystem>
@@ -76,7 +79,7 @@ const GoldenCase kCases[] = {
     {"readme_metrics", "metrics data/judgebench/gpt4o_split.csv ",
      "0f87571bcc7759adb7553c36461c4fc96503a99519094cc5160707bfa5c2af1e"},
     {"readme_cascade", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--plots {tmp}plots ",
-     "e65e41398ebd1a77483e62d6a73e43fe1c05a3bccb73fd84a920f9fb2777d5fa"},
+     "74359cb1834c4205f89f46fefc9e0a16f69b9fb28db68901e6ed84092ab086c8"},
     {"readme_budget", "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --per-stratum " JS_FEES,
      "3e8b7b481123f5d8f74a50559aac600ce1141c964e9ff90bd1a9f29136f2c6b0"},
     {"readme_mpi_metrics_scaled",
@@ -96,7 +99,7 @@ const GoldenCase kCases[] = {
     {"metrics_ci_bca", "metrics data/judgebench/gpt4o_split.csv --ci bca ",
      "a9379ccdbacbf0ac4b2f834a96082d1a9fadfc3dd68b10ab2c8874cc62a760a2"},
     {"cascade_per_stratum", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--per-stratum ",
-     "6fbb66a96ad2d90f7355c51c0baa8d67cebaf59bb31eddecb85d9d1978cafaa9"},
+     "5ee3211042302f02c13b82d9b67f97ea7b8fd731eabc745313324180a074cd25"},
     {"readme_metrics_pairs", "metrics data/judgebench/gpt4o_split.csv --pairs all --diff acc,pa,brier,auroc_err ",
      "d38eba79ba2dc2b5cfe877f63e44bca8f15e1fca202477f61f94d8cf9edbef00"},
     {"readme_llmbar_agreement",
@@ -113,11 +116,11 @@ const GoldenCase kCases[] = {
     {"readme_cascade_recipe_rules",
      "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
      "--select-items {tmp}labelled.txt --by benchmark ",
-     "6e80da1a6c27f0b1e2e7cc777fe6071563b20e98975a269926008c973eda2294"},
+     "6492005f63470856d82df60e9755064de12daa59fc5ffe5149b2679af9a0b99c"},
     {"readme_cascade_recipe_frozen",
      "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
      "--select-items {tmp}labelled.txt --tau 1 --by benchmark ",
-     "d47881f370bb3ff7b6d4d53529ee19af128b284ffa375530144ce10e94fce2d9"},
+     "c794ad20d5943a3a3d25753190e35ca9855d4e18c8e479858b15f9e1ece7dd73"},
 };
 
 std::string read_all(const std::string& path) {
