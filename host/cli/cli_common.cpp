@@ -67,19 +67,20 @@ std::string bad_value_message(const std::string& what, int argc, char** argv) {
 }
 
 // The output options a command may have; each one given is checked before any work starts.
-void check_output_options(const cxxopts::ParseResult& parsed) {
+// --plots (and `run`'s --out) name folders, the others files.
+void check_output_options(const cxxopts::ParseResult& parsed, bool out_is_folder) {
   for (const auto& argument : parsed.arguments()) {
     const std::string& key = argument.key();
-    if (key == "json" || key == "save-replicates" || key == "out" || key == "truth")
+    if (key == "plots" || (key == "out" && out_is_folder))
+      check_writable_dir(argument.value(), "--" + key);
+    else if (key == "json" || key == "save-replicates" || key == "out" || key == "truth")
       check_writable(argument.value(), "--" + key);
-    else if (key == "plots")
-      check_writable_dir(argument.value(), "--plots");
   }
 }
 
 }  // namespace
 
-bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed) {
+bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed, bool out_is_folder) {
   try {
     parsed = options.parse(argc, argv);
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
@@ -92,7 +93,7 @@ bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::Pa
     return false;
   }
   try {
-    check_output_options(parsed);
+    check_output_options(parsed, out_is_folder);
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }

@@ -30,8 +30,10 @@ struct CommonOptions {
 };
 
 /// Parses argv, turning cxxopts errors into UsageError; prints the help and returns false when
-/// --help was given.
-bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed);
+/// --help was given. Every output flag given is checked writable before any work (--plots, and
+/// --out when `out_is_folder`, as folders).
+bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
+                   bool out_is_folder = false);
 
 /// Adds FILE, --replicates, --seed, --ci, --level, --backend, --devices, --threads, --labels,
 /// --format, --json, --quiet, --chunk and --help.

@@ -34,7 +34,7 @@ int command_run(int argc, char** argv) {
   options.parse_positional({"study"});
   options.positional_help("STUDY");
   cxxopts::ParseResult parsed;
-  if (!parse_or_help(options, argc, argv, parsed)) return 0;
+  if (!parse_or_help(options, argc, argv, parsed, /*out_is_folder=*/true)) return 0;
   if (!parsed.count("study")) throw UsageError("missing STUDY: give a study file (see docs/study.md)");
   if (!parsed.count("out")) throw UsageError("missing --out DIR: the folder the study writes into");
   StudyRunOptions run;

@@ -172,6 +172,18 @@ TEST(StudyCache, ReusesEverythingThenRecomputesExactlyTheChangedInput) {
   EXPECT_EQ(without_timing(read_all(out + "/report.html")), without_timing(cached));
 }
 
+// The command twice into one folder: the second run finds --out an existing folder (which is
+// what it writes into, not a file it would replace) and reuses every analysis.
+TEST(StudyCache, CommandRunTwiceIntoTheSameFolderReuses) {
+  const CacheFixture fixture = cache_fixture(fresh_dir("cli_twice"));
+  const std::string command = "run " + quoted(fixture.study_path) + " --out " + quoted(fixture.dir + "/out");
+  const auto first = run_cli(command);
+  ASSERT_EQ(first.status, 0) << first.out;
+  const auto second = run_cli(command);
+  ASSERT_EQ(second.status, 0) << second.out;
+  EXPECT_NE(second.out.find("0 computed, 3 reused"), std::string::npos) << second.out;
+}
+
 TEST(StudyCache, SeedOverrideChangesEveryKey) {
   const CacheFixture fixture = cache_fixture(fresh_dir("inputs"));
   const std::string out = fixture.dir + "/out";
