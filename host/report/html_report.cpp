@@ -58,13 +58,22 @@ std::string trimmed(const std::string& text) {
   return text.substr(begin, text.find_last_not_of(' ') - begin + 1);
 }
 
-// "| a | b |" → {"a", "b"}.
+// "| a | b \| c |" → {"a", "b | c"}: Table::render writes a '|' inside a cell as \|.
 std::vector<std::string> md_cells(const std::string& line) {
   std::vector<std::string> cells;
-  std::string inner = line.substr(1);
-  if (!inner.empty() && inner.back() == '|') inner.pop_back();
-  std::istringstream parts(inner);
-  for (std::string cell; std::getline(parts, cell, '|');) cells.push_back(trimmed(cell));
+  std::string cell;
+  for (size_t at = 1; at < line.size(); ++at) {
+    if (line[at] == '\\' && at + 1 < line.size() && line[at + 1] == '|') {
+      cell += '|';
+      ++at;
+    } else if (line[at] == '|') {
+      cells.push_back(trimmed(cell));
+      cell.clear();
+    } else {
+      cell += line[at];
+    }
+  }
+  if (!trimmed(cell).empty()) cells.push_back(trimmed(cell));
   return cells;
 }
 

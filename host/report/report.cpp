@@ -295,7 +295,44 @@ bool looks_numeric(const std::string& text) {
 
 }  // namespace
 
+namespace {
+// A name from the data (a judge, a benchmark) may hold a newline or, in md, a '|': written as
+// "\n" and "\|" so each row stays one line and each cell one cell.
+std::string table_cell(const std::string& text, bool md) {
+  if (text.find_first_of(md ? "|\n\r\t" : "\n\r\t") == std::string::npos) return text;
+  std::string out;
+  for (char ch : text) {
+    if (ch == '\n')
+      out += "\\n";
+    else if (ch == '\r')
+      out += "\\r";
+    else if (ch == '\t')
+      out += md ? "\\t" : " ";
+    else if (ch == '|' && md)
+      out += "\\|";
+    else
+      out += ch;
+  }
+  return out;
+}
+
+std::vector<std::string> table_cells(const std::vector<std::string>& cells, bool md) {
+  std::vector<std::string> out;
+  out.reserve(cells.size());
+  for (const auto& cell : cells) out.push_back(table_cell(cell, md));
+  return out;
+}
+}  // namespace
+
 std::string Table::render(const std::string& format) const {
+  if (format == "csv") return render_escaped(format);  // CSV quotes what it must
+  const bool md = format == "md";
+  Table escaped{table_cells(header, md), {}, notes};
+  for (const auto& row : rows) escaped.rows.push_back(table_cells(row, md));
+  return escaped.render_escaped(format);
+}
+
+std::string Table::render_escaped(const std::string& format) const {
   std::ostringstream out;
   if (format == "csv") {
     for (size_t c = 0; c < header.size(); ++c) out << (c ? "," : "") << csv_field(header[c]);

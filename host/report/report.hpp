@@ -47,6 +47,9 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;  // printed under the table (why a statistic is left out, …)
   std::string render(const std::string& format) const;
+
+ private:
+  std::string render_escaped(const std::string& format) const;  // cells already escaped
 };
 
 /// docs/statistics.md §2's thresholds for people: warn below kFewClusters clusters, strongly below
