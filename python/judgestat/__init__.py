@@ -11,6 +11,8 @@ The binding owns no option or statistic: keywords become the CLI's flags (snake_
 entry), and `.to_json()` is the CLI's --json document.
 """
 
+import json
+import os
 import time
 
 from . import _judgestat
@@ -21,7 +23,8 @@ __version__ = _judgestat.__version__
 InputError = _judgestat.InputError
 UsageError = _judgestat.UsageError
 
-__all__ = ["load", "ItemMatrix", "Result", "metrics", "cascade", "budget", "profile", "items", "InputError",
+__all__ = ["load", "ItemMatrix", "Result", "metrics", "cascade", "budget", "profile", "items", "run_study",
+           "StudyRun", "InputError",
            "UsageError"]
 
 
@@ -267,3 +270,37 @@ def profile(records, *, progress=False, keep_replicates=False, **options):
 def items(records, **options):
     """`judgestat items`: the per-item table (result.items), disagree=True for the disputed items."""
     return _run("items", records, False, False, options)
+
+
+class StudyRun:
+    """What `run_study` did: the analyses it computed and reused (names, in study order), the
+    paths of results.json and report.html, and results.json parsed (`.results`)."""
+
+    def __init__(self, computed, reused, results_path, report_path):
+        self.computed, self.reused = list(computed), list(reused)
+        self.results_path, self.report_path = results_path, report_path
+        with open(results_path, encoding="utf-8") as f:
+            self.results = json.load(f)
+
+    def analysis(self, name):
+        """The result (the command's JSON, as a dict) of the analysis called `name`."""
+        for entry in self.results["analyses"]:
+            if entry["name"] == name:
+                return entry["result"]
+        raise KeyError(f"no analysis named {name!r} in {self.results_path}")
+
+    def __repr__(self):
+        return (f"StudyRun({len(self.computed)} computed, {len(self.reused)} reused; "
+                f"{self.report_path})")
+
+
+def run_study(study, out, *, seed=None, replicates=None, backend=None, threads=None, force=False):
+    """`judgestat run STUDY --out DIR` (docs/study.md): every analysis of the study file into the
+    folder `out` (results.json, tables, figures, report.html), recomputing only what changed since
+    the last run into it unless force=True. seed/replicates/backend/threads override the study's
+    settings. Returns a StudyRun."""
+    for name, value in (("seed", seed), ("replicates", replicates), ("threads", threads)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise TypeError(f"run_study: {name} must be a non-negative int, got {value!r}")
+    done = _judgestat.run_study(os.fspath(study), os.fspath(out), seed, replicates, backend, threads, bool(force))
+    return StudyRun(*done)

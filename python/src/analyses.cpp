@@ -15,6 +15,7 @@
 
 #include "bindings.hpp"
 #include "judgestat/analysis.hpp"
+#include "judgestat/study.hpp"
 #include "report/report.hpp"
 
 namespace py = pybind11;
@@ -114,6 +115,26 @@ Run run(const std::string& command, const std::vector<std::string>& args, const 
   return out;
 }
 
+// `judgestat run STUDY --out DIR` (include/judgestat/study.hpp): the study file checked whole
+// before anything runs, then run with the GIL released. Returns (computed, reused, results path,
+// report path).
+py::tuple run_study_file(const std::string& path, const std::string& out_dir, std::optional<uint64_t> seed,
+                         std::optional<uint64_t> replicates, std::optional<std::string> backend,
+                         std::optional<int> threads, bool force) {
+  StudyOutcome outcome;
+  {
+    py::gil_scoped_release released;
+    const Study study = load_study(path);
+    StudyRunOptions run;
+    run.out_dir = out_dir;
+    run.seed = seed, run.replicates = replicates, run.backend = backend, run.threads = threads;
+    run.force = force;
+    run.quiet = true;
+    outcome = run_study(study, run);
+  }
+  return py::make_tuple(outcome.computed, outcome.reused, outcome.results_path, outcome.report_path);
+}
+
 }  // namespace
 
 void bind_analyses(py::module_& m) {
@@ -140,6 +161,8 @@ void bind_analyses(py::module_& m) {
     const LoadOptions options = analysis_load_options(AnalysisRequest{command, args});
     return py::make_tuple(options.labels, options.item_column);
   });
+  m.def("run_study", &run_study_file, py::arg("path"), py::arg("out"), py::arg("seed"), py::arg("replicates"),
+        py::arg("backend"), py::arg("threads"), py::arg("force"));
   m.def("flags", &analysis_flags);
   m.def("commands", &analysis_commands);
 }
