@@ -45,6 +45,20 @@ struct RunContext {
   std::string* formatted = nullptr;
 };
 
+/// A report's writers' outputs: its JSON, its tables (text, csv, md, and the CLI's --format) and
+/// its figures. The caller adds the replicate statistics where the analysis has them.
+template <typename Report>
+AnalysisResult analysis_result(const Report& report, const RunContext& context) {
+  AnalysisResult result;
+  result.json = to_json(report, context.head);
+  result.text = tables(report, "text");
+  result.csv = tables(report, "csv");
+  result.md = tables(report, "md");
+  if (context.formatted) *context.formatted = tables(report, context.format);
+  result.plots = plot_files(report);
+  return result;
+}
+
 // Per command: the flags (argv[0] names the program), the parse (false when --help was
 // printed; with `file_required` false the records FILE may be missing) and the run.
 cxxopts::Options make_metrics_cli();

@@ -204,22 +204,6 @@ bool parse_budget_args(int argc, char** argv, bool file_required, ParsedAnalysis
   return true;
 }
 
-namespace {
-
-template <typename Report>
-AnalysisResult budget_result(const Report& report, const RunContext& context) {
-  AnalysisResult result;
-  result.json = to_json(report, context.head);
-  result.text = tables(report, "text");
-  result.csv = tables(report, "csv");
-  result.md = tables(report, "md");
-  if (context.formatted) *context.formatted = tables(report, context.format);
-  result.plots = plot_files(report);
-  return result;
-}
-
-}  // namespace
-
 AnalysisResult run_budget_analysis(const ParsedAnalysis& parsed, const ItemMatrix& matrix, const ExecTarget& target,
                                    const RunContext& context) {
   if (parsed.compare) {
@@ -227,12 +211,12 @@ AnalysisResult run_budget_analysis(const ParsedAnalysis& parsed, const ItemMatri
     options.progress = context.hooks.progress;
     const BudgetCompareReport report =
         with_flag_names(compare_flags(), [&] { return run_budget_compare(matrix, options, target); });
-    return budget_result(report, context);
+    return analysis_result(report, context);
   }
   BudgetOptions options = parsed.budget;
   options.progress = context.hooks.progress;
   const BudgetReport report = with_flag_names(budget_flags(), [&] { return run_budget(matrix, options, target); });
-  return budget_result(report, context);
+  return analysis_result(report, context);
 }
 
 int command_budget(int argc, char** argv) {

@@ -149,13 +149,7 @@ AnalysisResult run_cascade_analysis(const ParsedAnalysis& parsed, const ItemMatr
   CascadeOptions cascade = parsed.cascade;
   cascade.progress = context.hooks.progress;
   CascadeReport report = with_flag_names(cascade_flags(), [&] { return run_cascade(matrix, cascade, target); });
-  AnalysisResult result;
-  result.json = to_json(report, context.head);
-  result.text = tables(report, "text");
-  result.csv = tables(report, "csv");
-  result.md = tables(report, "md");
-  if (context.formatted) *context.formatted = tables(report, context.format);
-  result.plots = plot_files(report);
+  AnalysisResult result = analysis_result(report, context);
   // The sweep's statistics (the JSON's `statistics`).
   result.bootstrap = std::make_shared<const BootstrapResult>(std::move(report.sweep.result));
   return result;

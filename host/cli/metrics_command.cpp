@@ -149,13 +149,7 @@ AnalysisResult run_metrics_analysis(const ParsedAnalysis& parsed, const ItemMatr
     metrics.temperature = fitted_temperatures(parsed.temperature_fit, matrix, metrics.judges, parsed.common.load);
   metrics.bootstrap.progress = context.hooks.progress;
   MetricsReport report = with_flag_names(metric_flags(), [&] { return run_metrics(matrix, metrics, target); });
-  AnalysisResult result;
-  result.json = to_json(report, context.head);
-  result.text = tables(report, "text");
-  result.csv = tables(report, "csv");
-  result.md = tables(report, "md");
-  if (context.formatted) *context.formatted = tables(report, context.format);
-  result.plots = plot_files(report);
+  AnalysisResult result = analysis_result(report, context);
   result.bootstrap = std::make_shared<const BootstrapResult>(std::move(report.statistics));
   return result;
 }

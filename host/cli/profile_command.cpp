@@ -75,13 +75,7 @@ AnalysisResult run_profile_analysis(const ParsedAnalysis& parsed, const ItemMatr
   ProfileOptions profile = parsed.profile;
   profile.bootstrap.progress = context.hooks.progress;
   ProfileReport report = with_flag_names(profile_flags(), [&] { return run_profile(matrix, profile, target); });
-  AnalysisResult result;
-  result.json = to_json(report, context.head);
-  result.text = tables(report, "text");
-  result.csv = tables(report, "csv");
-  result.md = tables(report, "md");
-  if (context.formatted) *context.formatted = tables(report, context.format);
-  result.plots = plot_files(report);
+  AnalysisResult result = analysis_result(report, context);
   result.bootstrap = std::make_shared<const BootstrapResult>(std::move(report.result));
   return result;
 }
