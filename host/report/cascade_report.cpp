@@ -20,6 +20,10 @@
 namespace judgestat {
 namespace {
 
+// Under each table with clusters and flag columns: which interval they describe.
+constexpr const char* kDeltaColumnNote =
+    "clusters and flag: of the Δ column's interval (every column of a row resamples the same clusters)";
+
 constexpr const char* kNotGiven = "not given";
 
 std::string percent(double share, int digits = 1) { return std::isfinite(share) ? fixed(100.0 * share, digits) : "—"; }
@@ -430,8 +434,7 @@ Table sweep_table(const CascadeReport& r, const CascadeScope& scope) {
     table.notes.push_back(r.grouping->domain ? "per " + r.grouping->key + " by domain estimation (see the notes)"
                                              : "replicates stratified by " + r.grouping->key);
   for (const auto& note : r.notes) table.notes.push_back("note: " + note);
-  table.notes.push_back(
-      "clusters and flag: of the Δ column's interval (every column of a row resamples the same clusters)");
+  table.notes.push_back(kDeltaColumnNote);
   for (const auto& note : interval_notes(r.sweep.result)) table.notes.push_back(note);
   return table;
 }
@@ -510,10 +513,10 @@ Table heldout_table(const CascadeReport& r) {
   const std::string level = level_text(r);
   Table held;
   if (r.grouping) held.header.push_back(r.grouping->key);
-  for (const std::string& h :
-       {std::string("policy"), std::string("first alone (%)"), "cascade (%) [" + level + "]",
-        std::string("fallback (%)"), "Δ (pp) [" + level + "]", std::string("escalated (%)"),
-        std::string("first-stage errors caught (%)"), std::string("fee ratio"), std::string("latency p50 / p95 (s)")})
+  for (const std::string& h : {std::string("policy"), std::string("first alone (%)"), "cascade (%) [" + level + "]",
+                               std::string("fallback (%)"), "Δ (pp) [" + level + "]", std::string("escalated (%)"),
+                               std::string("first-stage errors caught (%)"), std::string("fee ratio"),
+                               std::string("latency p50 / p95 (s)"), std::string("clusters"), std::string("flag")})
     held.header.push_back(h);
   for (const CascadeScope& scope : rules.heldout_scopes) {
     const std::string group = scope.group.value_or("all") + " (" + std::to_string(scope.items) + ")";
@@ -527,21 +530,24 @@ Table heldout_table(const CascadeReport& r) {
             pp_ci(iv[s.cascade_delta]), percent(iv[s.escalated].estimate),
             s.errors_escalated >= 0 ? percent(iv[s.errors_escalated].estimate) : std::string("—"),
             r.fees ? fixed(iv[s.fee_ratio].estimate, 3) : std::string(kNotGiven),
-            latency_cell(scope.latencies[k], r.latency)})
+            latency_cell(scope.latencies[k], r.latency), std::to_string(iv[s.cascade_delta].clusters),
+            interval_flag(rules.heldout.labels[s.cascade_delta], iv[s.cascade_delta], rules.heldout.ci)})
         row.push_back(cell);
       held.rows.push_back(row);
     }
     std::vector<std::string> row;
     if (r.grouping) row.push_back("");
-    for (const std::string& cell :
-         {std::string("fallback alone"), std::string(), percent(scope.fallback_alone), percent(scope.fallback_alone),
-          std::string("—"), std::string("100.0"), std::string("—"),
-          r.fees ? std::string("1.000") : std::string(kNotGiven), latency_cell(scope.fallback_latency, r.latency)})
+    for (const std::string& cell : {std::string("fallback alone"), std::string(), percent(scope.fallback_alone),
+                                    percent(scope.fallback_alone), std::string("—"), std::string("100.0"),
+                                    std::string("—"), r.fees ? std::string("1.000") : std::string(kNotGiven),
+                                    latency_cell(scope.fallback_latency, r.latency), std::string(), std::string()})
       row.push_back(cell);
     held.rows.push_back(row);
   }
   held.notes.push_back("held-out part: " + std::to_string(rules.heldout_items) + " items, " +
                        std::to_string(rules.heldout_clusters) + " clusters; CIs from its own clustered bootstrap");
+  held.notes.push_back(kDeltaColumnNote);
+  for (const auto& note : interval_notes(rules.heldout)) held.notes.push_back(note);
   return held;
 }
 
@@ -564,7 +570,8 @@ Table frozen_table(const CascadeReport& r) {
   for (const std::string& h :
        {std::string("τ"), std::string("items"), "cascade (%) [" + level + "]", "fallback alone (%) [" + level + "]",
         "Δ (pp) [" + level + "]", "escalated (%) [" + level + "]", "fee ratio [" + level + "]",
-        std::string("first alone (%)"), std::string("latency p50 / p95 (s)")})
+        std::string("first alone (%)"), std::string("latency p50 / p95 (s)"), std::string("clusters"),
+        std::string("flag")})
     table.header.push_back(h);
   for (const CascadeScope& scope : f.scopes) {
     const PolicyStatistics& s = scope.policies[0];
@@ -574,7 +581,8 @@ Table frozen_table(const CascadeReport& r) {
          {frozen_tau_text(r, scope), std::to_string(scope.items), percent_ci(iv[s.cascade_acc]),
           percent_ci(iv[scope.policies[1].cascade_acc]), pp_ci(iv[s.cascade_delta]), percent_ci(iv[s.escalated]),
           r.fees ? ratio_ci(iv[s.fee_ratio]) : std::string(kNotGiven), percent(scope.first_alone),
-          latency_cell(scope.latencies[0], r.latency)})
+          latency_cell(scope.latencies[0], r.latency), std::to_string(iv[s.cascade_delta].clusters),
+          interval_flag(f.result.labels[s.cascade_delta], iv[s.cascade_delta], f.result.ci)})
       row.push_back(cell);
     table.rows.push_back(row);
   }
@@ -585,6 +593,8 @@ Table frozen_table(const CascadeReport& r) {
                         std::to_string(f.scopes.front().clusters) +
                         " clusters) by its own clustered bootstrap; τ per benchmark: " + applied +
                         "; fallback alone on the same replicates");
+  table.notes.push_back(kDeltaColumnNote);
+  for (const auto& note : interval_notes(f.result)) table.notes.push_back(note);
   return table;
 }
 
