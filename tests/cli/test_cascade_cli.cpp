@@ -194,6 +194,20 @@ TEST(CascadeCliByBenchmark, TablesPerBenchmarkAndFilters) {
   expect_error(kJudgeBench + kPair + " --benchmark halueval", "--benchmark: 'halueval' does not occur in the data");
 }
 
+// The held-out table gives each row's cluster count (JudgeBench: one item per cluster, so the
+// group's item count) and warns about the smallest group (issue 18, part 3).
+TEST(CascadeCliByBenchmark, HeldOutRowsCarryTheirClusterCounts) {
+  const CliRun r = run_cli("cascade " + kJudgeBench + kPair + " --by benchmark --select 0.4 --replicates 500");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string held = r.out.substr(r.out.find("Held-out part"));
+  const size_t at = held.find("\nlivecodebench (");
+  ASSERT_NE(at, std::string::npos) << held;
+  const int items = std::stoi(held.substr(at + 16));
+  const std::string row = held.substr(at + 1, held.find('\n', at + 1) - at - 1);
+  EXPECT_NE(row.find("  " + std::to_string(items) + "  "), std::string::npos) << row;
+  EXPECT_NE(held.find("as few as " + std::to_string(items) + " clusters (< 50)"), std::string::npos) << held;
+}
+
 // --temperature pooled (default) or per-benchmark; the first stage's risk–coverage rows with CIs.
 TEST(CascadeCliCalibration, TemperaturePerBenchmarkAndRiskCoverageRows) {
   const auto pooled = json_run(kJudgeBench + kPair);
