@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 STAGES=${STAGES:-fuzz suite tsan}
-TARGETS=(csv jsonl profile_config judgebench llmbar)
+TARGETS=(csv jsonl profile_config judgebench llmbar study)
 
 # clang and its sanitizer runtimes (libFuzzer, ASan, UBSan, TSan), as install-deps.sh does.
 need=()
@@ -59,7 +59,7 @@ seed_corpus() {
     csv)
       for f in data/*/*.csv tests/data/*.csv; do head -n 40 "$f" >"$dir/$(basename "$f")"; done ;;
     jsonl) ;;  # tests/fuzz/seeds/jsonl
-    profile_config)
+    profile_config | study)
       for f in configs/*.json; do cp "$f" "$dir/"; done ;;
     judgebench)
       for f in tests/data/raw/judgebench/*.jsonl; do head -n 3 "$f" >"$dir/$(basename "$f" | tr ',=' '__')"; done ;;

@@ -11,6 +11,7 @@
 
 #include "cli/analysis_parse.hpp"
 #include "judgestat/study.hpp"
+#include "records/json_depth.hpp"
 #include "report/report.hpp"
 #include "study/atomic_file.hpp"
 
@@ -257,8 +258,12 @@ Study load_study(const std::string& path) {
   study.dir = fs::path(path).parent_path().string();
   Json json;
   try {
-    json = Json::parse(study::read_file(path));
-  } catch (const Json::parse_error& error) {
+    const std::string text = study::read_file(path);
+    check_json_depth(text, path);  // nlohmann's parser recurses: bound the nesting first
+    json = Json::parse(text);
+  } catch (const InputError& error) {
+    throw UsageError(error.what());
+  } catch (const Json::exception& error) {  // a syntax error, or a number beyond a double (1e400)
     throw UsageError(path + ": not valid JSON: " + error.what());
   } catch (const std::runtime_error& error) {
     throw UsageError(std::string(error.what()) + " (the study file)");

@@ -17,6 +17,7 @@ void jsonl_records(std::string_view text);      // records/read_jsonl + pivot
 void profile_config(std::string_view text);     // analyses/profile_config
 void judgebench_import(std::string_view text);  // sources/import, one outputs/*.jsonl file
 void llmbar_import(std::string_view text);      // sources/import, one result.json
+void study_file(std::string_view text);         // study/study_file (load_study), one study JSON
 
 /// name → target, the names of the fuzzer binaries (fuzz_<name>) and of the corpus folders.
 const std::vector<std::pair<std::string, std::function<void(std::string_view)>>>& targets();

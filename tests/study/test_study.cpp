@@ -315,5 +315,21 @@ TEST(StudyFile, InputsAndTopLevelAreChecked) {
                                       "--fee=b=0.5", "--per-stratum"}));
 }
 
+// A study file nested past the JSON depth bound is bad input naming the file and the limit, not a
+// stack overflow in the parser (issue 19, part 1; the reproducer is tests/fuzz/regressions/study/).
+TEST(StudyFile, DeepNestingIsRejectedWithTheLimit) {
+  const std::string dir = fresh_dir("deep");
+  const std::string path = dir + "/deep.json";
+  write_all(path, "{\"inputs\":" + std::string(100000, '[') + std::string(100000, ']') + "}");
+  try {
+    (void)load_study(path);
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find("256"), std::string::npos) << message;
+  }
+}
+
 }  // namespace
 }  // namespace judgestat
