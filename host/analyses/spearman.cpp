@@ -6,57 +6,20 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "judgestat/bootstrap.hpp"
+
 namespace judgestat {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Continued fraction of the incomplete beta (modified Lentz), valid for x < (a + 1) / (a + b + 2).
-double beta_continued_fraction(double x, double a, double b) {
-  constexpr double kTiny = 1e-300, kEps = 1e-16;
-  double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
-  if (std::fabs(d) < kTiny) d = kTiny;
-  d = 1.0 / d;
-  double h = d;
-  for (int m = 1; m <= 1000; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    h *= d * c;
-    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-    d = 1.0 + aa * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1.0 + aa / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1.0 / d;
-    const double step = d * c;
-    h *= step;
-    if (std::fabs(step - 1.0) < kEps) break;
-  }
-  return h;
-}
-
 }  // namespace
-
-double regularized_incomplete_beta(double x, double a, double b) {
-  if (!(x >= 0.0 && x <= 1.0) || !(a > 0) || !(b > 0)) return kNaN;
-  if (x == 0.0 || x == 1.0) return x;
-  const double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
-  const double front = std::exp(log_front);
-  // The fraction converges fast on the side of the symmetry point; use I_x(a,b) = 1 - I_{1-x}(b,a).
-  if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_continued_fraction(x, a, b) / a;
-  return 1.0 - front * beta_continued_fraction(1.0 - x, b, a) / b;
-}
 
 double student_t_two_sided(double t, double dof) {
   if (std::isnan(t) || !(dof > 0)) return kNaN;
   if (std::isinf(t)) return 0.0;
   // P(|T| >= |t|) = I_{dof / (dof + t^2)}(dof / 2, 1 / 2).
-  return regularized_incomplete_beta(dof / (dof + t * t), 0.5 * dof, 0.5);
+  return incomplete_beta(dof / (dof + t * t), 0.5 * dof, 0.5);
 }
 
 std::vector<double> average_ranks(const std::vector<double>& values) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "judgestat/bootstrap.hpp"
 #include "judgestat/profile.hpp"
 
 namespace judgestat {
@@ -23,7 +24,7 @@ SpearmanResult spearman(const std::vector<double>& x, const std::vector<double>&
 /// Two-sided p-value of Student's t: P(|T| >= |t|) with `dof` degrees of freedom (0 for t = ±inf).
 double student_t_two_sided(double t, double dof);
 
-/// Regularized incomplete beta I_x(a, b) (continued fraction; relative error ~1e-14).
-double regularized_incomplete_beta(double x, double a, double b);
+/// Regularized incomplete beta I_x(a, b): the intervals' incomplete_beta (judgestat/bootstrap.hpp).
+inline double regularized_incomplete_beta(double x, double a, double b) { return incomplete_beta(x, a, b); }
 
 }  // namespace judgestat

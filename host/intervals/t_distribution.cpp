@@ -8,33 +8,31 @@
 namespace judgestat {
 namespace {
 
-// The continued fraction of I_x(a, b) for x < (a + 1) / (a + b + 2), where it converges fast.
+// Continued fraction of the incomplete beta (modified Lentz), valid for x < (a + 1) / (a + b + 2).
 double beta_continued_fraction(double x, double a, double b) {
-  constexpr double kTiny = 1e-300, kEpsilon = 1e-16;
-  constexpr int kMaxTerms = 10000;
-  const double qab = a + b, qap = a + 1, qam = a - 1;
-  double c = 1, d = 1 - qab * x / qap;
+  constexpr double kTiny = 1e-300, kEps = 1e-16;
+  double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
   if (std::fabs(d) < kTiny) d = kTiny;
-  d = 1 / d;
+  d = 1.0 / d;
   double h = d;
-  for (int m = 1; m <= kMaxTerms; ++m) {
+  for (int m = 1; m <= 1000; ++m) {
     const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1 + aa * d;
+    double aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+    d = 1.0 + aa * d;
     if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1 + aa / c;
+    c = 1.0 + aa / c;
     if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1 / d;
+    d = 1.0 / d;
     h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1 + aa * d;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+    d = 1.0 + aa * d;
     if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1 + aa / c;
+    c = 1.0 + aa / c;
     if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1 / d;
+    d = 1.0 / d;
     const double step = d * c;
     h *= step;
-    if (std::fabs(step - 1) < kEpsilon) break;
+    if (std::fabs(step - 1.0) < kEps) break;
   }
   return h;
 }
