@@ -299,10 +299,7 @@ StudyOutcome run_study(const Study& study, const StudyRunOptions& run) {
     for (const char* rows : {"statistics", "budget"})
       if (entry.result.json.contains(rows) && entry.result.json[rows].is_array() && !entry.result.json[rows].empty())
         study::write_file_atomic(dir + "/" + rows + ".csv", tidy_csv(entry.result.json[rows]));
-    for (const PlotFile& plot : entry.result.plots) {
-      study::write_file_atomic(dir + "/" + plot.name + ".svg", plot.svg);
-      if (!plot.csv.empty()) study::write_file_atomic(dir + "/" + plot.name + ".csv", plot.csv);
-    }
+    write_plots(entry.result.plots, dir);  // NAME.svg and NAME.csv, as --plots writes them
     analyses.push_back({{"name", analysis.name},
                         {"analysis", analysis.request.command},
                         {"input", analysis.input},
