@@ -4,7 +4,9 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -75,6 +77,23 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
       ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" + test->name() + "_" + name;
   std::ofstream(path) << text;
   return path;
+}
+
+/// A fresh, empty folder of the running test's own under the test temp dir.
+inline std::string test_dir() {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string dir = ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" + test->name();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+/// The file's bytes ("" when it cannot be read).
+inline std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace judgestat::testing_support

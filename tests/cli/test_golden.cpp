@@ -123,12 +123,7 @@ const GoldenCase kCases[] = {
      "c794ad20d5943a3a3d25753190e35ca9855d4e18c8e479858b15f9e1ece7dd73"},
 };
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing_support::read_all;
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))

@@ -20,21 +20,6 @@ const std::string kTwoJudges = " --judges o1-mini-2024-09-12,internlm_internlm2-
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::string test_dir() {
-  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string dir = ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" + test->name();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 TEST(CliHardening, UnwritableOutputFailsBeforeLoading) {
   // The input does not exist either: the output path is what the message names, so it was
   // checked first.

@@ -26,21 +26,9 @@ namespace {
 using testing_support::thrown_message;
 namespace fs = std::filesystem;
 
-// A fresh folder of the test's own.
-std::string test_dir() {
-  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string dir = ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" + test->name();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using testing_support::test_dir;
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing_support::read_all;
 
 size_t files_in(const std::string& dir) {
   size_t n = 0;

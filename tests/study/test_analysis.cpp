@@ -25,12 +25,7 @@ const std::string kJudgeBench = kRoot + "/data/judgebench/gpt4o_split.csv";
 const char* const kFirst = "Skywork_Skywork-Reward-Llama-3.1-8B";
 const char* const kFallback = "o1-mini-2024-09-12";
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing_support::read_all;
 
 std::string joined(const std::vector<std::string>& args) {
   std::string out;
