@@ -58,6 +58,9 @@ void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, Si
       }
     }
     if (path >= SimdPath::avx2) {
+      const uint32_t groups = (size - d) / 64;
+      count_draw_groups(key, d >> 2, groups, replicate, bootstrap_stream(h), size, m);
+      d += 64 * groups;
       uint32_t words[32];
       for (; d + 32 <= size; d += 32) {
         philox_blocks8(key, d >> 2, replicate, bootstrap_stream(h), words);
@@ -130,7 +133,17 @@ struct ClusterSumPlanes {
     }
   }
   int32_t n_rows() const { return static_cast<int32_t>(row_column.size()); }
+
+  // Column sums from one replicate's dots: Σ_planes dot · 2^shift, exact in int64.
+  void recombine(const int32_t* dots, int64_t* sums) const {
+    std::fill(sums, sums + row_column.back() + 1, int64_t{0});
+    for (int32_t row = 0; row < n_rows(); ++row)
+      sums[row_column[row]] += static_cast<int64_t>(dots[row]) * (int64_t{1} << row_shift[row]);
+  }
 };
+
+// Per replicate: the normal draws, the rank terms' 2U and one spare slot.
+int64_t extras_per_replicate(const CompiledPlan& plan) { return plan.n_normals + plan.n_rank_terms + 1; }
 
 class CpuBackend final : public Backend {
  public:
@@ -154,24 +167,27 @@ class CpuBackend final : public Backend {
       const SimdPath path = simd_path();
       const ClusterSumPlanes planes(plan);
       const int32_t rows = planes.n_rows();
-      // One replicate's sums: the draws counted, then a dot per plane. Into int32 sums the dots
-      // are the sums (one plane per column); into int64 sums the planes recombine exactly, the
-      // gather path's integers.
-      const auto multiplicity_sums = [&](PhiloxKey key, uint32_t r, auto* sums, double* extras) {
+      // n (1 or 2) consecutive replicates' sums: the draws counted, then a dot per plane (a pair
+      // shares the digits' loads). Into int32 sums the dots are the sums (one plane per column);
+      // into int64 sums the planes recombine exactly, the gather path's integers.
+      const auto multiplicity_sums = [&](PhiloxKey key, uint32_t r, int n, auto* sums, double* extras) {
+        using Sum = std::remove_pointer_t<decltype(sums)>;
         thread_local std::vector<int16_t> multiplicity;
-        multiplicity.resize(planes.stride);
-        count_draws(plan, key, r, path, multiplicity.data());
-        if constexpr (std::is_same_v<std::remove_pointer_t<decltype(sums)>, int32_t>) {
-          column_dots(multiplicity.data(), planes.digits.data(), planes.stride, rows, sums);
-        } else {
-          thread_local std::vector<int32_t> dots;
-          dots.resize(rows);
-          column_dots(multiplicity.data(), planes.digits.data(), planes.stride, rows, dots.data());
-          std::fill(sums, sums + plan.n_columns, int64_t{0});
-          for (int32_t row = 0; row < rows; ++row)
-            sums[planes.row_column[row]] += static_cast<int64_t>(dots[row]) * (int64_t{1} << planes.row_shift[row]);
+        thread_local std::vector<int32_t> dots;
+        multiplicity.resize(2 * planes.stride);
+        dots.resize(2 * rows);
+        int16_t* m[2] = {multiplicity.data(), multiplicity.data() + planes.stride};
+        int32_t* dot[2] = {dots.data(), dots.data() + rows};
+        if constexpr (std::is_same_v<Sum, int32_t>) dot[0] = sums, dot[1] = sums + plan.n_columns;
+        for (int j = 0; j < n; ++j) count_draws(plan, key, r + j, path, m[j]);
+        if (n == 2)
+          column_dots_pair(m[0], m[1], planes.digits.data(), planes.stride, rows, dot[0], dot[1]);
+        else
+          column_dots(m[0], planes.digits.data(), planes.stride, rows, dot[0]);
+        for (int j = 0; j < n; ++j) {
+          if constexpr (std::is_same_v<Sum, int64_t>) planes.recombine(dot[j], sums + j * plan.n_columns);
+          rank_sums(plan, m[j], extras + j * extras_per_replicate(plan));
         }
-        rank_sums(plan, multiplicity.data(), extras);
       };
       // A plane's dot is exact in int32 when every column is one plane and the plan's replicate
       // sums fit int32, or else below 2^16 clusters (at most Σ_c m_c·2^15 = C·2^15).
@@ -187,14 +203,12 @@ class CpuBackend final : public Backend {
     if (plan.fits_int32) {
       // Narrow rows halve the memory traffic; the copy costs one pass over the clusters.
       const std::vector<int32_t> narrow(plan.cluster_sums.begin(), plan.cluster_sums.end());
-      run<int32_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int32_t* sums, double* extras) {
-        replicate_sums(plan, narrow.data(), key, r, sums);
-        rank_terms_by_counting(plan, key, r, extras);
+      run<int32_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int n, int32_t* sums, double* extras) {
+        gather_sums(plan, narrow.data(), key, r, n, sums, extras);
       });
     } else {
-      run<int64_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int64_t* sums, double* extras) {
-        replicate_sums(plan, plan.cluster_sums.data(), key, r, sums);
-        rank_terms_by_counting(plan, key, r, extras);
+      run<int64_t>(plan, seed, first, count, out, [&](PhiloxKey key, uint32_t r, int n, int64_t* sums, double* extras) {
+        gather_sums(plan, plan.cluster_sums.data(), key, r, n, sums, extras);
       });
     }
   }
@@ -205,32 +219,45 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  // Gather paths have no multiplicities: count the same draws again for the rank terms.
-  static void rank_terms_by_counting(const CompiledPlan& plan, PhiloxKey key, uint32_t r, double* extras) {
-    if (plan.n_rank_terms == 0) return;
-    thread_local std::vector<int32_t> multiplicity;
-    multiplicity.resize(plan.n_clusters);
-    count_draws(plan, key, r, simd_path(), multiplicity.data());
-    rank_sums(plan, multiplicity.data(), extras);
+  // Gather paths: each replicate's rows added in draw order; they have no multiplicities, so
+  // the rank terms count the same draws again.
+  template <typename Sum>
+  static void gather_sums(const CompiledPlan& plan, const Sum* cluster_sums, PhiloxKey key, uint32_t r, int n,
+                          Sum* sums, double* extras) {
+    for (int j = 0; j < n; ++j) {
+      replicate_sums(plan, cluster_sums, key, r + j, sums + j * plan.n_columns);
+      if (plan.n_rank_terms == 0) continue;
+      thread_local std::vector<int32_t> multiplicity;
+      multiplicity.resize(plan.n_clusters);
+      count_draws(plan, key, r + j, simd_path(), multiplicity.data());
+      rank_sums(plan, multiplicity.data(), extras + j * extras_per_replicate(plan));
+    }
   }
 
-  // Runs replicates [first, first + count) over the threads; `sums_of` fills one replicate's
-  // column sums and its rank terms' extras.
+  // Runs replicates [first, first + count) over the threads; `sums_of(key, r, n, sums, extras)`
+  // fills replicates r .. r + n − 1's column sums and rank terms' extras (n = 1 or 2, laid out
+  // one replicate after the other).
   template <typename Sum, typename SumsOf>
   void run(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, double* out,
            const SumsOf& sums_of) {
     const PhiloxKey key(seed);
-    const int32_t S = plan.n_statistics;
+    const int32_t S = plan.n_statistics, K = plan.n_columns;
+    const int64_t E = extras_per_replicate(plan);
     auto work = [&](uint64_t begin, uint64_t end) {
-      std::vector<Sum> sums(plan.n_columns);
-      std::vector<double> extras(plan.n_normals + plan.n_rank_terms + 1);
-      for (uint64_t i = begin; i < end; ++i) {
+      std::vector<Sum> sums(2 * K);
+      std::vector<double> extras(2 * E);
+      for (uint64_t i = begin; i < end; i += 2) {
+        const int n = end - i >= 2 ? 2 : 1;
         const auto r = static_cast<uint32_t>(first + i);
-        sums_of(key, r, sums.data(), extras.data());
-        for (int32_t k = 0; k < plan.n_normals; ++k) extras[k] = normal_draw(key, r, k);
-        for (int32_t s = 0; s < S; ++s)
-          out[i * S + s] = evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
-                                    sums.data(), plan.column_unscale.data(), extras.data());
+        sums_of(key, r, n, sums.data(), extras.data());
+        for (int j = 0; j < n; ++j) {
+          double* x = extras.data() + j * E;
+          for (int32_t k = 0; k < plan.n_normals; ++k) x[k] = normal_draw(key, r + j, k);
+          for (int32_t s = 0; s < S; ++s)
+            out[(i + j) * S + s] =
+                evaluate(plan.ops.data() + plan.op_offset[s], plan.op_offset[s + 1] - plan.op_offset[s],
+                         sums.data() + j * K, plan.column_unscale.data(), x);
+        }
       }
     };
     const uint64_t n_threads = std::min<uint64_t>(threads_, count);

@@ -74,44 +74,109 @@ bool philox_avx512_supported() { return simd_best_supported() >= SimdPath::avx51
 #if defined(__x86_64__)
 namespace {
 
-// hi and lo 32 bits of the eight products m * x.
+// hi and lo 32 bits of the eight products m * x (m the same in every lane). Both halves come
+// from the two 64-bit multiplies: a shift and a blend are cheaper than vpmulld on x86 cores.
 __attribute__((target("avx2"))) inline void mul_hi_lo(__m256i x, __m256i m, __m256i& hi, __m256i& lo) {
   const __m256i even = _mm256_mul_epu32(x, m);
   const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), m);
   hi = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
-  lo = _mm256_mullo_epi32(x, m);
+  lo = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+}
+
+// Philox state of eight counters: lane b holds block first + b's words c0..c3.
+struct Philox8 {
+  __m256i c0, c1, c2, c3;
+};
+
+__attribute__((target("avx2"))) inline Philox8 philox8_counters(uint32_t first, uint32_t replicate, uint32_t stream) {
+  return {_mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(first)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)),
+          _mm256_set1_epi32(static_cast<int>(replicate)), _mm256_set1_epi32(static_cast<int>(stream)),
+          _mm256_setzero_si256()};
+}
+
+__attribute__((target("avx2"))) inline void philox8_round(Philox8& s, __m256i k0, __m256i k1) {
+  const __m256i m0 = _mm256_set1_epi32(static_cast<int>(0xD2511F53u));
+  const __m256i m1 = _mm256_set1_epi32(static_cast<int>(0xCD9E8D57u));
+  __m256i hi0, lo0, hi1, lo1;
+  mul_hi_lo(s.c0, m0, hi0, lo0);
+  mul_hi_lo(s.c2, m1, hi1, lo1);
+  s.c0 = _mm256_xor_si256(_mm256_xor_si256(hi1, s.c1), k0);
+  s.c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, s.c3), k1);
+  s.c1 = lo1;
+  s.c3 = lo0;
+}
+
+// Ten rounds on two independent states at once: one state's chain of dependent multiplies
+// leaves most of the vector units idle, two keep them busy.
+__attribute__((target("avx2"))) inline void philox8x2_rounds(PhiloxKey key, Philox8& a, Philox8& b) {
+  uint32_t k0 = key.k0, k1 = key.k1;
+  for (int round = 0; round < 10; ++round) {
+    const __m256i k0v = _mm256_set1_epi32(static_cast<int>(k0)), k1v = _mm256_set1_epi32(static_cast<int>(k1));
+    philox8_round(a, k0v, k1v);
+    philox8_round(b, k0v, k1v);
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+}
+
+// (u * n) >> 32 in each lane: scale_to on eight words.
+__attribute__((target("avx2"))) inline __m256i scale_to8(__m256i u, __m256i n) {
+  const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(u, n), 32);
+  const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(u, 32), n);
+  return _mm256_blend_epi32(even, odd, 0xAA);
 }
 
 }  // namespace
 
 __attribute__((target("avx2"))) void philox_blocks8(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream,
                                                     uint32_t* out) {
-  __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(first)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  __m256i c1 = _mm256_set1_epi32(static_cast<int>(replicate));
-  __m256i c2 = _mm256_set1_epi32(static_cast<int>(stream));
-  __m256i c3 = _mm256_setzero_si256();
-  const __m256i m0 = _mm256_set1_epi32(static_cast<int>(0xD2511F53u));
-  const __m256i m1 = _mm256_set1_epi32(static_cast<int>(0xCD9E8D57u));
+  Philox8 s = philox8_counters(first, replicate, stream);
   uint32_t k0 = key.k0, k1 = key.k1;
   for (int round = 0; round < 10; ++round) {
-    __m256i hi0, lo0, hi1, lo1;
-    mul_hi_lo(c0, m0, hi0, lo0);
-    mul_hi_lo(c2, m1, hi1, lo1);
-    c0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32(static_cast<int>(k0)));
-    c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32(static_cast<int>(k1)));
-    c1 = lo1;
-    c3 = lo0;
+    philox8_round(s, _mm256_set1_epi32(static_cast<int>(k0)), _mm256_set1_epi32(static_cast<int>(k1)));
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
   // Transpose the four word vectors into block-major order.
   alignas(32) uint32_t w[4][8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(w[0]), c0);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(w[1]), c1);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(w[2]), c2);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(w[3]), c3);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(w[0]), s.c0);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(w[1]), s.c1);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(w[2]), s.c2);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(w[3]), s.c3);
   for (int b = 0; b < 8; ++b)
     for (int t = 0; t < 4; ++t) out[4 * b + t] = w[t][b];
+}
+
+template <typename Count>
+__attribute__((target("avx2"))) static void count_draw_groups_avx2(PhiloxKey key, uint32_t first, uint32_t groups,
+                                                                   uint32_t replicate, uint32_t stream, uint32_t n,
+                                                                   Count* m) {
+  // Software pipelined: group g's 64 indices are counted between group g + 1's rounds, so the
+  // scalar increments (load and store ports) run beside the multiplies (vector ports) instead
+  // of after them. Counting needs only the multiset of indices, so lane order is kept.
+  alignas(32) uint32_t pending[64];
+  const __m256i nv = _mm256_set1_epi32(static_cast<int>(n));
+  for (uint32_t g = 0; g <= groups; ++g) {
+    const bool more = g < groups;
+    Philox8 a = philox8_counters(first + 16 * g, replicate, stream);
+    Philox8 b = philox8_counters(first + 16 * g + 8, replicate, stream);
+    uint32_t k0 = key.k0, k1 = key.k1;
+    for (int round = 0; round < 10; ++round) {
+      if (more) {
+        const __m256i k0v = _mm256_set1_epi32(static_cast<int>(k0)), k1v = _mm256_set1_epi32(static_cast<int>(k1));
+        philox8_round(a, k0v, k1v);
+        philox8_round(b, k0v, k1v);
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+      }
+      if (g > 0 && round < 8)
+        for (int j = 0; j < 8; ++j) ++m[pending[8 * round + j]];
+    }
+    if (!more) break;
+    const __m256i words[8] = {a.c0, a.c1, a.c2, a.c3, b.c0, b.c1, b.c2, b.c3};
+    for (int v = 0; v < 8; ++v)
+      _mm256_store_si256(reinterpret_cast<__m256i*>(pending + 8 * v), scale_to8(words[v], nv));
+  }
 }
 
 namespace {
@@ -206,6 +271,50 @@ __attribute__((target("avx2"))) void column_dots_avx2(const int16_t* m, const in
   }
 }
 
+__attribute__((target("avx2"))) inline __m256i load_int16x16(const int16_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+__attribute__((target("avx2"))) inline __m256i add_madd(__m256i s, __m256i m, __m256i a) {
+  return _mm256_add_epi32(s, _mm256_madd_epi16(m, a));
+}
+
+// Two replicates' multiplicities against the same digits: each digit vector, read from L2
+// (the digits outgrow L1), is loaded once for both; four columns × two replicates per pass.
+__attribute__((target("avx2"))) void column_dots_pair_avx2(const int16_t* m0, const int16_t* m1, const int16_t* t,
+                                                           int64_t stride, int32_t n_columns, int32_t* sums0,
+                                                           int32_t* sums1) {
+  int32_t k = 0;
+  for (; k + 4 <= n_columns; k += 4) {
+    const int16_t* a = t + k * stride;
+    __m256i s[2][4];
+    for (auto& row : s)
+      for (auto& v : row) v = _mm256_setzero_si256();
+    for (int64_t c = 0; c < stride; c += 16) {
+      const __m256i x = load_int16x16(m0 + c), y = load_int16x16(m1 + c);
+      for (int j = 0; j < 4; ++j) {
+        const __m256i d = load_int16x16(a + j * stride + c);
+        s[0][j] = add_madd(s[0][j], x, d);
+        s[1][j] = add_madd(s[1][j], y, d);
+      }
+    }
+    for (int j = 0; j < 4; ++j) {
+      sums0[k + j] = horizontal_sum(s[0][j]);
+      sums1[k + j] = horizontal_sum(s[1][j]);
+    }
+  }
+  for (; k < n_columns; ++k) {
+    const int16_t* a = t + k * stride;
+    __m256i s0 = _mm256_setzero_si256(), s1 = s0;
+    for (int64_t c = 0; c < stride; c += 16) {
+      const __m256i d = load_int16x16(a + c);
+      s0 = add_madd(s0, load_int16x16(m0 + c), d);
+      s1 = add_madd(s1, load_int16x16(m1 + c), d);
+    }
+    sums0[k] = horizontal_sum(s0);
+    sums1[k] = horizontal_sum(s1);
+  }
+}
+
 // int32 lanes += pairwise int16 products: one VNNI instruction, or madd + add. Both wrap
 // modulo 2^32 like the scalar sum, so every path gives the same integers.
 __attribute__((target("avx512f,avx512bw"))) inline __m512i dot_step_madd(__m512i s, __m512i m, __m512i a) {
@@ -279,7 +388,36 @@ void philox_blocks16(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t
   philox_blocks8(key, first, replicate, stream, out);
   philox_blocks8(key, first + 8, replicate, stream, out + 32);
 }
+template <typename Count>
+static void count_draw_groups_avx2(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate, uint32_t stream,
+                                   uint32_t n, Count* m) {
+  for (uint32_t b = 0; b < 16 * groups; ++b) {
+    const Words4 w = draw_block(key, first + b, replicate, stream);
+    for (uint32_t word : w.w) ++m[scale_to(word, n)];
+  }
+}
 #endif
+
+void count_draw_groups(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate, uint32_t stream, uint32_t n,
+                       int16_t* m) {
+  count_draw_groups_avx2(key, first, groups, replicate, stream, n, m);
+}
+void count_draw_groups(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate, uint32_t stream, uint32_t n,
+                       int32_t* m) {
+  count_draw_groups_avx2(key, first, groups, replicate, stream, n, m);
+}
+
+void column_dots_pair(const int16_t* m0, const int16_t* m1, const int16_t* t, int64_t stride, int32_t n_columns,
+                      int32_t* sums0, int32_t* sums1) {
+#if defined(__x86_64__)
+  if (simd_path() == SimdPath::avx2) {
+    column_dots_pair_avx2(m0, m1, t, stride, n_columns, sums0, sums1);
+    return;
+  }
+#endif
+  column_dots(m0, t, stride, n_columns, sums0);
+  column_dots(m1, t, stride, n_columns, sums1);
+}
 
 void column_dots(const int16_t* m, const int16_t* t, int64_t stride, int32_t n_columns, int32_t* sums) {
 #if defined(__x86_64__)

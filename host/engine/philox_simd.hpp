@@ -31,10 +31,23 @@ void philox_blocks8(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t 
 /// Blocks first..first+15, same layout (out holds 64 words). Needs philox_avx512_supported().
 void philox_blocks16(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream, uint32_t* out);
 
+/// Counts the draws of blocks first .. first + 16·groups − 1 of (replicate, stream) drawn from
+/// n: ++m[scale_to(word, n)] for each of their words (counts wrap like Count). Needs
+/// philox_avx2_supported() (elsewhere the scalar generator counts the same draws).
+void count_draw_groups(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate, uint32_t stream, uint32_t n,
+                       int16_t* m);
+void count_draw_groups(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate, uint32_t stream, uint32_t n,
+                       int32_t* m);
+
 /// sums[k] = Σ_c multiplicity[c] · transposed[k·stride + c] for c < stride, exact in int32 (the
 /// caller guarantees no overflow), on simd_path(). stride must be a multiple of 16 with zero
 /// padding; a multiple of 32 (as the CPU backend pads) spares the AVX-512 loop a masked tail.
 void column_dots(const int16_t* multiplicity, const int16_t* transposed, int64_t stride, int32_t n_columns,
                  int32_t* sums);
+
+/// column_dots for two multiplicity vectors at once (the same integers as two calls; on AVX2
+/// the digits are read once for both).
+void column_dots_pair(const int16_t* m0, const int16_t* m1, const int16_t* transposed, int64_t stride,
+                      int32_t n_columns, int32_t* sums0, int32_t* sums1);
 
 }  // namespace judgestat

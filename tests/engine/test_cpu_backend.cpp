@@ -77,6 +77,7 @@ TEST(CpuBackend, ReplicatesBitIdenticalOnEverySimdPath) {
   };
   const Case cases[] = {
       {"w1", w1_like_plan({37, 4963}, 6000, 4, false, false), 400},
+      {"w1 odd", w1_like_plan({5000}, 6000, 3, false, false), 401},  // a thread's last replicate alone
       {"planes", w1_like_plan({70, 1111}, 1500, 2, true, true), 400},
       {"gather", w1_like_plan({33000, 45}, 33100, 1, false, true), 40},
   };

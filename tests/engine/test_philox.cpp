@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "engine/philox_simd.hpp"
 #include "judgestat/philox.hpp"
@@ -70,4 +71,57 @@ TEST(Philox, SixteenWideBlocksEqualScalar) {
                                                      << " first " << first << " block " << b << " word " << t;
           }
         }
+}
+
+// The scalar count of docs/statistics.md §2's draws: ++m[(u · n) >> 32] for every word.
+template <typename Count>
+std::vector<Count> counted_by_scalar(PhiloxKey key, uint32_t first, uint32_t blocks, uint32_t replicate,
+                                     uint32_t stream, uint32_t n, size_t slots) {
+  std::vector<Count> m(slots, 0);
+  for (uint32_t b = 0; b < blocks; ++b)
+    for (uint32_t word : draw_block(key, first + b, replicate, stream).w) ++m[scale_to(word, n)];
+  return m;
+}
+
+template <typename Count>
+void expect_groups_count_like_scalar() {
+  // Sizes: one slot (every draw lands on it), small, W1's 5000 and int16's limit.
+  for (uint32_t n : {1u, 7u, 5000u, 32767u})
+    for (uint32_t groups : {0u, 1u, 3u, 10u})
+      for (uint32_t first : {0u, 16u, 1000u, 0xFFFFFFF0u})  // the last wraps past 2^32
+        for (uint32_t replicate : {0u, 77u, 0xFFFFFFFFu}) {
+          const PhiloxKey key(0xDEADBEEF12345678ull + n);
+          std::vector<Count> got(n, 0);
+          count_draw_groups(key, first, groups, replicate, 5, n, got.data());
+          ASSERT_EQ(got, counted_by_scalar<Count>(key, first, 16 * groups, replicate, 5, n, n))
+              << "n " << n << " groups " << groups << " first " << first << " replicate " << replicate;
+        }
+}
+
+TEST(Philox, DrawGroupsCountTheScalarDraws) {
+  if (!philox_avx2_supported()) GTEST_SKIP() << "this CPU has no AVX2; count_draw_groups is not used";
+  expect_groups_count_like_scalar<int16_t>();
+  expect_groups_count_like_scalar<int32_t>();
+  // A range past 2^21, where the products' high words use every bit (the gather path's strata).
+  const PhiloxKey key(7);
+  const uint32_t n = 3000017;
+  std::vector<int32_t> got(n, 0);
+  count_draw_groups(key, 12, 40, 3, 0, n, got.data());
+  EXPECT_EQ(got, counted_by_scalar<int32_t>(key, 12, 640, 3, 0, n, n));
+}
+
+TEST(Philox, DrawGroupsCountIntoTheirSlotsOnly) {
+  // Counting adds to the slots drawn and nothing else: a second call adds the same counts again,
+  // and slots past n stay untouched.
+  if (!philox_avx2_supported()) GTEST_SKIP() << "this CPU has no AVX2; count_draw_groups is not used";
+  const PhiloxKey key(42);
+  std::vector<int32_t> m(1100, 0);
+  count_draw_groups(key, 3, 5, 9, bootstrap_stream(2), 1000, m.data());
+  count_draw_groups(key, 3, 5, 9, bootstrap_stream(2), 1000, m.data());
+  std::vector<int32_t> want = counted_by_scalar<int32_t>(key, 3, 80, 9, bootstrap_stream(2), 1000, 1100);
+  for (auto& v : want) v *= 2;
+  EXPECT_EQ(m, want);
+  int64_t total = 0;
+  for (int32_t v : m) total += v;
+  EXPECT_EQ(total, 2 * 80 * 4);
 }
