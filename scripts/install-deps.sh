@@ -3,12 +3,13 @@
 # apt-get; otherwise it prints the apt-get line to run. CUDA (nvcc) is optional and not
 # installed here: without it the CPU backend is built. OpenMPI is for runs over several GPUs
 # (mpirun; README "More than one GPU") and its tests. The python3-* packages and pybind11 build
-# and test the Python module (README "Python"); scipy is for bench/compare_python.py. Chromium
+# and test the Python module (README "Python"); scipy is for bench/compare_python.py and OpenBLAS
+# for the numpy peers of bench/ (numpy on Debian's reference BLAS runs them 2× slower). Chromium
 # renders the study report headless in a test (tests/study/test_report_browser.cpp; skipped with a
 # message where it is missing).
 set -euo pipefail
 packages=(cmake g++ make clang-format libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev libopenmpi-dev openmpi-bin
-          pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas python3-numpy python3-scipy chromium)
+          pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas python3-numpy python3-scipy libopenblas0-pthread chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

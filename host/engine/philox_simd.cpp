@@ -315,6 +315,18 @@ __attribute__((target("avx2"))) void column_dots_pair_avx2(const int16_t* m0, co
   }
 }
 
+// Eight clusters a step: their byte of the sign word spread over the lanes as all-ones masks.
+__attribute__((target("avx2"))) int32_t sum_where_bits_set_avx2(const uint32_t* words, const int32_t* d, int64_t n) {
+  const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  __m256i sum = _mm256_setzero_si256();
+  for (int64_t c = 0; c < n; c += 8) {
+    const auto byte = static_cast<int>((words[c >> 5] >> (c & 31)) & 0xFFu);
+    const __m256i set = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(byte), lane_bit), lane_bit);
+    sum = _mm256_add_epi32(sum, _mm256_and_si256(set, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d + c))));
+  }
+  return horizontal_sum(sum);
+}
+
 // int32 lanes += pairwise int16 products: one VNNI instruction, or madd + add. Both wrap
 // modulo 2^32 like the scalar sum, so every path gives the same integers.
 __attribute__((target("avx512f,avx512bw"))) inline __m512i dot_step_madd(__m512i s, __m512i m, __m512i a) {
@@ -405,6 +417,16 @@ void count_draw_groups(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t 
 void count_draw_groups(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate, uint32_t stream, uint32_t n,
                        int32_t* m) {
   count_draw_groups_avx2(key, first, groups, replicate, stream, n, m);
+}
+
+int32_t sum_where_bits_set(const uint32_t* words, const int32_t* d, int64_t n) {
+#if defined(__x86_64__)
+  if (simd_path() >= SimdPath::avx2) return sum_where_bits_set_avx2(words, d, n);
+#endif
+  int32_t sum = 0;
+  for (int64_t c = 0; c < n; ++c)
+    if ((words[c >> 5] >> (c & 31)) & 1u) sum += d[c];
+  return sum;
 }
 
 void column_dots_pair(const int16_t* m0, const int16_t* m1, const int16_t* t, int64_t stride, int32_t n_columns,

@@ -50,4 +50,9 @@ void column_dots(const int16_t* multiplicity, const int16_t* transposed, int64_t
 void column_dots_pair(const int16_t* m0, const int16_t* m1, const int16_t* transposed, int64_t stride,
                       int32_t n_columns, int32_t* sums0, int32_t* sums1);
 
+/// Σ d[c] over the c < n whose bit c mod 32 of words[c div 32] is set (the sign-flip test's
+/// minus signs), exact: the caller guarantees Σ_c |d[c]| < 2^31. n is a multiple of 8 (pad d with
+/// zeros; words must cover the padding).
+int32_t sum_where_bits_set(const uint32_t* words, const int32_t* d, int64_t n);
+
 }  // namespace judgestat

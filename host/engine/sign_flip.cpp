@@ -1,11 +1,13 @@
 // docs/statistics.md §7.3's sign-flip permutation counts on host threads: Backend's default and
 // the CPU backend's (the CUDA backend runs the same sign_flip_sum in kernels/permutation/).
 #include <algorithm>
+#include <cstdlib>
 #include <future>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "engine/philox_simd.hpp"
 #include "engine/split_range.hpp"
 #include "judgestat/backend.hpp"
 #include "support/parallel.hpp"
@@ -13,17 +15,59 @@
 namespace judgestat {
 namespace {
 
-/// Exceedances of every test over replicates [begin, end).
-std::vector<uint64_t> count_range(const CompiledPlan& plan, const std::vector<int64_t>& d, PhiloxKey key,
-                                  uint64_t begin, uint64_t end) {
-  const size_t n_tests = plan.sign_flip_tests.size();
-  const int64_t C = plan.n_clusters;
-  std::vector<uint64_t> exceed(n_tests, 0);
-  for (uint64_t r = begin; r < end; ++r)
+// Every test's d_c, made for T_r = Σ_c ±d_c = Σ_c d_c − 2·Σ_{c: minus} d_c: as int32 padded to
+// 8 clusters for sum_where_bits_set when every test has Σ_c |d_c| < 2^31 (counts: always, in
+// practice), else sign_flip_sum's int64 arithmetic. Both are exact, so T_r is the same integer.
+struct SignFlipDifferences {
+  int64_t clusters = 0, stride = 0;
+  std::vector<int64_t> d, total;  // d test-major (t · clusters + c); total Σ_c d_c per test
+  std::vector<int32_t> narrow;    // t · stride + c, zero padded; empty when some sum is too wide
+
+  explicit SignFlipDifferences(const CompiledPlan& plan)
+      : clusters(plan.n_clusters), stride((plan.n_clusters + 7) / 8 * 8), d(sign_flip_differences(plan)) {
+    const size_t n_tests = plan.sign_flip_tests.size();
+    bool fits = true;
     for (size_t t = 0; t < n_tests; ++t) {
-      const int64_t observed = plan.totals[plan.sign_flip_tests[t].column];
-      exceed[t] += sign_flip_exceeds(sign_flip_sum(key, static_cast<uint32_t>(r), d.data() + t * C, C), observed);
+      int64_t sum = 0, magnitude = 0;
+      for (int64_t c = 0; c < clusters; ++c) sum += d[t * clusters + c], magnitude += std::abs(d[t * clusters + c]);
+      total.push_back(sum);
+      fits = fits && magnitude < (int64_t{1} << 31);
     }
+    if (!fits) return;
+    narrow.assign(n_tests * stride, 0);
+    for (size_t t = 0; t < n_tests; ++t)
+      for (int64_t c = 0; c < clusters; ++c) narrow[t * stride + c] = static_cast<int32_t>(d[t * clusters + c]);
+  }
+
+  int64_t replicate_t(const uint32_t* words, size_t t) const {
+    if (narrow.empty()) {
+      int64_t sum = 0;
+      for (int64_t c = 0; c < clusters; ++c) {
+        const int64_t flip = -static_cast<int64_t>((words[c >> 5] >> (c & 31)) & 1u);  // all ones: sign −1
+        sum += (d[t * clusters + c] ^ flip) - flip;
+      }
+      return sum;
+    }
+    return total[t] - 2 * static_cast<int64_t>(sum_where_bits_set(words, narrow.data() + t * stride, stride));
+  }
+};
+
+/// Exceedances of every test over replicates [begin, end): each replicate's Philox words are
+/// drawn once for all tests (the signs depend on r and c only).
+std::vector<uint64_t> count_range(const CompiledPlan& plan, const SignFlipDifferences& d, PhiloxKey key, uint64_t begin,
+                                  uint64_t end) {
+  const size_t n_tests = plan.sign_flip_tests.size();
+  const auto n_blocks = static_cast<uint32_t>((d.clusters + kSignFlipClustersPerBlock - 1) / kSignFlipClustersPerBlock);
+  std::vector<uint32_t> words(4 * size_t{n_blocks});  // block-major: cluster c's bit is in words[c div 32]
+  std::vector<uint64_t> exceed(n_tests, 0);
+  for (uint64_t r = begin; r < end; ++r) {
+    for (uint32_t b = 0; b < n_blocks; ++b) {
+      const Words4 w = draw_block(key, b, static_cast<uint32_t>(r), kSignFlipStream);
+      std::copy(w.w, w.w + 4, words.begin() + 4 * size_t{b});
+    }
+    for (size_t t = 0; t < n_tests; ++t)
+      exceed[t] += sign_flip_exceeds(d.replicate_t(words.data(), t), plan.totals[plan.sign_flip_tests[t].column]);
+  }
   return exceed;
 }
 
@@ -35,7 +79,7 @@ std::vector<uint64_t> count_sign_flip_exceedances_on_host(const CompiledPlan& pl
   if (exceed.empty() || count == 0) return exceed;
   if (first + count > (uint64_t{1} << 32) || first + count < first)
     throw std::logic_error("sign flips: replicates beyond 2^32 (replicate numbers are 32-bit)");
-  const std::vector<int64_t> d = sign_flip_differences(plan);
+  const SignFlipDifferences d(plan);
   const PhiloxKey key(seed);
   const uint64_t hardware = std::max(1u, std::thread::hardware_concurrency());
   const uint64_t n_parts = std::min<uint64_t>(threads > 0 ? static_cast<uint64_t>(threads) : hardware, count);

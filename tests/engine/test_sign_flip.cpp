@@ -11,10 +11,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/philox_simd.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/plan.hpp"
 #include "sign_flip_cases.hpp"
+#include "simd_paths.hpp"
 
 using namespace judgestat;
 using judgestat::testing_support::paired_case;
@@ -69,6 +71,32 @@ TEST(SignFlip, CountsMatchExplicitLoopsOnEveryHostBackend) {
     for (const auto& backend : backends)
       EXPECT_EQ(backend->count_sign_flip_exceedances(plan, seed, first, count), want)
           << backend->device() << ", replicates " << first << " + " << count;
+  }
+}
+
+TEST(SignFlip, CountsMatchExplicitLoopsOnEverySimdPathAndWidth) {
+  // 1,001 clusters (no multiple of 8, 32 or 128) and the CPU's two sums: int32 with the minus
+  // signs as masks (Σ|d_c| < 2^31, as counts are), and int64 when the differences are scaled by
+  // 2^27 so that Σ|d_c| passes 2^31.
+  const testing_support::SimdPathRestorer restore;
+  for (const int64_t scale : {int64_t{1}, int64_t{1} << 27}) {
+    PairedCase paired = paired_case(1001, 5);
+    for (size_t t = 0; t < paired.d.size(); ++t) {
+      for (double& v : paired.plan.columns[paired.plan.sign_flip_tests[t].column]) v *= static_cast<double>(scale);
+      for (int64_t& v : paired.d[t]) v *= scale;
+    }
+    int64_t magnitude = 0;
+    for (int64_t v : paired.d[0]) magnitude += std::abs(v);
+    EXPECT_EQ(magnitude < (int64_t{1} << 31), scale == 1);
+    const CompiledPlan plan = compile(paired.plan);
+    const std::vector<uint64_t> want = reference_counts(paired, 99, 40, 300);
+    EXPECT_GT(want[0] + want[1], 0u);
+    EXPECT_LT(want[0] + want[1], 600u);
+    for (SimdPath path : testing_support::available_paths()) {
+      set_simd_path_for_testing(path);
+      EXPECT_EQ(make_cpu_backend(2)->count_sign_flip_exceedances(plan, 99, 40, 300), want)
+          << simd_path_name(path) << ", scale " << scale;
+    }
   }
 }
 
