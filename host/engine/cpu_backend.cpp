@@ -142,6 +142,9 @@ struct ClusterSumPlanes {
   }
 };
 
+// Replicates computed together: the dot products of a batch share their loads of the digits.
+constexpr int kBatch = 4;
+
 // Per replicate: the normal draws, the rank terms' 2U and one spare slot.
 int64_t extras_per_replicate(const CompiledPlan& plan) { return plan.n_normals + plan.n_rank_terms + 1; }
 
@@ -167,23 +170,27 @@ class CpuBackend final : public Backend {
       const SimdPath path = simd_path();
       const ClusterSumPlanes planes(plan);
       const int32_t rows = planes.n_rows();
-      // n (1 or 2) consecutive replicates' sums: the draws counted, then a dot per plane (a pair
-      // shares the digits' loads). Into int32 sums the dots are the sums (one plane per column);
-      // into int64 sums the planes recombine exactly, the gather path's integers.
+      // n (≤ kBatch) consecutive replicates' sums: the draws counted, then a dot per plane (the
+      // batch shares the digits' loads). Into int32 sums the dots are the sums (one plane per
+      // column); into int64 sums the planes recombine exactly, the gather path's integers.
       const auto multiplicity_sums = [&](PhiloxKey key, uint32_t r, int n, auto* sums, double* extras) {
         using Sum = std::remove_pointer_t<decltype(sums)>;
         thread_local std::vector<int16_t> multiplicity;
         thread_local std::vector<int32_t> dots;
-        multiplicity.resize(2 * planes.stride);
-        dots.resize(2 * rows);
-        int16_t* m[2] = {multiplicity.data(), multiplicity.data() + planes.stride};
-        int32_t* dot[2] = {dots.data(), dots.data() + rows};
-        if constexpr (std::is_same_v<Sum, int32_t>) dot[0] = sums, dot[1] = sums + plan.n_columns;
-        for (int j = 0; j < n; ++j) count_draws(plan, key, r + j, path, m[j]);
-        if (n == 2)
-          column_dots_pair(m[0], m[1], planes.digits.data(), planes.stride, rows, dot[0], dot[1]);
-        else
-          column_dots(m[0], planes.digits.data(), planes.stride, rows, dot[0]);
+        multiplicity.resize(kBatch * planes.stride);
+        dots.resize(kBatch * rows);
+        const int16_t* m[kBatch];
+        int32_t* dot[kBatch];
+        for (int j = 0; j < n; ++j) {
+          int16_t* counts = multiplicity.data() + j * planes.stride;
+          count_draws(plan, key, r + j, path, counts);
+          m[j] = counts;
+          if constexpr (std::is_same_v<Sum, int32_t>)
+            dot[j] = sums + j * plan.n_columns;
+          else
+            dot[j] = dots.data() + j * rows;
+        }
+        column_dots_batch(m, n, planes.digits.data(), planes.stride, rows, dot);
         for (int j = 0; j < n; ++j) {
           if constexpr (std::is_same_v<Sum, int64_t>) planes.recombine(dot[j], sums + j * plan.n_columns);
           rank_sums(plan, m[j], extras + j * extras_per_replicate(plan));
@@ -235,8 +242,8 @@ class CpuBackend final : public Backend {
   }
 
   // Runs replicates [first, first + count) over the threads; `sums_of(key, r, n, sums, extras)`
-  // fills replicates r .. r + n − 1's column sums and rank terms' extras (n = 1 or 2, laid out
-  // one replicate after the other).
+  // fills replicates r .. r + n − 1's column sums and rank terms' extras (1 ≤ n ≤ kBatch, laid
+  // out one replicate after the other).
   template <typename Sum, typename SumsOf>
   void run(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, double* out,
            const SumsOf& sums_of) {
@@ -244,10 +251,10 @@ class CpuBackend final : public Backend {
     const int32_t S = plan.n_statistics, K = plan.n_columns;
     const int64_t E = extras_per_replicate(plan);
     auto work = [&](uint64_t begin, uint64_t end) {
-      std::vector<Sum> sums(2 * K);
-      std::vector<double> extras(2 * E);
-      for (uint64_t i = begin; i < end; i += 2) {
-        const int n = end - i >= 2 ? 2 : 1;
+      std::vector<Sum> sums(kBatch * K);
+      std::vector<double> extras(kBatch * E);
+      for (uint64_t i = begin; i < end; i += kBatch) {
+        const int n = static_cast<int>(std::min<uint64_t>(kBatch, end - i));
         const auto r = static_cast<uint32_t>(first + i);
         sums_of(key, r, n, sums.data(), extras.data());
         for (int j = 0; j < n; ++j) {

@@ -278,41 +278,37 @@ __attribute__((target("avx2"))) inline __m256i add_madd(__m256i s, __m256i m, __
   return _mm256_add_epi32(s, _mm256_madd_epi16(m, a));
 }
 
-// Two replicates' multiplicities against the same digits: each digit vector, read from L2
-// (the digits outgrow L1), is loaded once for both; four columns × two replicates per pass.
-__attribute__((target("avx2"))) void column_dots_pair_avx2(const int16_t* m0, const int16_t* m1, const int16_t* t,
-                                                           int64_t stride, int32_t n_columns, int32_t* sums0,
-                                                           int32_t* sums1) {
+// Columns k .. k + P − 1 of R replicates: each digit vector is loaded once for the R
+// multiplicities.
+template <int R, int P>
+__attribute__((target("avx2"))) inline void batch_dots(const int16_t* const* m, const int16_t* a, int64_t stride,
+                                                       int32_t* const* sums, int32_t k) {
+  __m256i s[R][P];
+  for (auto& row : s)
+    for (auto& v : row) v = _mm256_setzero_si256();
+  for (int64_t c = 0; c < stride; c += 16) {
+    __m256i x[R];
+    for (int j = 0; j < R; ++j) x[j] = load_int16x16(m[j] + c);
+    for (int p = 0; p < P; ++p) {
+      const __m256i d = load_int16x16(a + p * stride + c);
+      for (int j = 0; j < R; ++j) s[j][p] = add_madd(s[j][p], x[j], d);
+    }
+  }
+  for (int j = 0; j < R; ++j)
+    for (int p = 0; p < P; ++p) sums[j][k + p] = horizontal_sum(s[j][p]);
+}
+
+// R replicates' multiplicities against the same digits: the digits outgrow L1 (and, with a
+// hundred columns, L2), so each digit vector is loaded once for all R; 8 / R columns × R
+// replicates of accumulators. (Tiles of 1,024 or 4,096 clusters, to keep the multiplicities in
+// L1, measured slower: bench/NOTES.md.)
+template <int R>
+__attribute__((target("avx2"))) void column_dots_batch_avx2(const int16_t* const* m, const int16_t* t, int64_t stride,
+                                                            int32_t n_columns, int32_t* const* sums) {
+  constexpr int P = 8 / R;
   int32_t k = 0;
-  for (; k + 4 <= n_columns; k += 4) {
-    const int16_t* a = t + k * stride;
-    __m256i s[2][4];
-    for (auto& row : s)
-      for (auto& v : row) v = _mm256_setzero_si256();
-    for (int64_t c = 0; c < stride; c += 16) {
-      const __m256i x = load_int16x16(m0 + c), y = load_int16x16(m1 + c);
-      for (int j = 0; j < 4; ++j) {
-        const __m256i d = load_int16x16(a + j * stride + c);
-        s[0][j] = add_madd(s[0][j], x, d);
-        s[1][j] = add_madd(s[1][j], y, d);
-      }
-    }
-    for (int j = 0; j < 4; ++j) {
-      sums0[k + j] = horizontal_sum(s[0][j]);
-      sums1[k + j] = horizontal_sum(s[1][j]);
-    }
-  }
-  for (; k < n_columns; ++k) {
-    const int16_t* a = t + k * stride;
-    __m256i s0 = _mm256_setzero_si256(), s1 = s0;
-    for (int64_t c = 0; c < stride; c += 16) {
-      const __m256i d = load_int16x16(a + c);
-      s0 = add_madd(s0, load_int16x16(m0 + c), d);
-      s1 = add_madd(s1, load_int16x16(m1 + c), d);
-    }
-    sums0[k] = horizontal_sum(s0);
-    sums1[k] = horizontal_sum(s1);
-  }
+  for (; k + P <= n_columns; k += P) batch_dots<R, P>(m, t + k * stride, stride, sums, k);
+  for (; k < n_columns; ++k) batch_dots<R, 1>(m, t + k * stride, stride, sums, k);
 }
 
 // Eight clusters a step: their byte of the sign word spread over the lanes as all-ones masks.
@@ -429,16 +425,23 @@ int32_t sum_where_bits_set(const uint32_t* words, const int32_t* d, int64_t n) {
   return sum;
 }
 
-void column_dots_pair(const int16_t* m0, const int16_t* m1, const int16_t* t, int64_t stride, int32_t n_columns,
-                      int32_t* sums0, int32_t* sums1) {
+void column_dots_batch(const int16_t* const* m, int n, const int16_t* t, int64_t stride, int32_t n_columns,
+                       int32_t* const* sums) {
 #if defined(__x86_64__)
   if (simd_path() == SimdPath::avx2) {
-    column_dots_pair_avx2(m0, m1, t, stride, n_columns, sums0, sums1);
-    return;
+    switch (n) {
+      case 2:
+        return column_dots_batch_avx2<2>(m, t, stride, n_columns, sums);
+      case 3:
+        return column_dots_batch_avx2<3>(m, t, stride, n_columns, sums);
+      case 4:
+        return column_dots_batch_avx2<4>(m, t, stride, n_columns, sums);
+      default:
+        break;
+    }
   }
 #endif
-  column_dots(m0, t, stride, n_columns, sums0);
-  column_dots(m1, t, stride, n_columns, sums1);
+  for (int j = 0; j < n; ++j) column_dots(m[j], t, stride, n_columns, sums[j]);
 }
 
 void column_dots(const int16_t* m, const int16_t* t, int64_t stride, int32_t n_columns, int32_t* sums) {

@@ -45,10 +45,10 @@ void count_draw_groups(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t 
 void column_dots(const int16_t* multiplicity, const int16_t* transposed, int64_t stride, int32_t n_columns,
                  int32_t* sums);
 
-/// column_dots for two multiplicity vectors at once (the same integers as two calls; on AVX2
-/// the digits are read once for both).
-void column_dots_pair(const int16_t* m0, const int16_t* m1, const int16_t* transposed, int64_t stride,
-                      int32_t n_columns, int32_t* sums0, int32_t* sums1);
+/// column_dots for n ≤ 4 multiplicity vectors m[0..n) at once into sums[0..n): the same
+/// integers as n calls; on AVX2 each digit vector is read once for all n.
+void column_dots_batch(const int16_t* const* multiplicities, int n, const int16_t* transposed, int64_t stride,
+                       int32_t n_columns, int32_t* const* sums);
 
 /// Σ d[c] over the c < n whose bit c mod 32 of words[c div 32] is set (the sign-flip test's
 /// minus signs), exact: the caller guarantees Σ_c |d[c]| < 2^31. n is a multiple of 8 (pad d with

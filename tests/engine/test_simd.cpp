@@ -97,35 +97,41 @@ TEST(ColumnDots, EveryPathEqualsTheExactSum) {
   }
 }
 
-TEST(ColumnDots, PairEqualsTwoSingleCallsOnEveryPath) {
-  // The CPU backend's pairs of replicates: draw-count multiplicities against full-range digits,
-  // column counts with and without a remainder after the four-column passes.
+TEST(ColumnDots, BatchEqualsSingleCallsOnEveryPath) {
+  // The CPU backend's batches of 1–4 replicates: draw-count multiplicities against full-range
+  // digits; strides below, at and past the 1,024-cluster tile (5,024 = W1's 5,000 padded);
+  // column counts with and without a remainder after the passes of 8 / n columns. Dots that
+  // wrap inside a tile (a pair of (−32768)·(−32768) products) but fit in total are covered by
+  // the exact-sum test above for single calls; here the totals are compared with int64 sums.
   const SimdPathRestorer restore;
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> any16(-32768, 32767);
-  for (int64_t stride : {32, 64, 1024, 5024})
-    for (int32_t columns : {1, 4, 7, 25}) {
-      std::vector<int16_t> m0(stride, 0), m1(stride, 0), t(stride * columns);
-      for (int64_t d = 0; d < stride; ++d) ++m0[rng() % stride], ++m1[rng() % stride];
+  for (int64_t stride : {32, 1024, 1040, 5024})
+    for (int32_t columns : {1, 3, 4, 7, 25}) {
+      std::vector<std::vector<int16_t>> m(4, std::vector<int16_t>(stride, 0));
+      for (auto& counts : m)
+        for (int64_t d = 0; d < stride; ++d) ++counts[rng() % stride];
+      std::vector<int16_t> t(stride * columns);
       for (auto& v : t) v = static_cast<int16_t>(any16(rng));
+      std::vector<std::vector<int32_t>> exact(4, std::vector<int32_t>(columns));
+      for (int j = 0; j < 4; ++j)
+        for (int32_t k = 0; k < columns; ++k) {
+          int64_t sum = 0;
+          for (int64_t c = 0; c < stride; ++c) sum += int64_t(m[j][c]) * t[k * stride + c];
+          exact[j][k] = static_cast<int32_t>(sum);
+        }
       for (SimdPath path : available_paths()) {
         set_simd_path_for_testing(path);
-        std::vector<int32_t> want0(columns), want1(columns), got0(columns, 1), got1(columns, 1);
-        column_dots(m0.data(), t.data(), stride, columns, want0.data());
-        column_dots(m1.data(), t.data(), stride, columns, want1.data());
-        column_dots_pair(m0.data(), m1.data(), t.data(), stride, columns, got0.data(), got1.data());
-        EXPECT_EQ(got0, want0) << simd_path_name(path) << " stride " << stride << " columns " << columns;
-        EXPECT_EQ(got1, want1) << simd_path_name(path) << " stride " << stride << " columns " << columns;
-      }
-      // And the pair on the best path equals the exact sums.
-      for (int32_t k = 0; k < columns; ++k) {
-        int64_t sum0 = 0, sum1 = 0;
-        for (int64_t c = 0; c < stride; ++c)
-          sum0 += int64_t(m0[c]) * t[k * stride + c], sum1 += int64_t(m1[c]) * t[k * stride + c];
-        std::vector<int32_t> got0(columns), got1(columns);
-        column_dots_pair(m0.data(), m1.data(), t.data(), stride, columns, got0.data(), got1.data());
-        EXPECT_EQ(got0[k], static_cast<int32_t>(sum0));
-        EXPECT_EQ(got1[k], static_cast<int32_t>(sum1));
+        for (int n = 1; n <= 4; ++n) {
+          std::vector<std::vector<int32_t>> got(n, std::vector<int32_t>(columns, 12345));
+          const int16_t* mp[4];
+          int32_t* sp[4];
+          for (int j = 0; j < n; ++j) mp[j] = m[j].data(), sp[j] = got[j].data();
+          column_dots_batch(mp, n, t.data(), stride, columns, sp);
+          for (int j = 0; j < n; ++j)
+            EXPECT_EQ(got[j], exact[j]) << simd_path_name(path) << " n " << n << " replicate " << j << " stride "
+                                        << stride << " columns " << columns;
+        }
       }
     }
 }
