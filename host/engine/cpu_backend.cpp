@@ -49,7 +49,8 @@ void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, Si
     const auto size = static_cast<uint32_t>(plan.stratum_offset[h + 1] - offset);
     Count* m = multiplicity + offset;
     uint32_t d = 0;
-    // Words in stream order, 64 (AVX-512) or 32 (AVX2) at a time, then one block at a time.
+    // 64 words at a time (AVX-512: in stream order; AVX2: pipelined, in lane order), then at most
+    // one AVX2 pass of 32, then one block at a time: the histogram needs only their multiset.
     if (path >= SimdPath::avx512) {
       uint32_t words[64];
       for (; d + 64 <= size; d += 64) {
@@ -135,14 +136,14 @@ struct ClusterSumPlanes {
   int32_t n_rows() const { return static_cast<int32_t>(row_column.size()); }
 
   // Column sums from one replicate's dots: Σ_planes dot · 2^shift, exact in int64.
-  void recombine(const int32_t* dots, int64_t* sums) const {
-    std::fill(sums, sums + row_column.back() + 1, int64_t{0});
+  void recombine(const int32_t* dots, int32_t n_columns, int64_t* sums) const {
+    std::fill(sums, sums + n_columns, int64_t{0});
     for (int32_t row = 0; row < n_rows(); ++row)
       sums[row_column[row]] += static_cast<int64_t>(dots[row]) * (int64_t{1} << row_shift[row]);
   }
 };
 
-// Replicates computed together: the dot products of a batch share their loads of the digits.
+// Replicates computed together: on AVX2 the dot products of a batch share their loads of the digits.
 constexpr int kBatch = 4;
 
 // Per replicate: the normal draws, the rank terms' 2U and one spare slot.
@@ -170,8 +171,8 @@ class CpuBackend final : public Backend {
       const SimdPath path = simd_path();
       const ClusterSumPlanes planes(plan);
       const int32_t rows = planes.n_rows();
-      // n (≤ kBatch) consecutive replicates' sums: the draws counted, then a dot per plane (the
-      // batch shares the digits' loads). Into int32 sums the dots are the sums (one plane per
+      // n (≤ kBatch) consecutive replicates' sums: the draws counted, then a dot per plane (on
+      // AVX2 the batch shares the digits' loads). Into int32 sums the dots are the sums (one plane per
       // column); into int64 sums the planes recombine exactly, the gather path's integers.
       const auto multiplicity_sums = [&](PhiloxKey key, uint32_t r, int n, auto* sums, double* extras) {
         using Sum = std::remove_pointer_t<decltype(sums)>;
@@ -180,19 +181,20 @@ class CpuBackend final : public Backend {
         multiplicity.resize(kBatch * planes.stride);
         dots.resize(kBatch * rows);
         const int16_t* m[kBatch];
-        int32_t* dot[kBatch];
+        int32_t* dot_out[kBatch];  // where each replicate's dots go
         for (int j = 0; j < n; ++j) {
           int16_t* counts = multiplicity.data() + j * planes.stride;
           count_draws(plan, key, r + j, path, counts);
           m[j] = counts;
           if constexpr (std::is_same_v<Sum, int32_t>)
-            dot[j] = sums + j * plan.n_columns;
+            dot_out[j] = sums + j * plan.n_columns;
           else
-            dot[j] = dots.data() + j * rows;
+            dot_out[j] = dots.data() + j * rows;
         }
-        column_dots_batch(m, n, planes.digits.data(), planes.stride, rows, dot);
+        column_dots_batch(m, n, planes.digits.data(), planes.stride, rows, dot_out);
         for (int j = 0; j < n; ++j) {
-          if constexpr (std::is_same_v<Sum, int64_t>) planes.recombine(dot[j], sums + j * plan.n_columns);
+          if constexpr (std::is_same_v<Sum, int64_t>)
+            planes.recombine(dot_out[j], plan.n_columns, sums + j * plan.n_columns);
           rank_sums(plan, m[j], extras + j * extras_per_replicate(plan));
         }
       };

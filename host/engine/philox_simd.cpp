@@ -106,19 +106,6 @@ __attribute__((target("avx2"))) inline void philox8_round(Philox8& s, __m256i k0
   s.c3 = lo0;
 }
 
-// Ten rounds on two independent states at once: one state's chain of dependent multiplies
-// leaves most of the vector units idle, two keep them busy.
-__attribute__((target("avx2"))) inline void philox8x2_rounds(PhiloxKey key, Philox8& a, Philox8& b) {
-  uint32_t k0 = key.k0, k1 = key.k1;
-  for (int round = 0; round < 10; ++round) {
-    const __m256i k0v = _mm256_set1_epi32(static_cast<int>(k0)), k1v = _mm256_set1_epi32(static_cast<int>(k1));
-    philox8_round(a, k0v, k1v);
-    philox8_round(b, k0v, k1v);
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-}
-
 // (u * n) >> 32 in each lane: scale_to on eight words.
 __attribute__((target("avx2"))) inline __m256i scale_to8(__m256i u, __m256i n) {
   const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(u, n), 32);
@@ -148,12 +135,13 @@ __attribute__((target("avx2"))) void philox_blocks8(PhiloxKey key, uint32_t firs
 }
 
 template <typename Count>
-__attribute__((target("avx2"))) static void count_draw_groups_avx2(PhiloxKey key, uint32_t first, uint32_t groups,
-                                                                   uint32_t replicate, uint32_t stream, uint32_t n,
-                                                                   Count* m) {
-  // Software pipelined: group g's 64 indices are counted between group g + 1's rounds, so the
-  // scalar increments (load and store ports) run beside the multiplies (vector ports) instead
-  // of after them. Counting needs only the multiset of indices, so lane order is kept.
+__attribute__((target("avx2"))) static void count_groups_of_16_blocks(PhiloxKey key, uint32_t first, uint32_t groups,
+                                                                      uint32_t replicate, uint32_t stream, uint32_t n,
+                                                                      Count* m) {
+  // Two interleaved 8-lane states (one state's chain of dependent multiplies leaves most vector
+  // ports idle), software pipelined: group g's 64 indices are counted between group g + 1's
+  // rounds, so the scalar increments (load and store ports) run beside the multiplies (vector
+  // ports) instead of after them. Counting needs only the multiset of indices: lane order is kept.
   alignas(32) uint32_t pending[64];
   const __m256i nv = _mm256_set1_epi32(static_cast<int>(n));
   for (uint32_t g = 0; g <= groups; ++g) {
@@ -397,8 +385,8 @@ void philox_blocks16(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t
   philox_blocks8(key, first + 8, replicate, stream, out + 32);
 }
 template <typename Count>
-static void count_draw_groups_avx2(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate, uint32_t stream,
-                                   uint32_t n, Count* m) {
+static void count_groups_of_16_blocks(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate,
+                                      uint32_t stream, uint32_t n, Count* m) {
   for (uint32_t b = 0; b < 16 * groups; ++b) {
     const Words4 w = draw_block(key, first + b, replicate, stream);
     for (uint32_t word : w.w) ++m[scale_to(word, n)];
@@ -408,11 +396,11 @@ static void count_draw_groups_avx2(PhiloxKey key, uint32_t first, uint32_t group
 
 void count_draw_groups(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate, uint32_t stream, uint32_t n,
                        int16_t* m) {
-  count_draw_groups_avx2(key, first, groups, replicate, stream, n, m);
+  count_groups_of_16_blocks(key, first, groups, replicate, stream, n, m);
 }
 void count_draw_groups(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate, uint32_t stream, uint32_t n,
                        int32_t* m) {
-  count_draw_groups_avx2(key, first, groups, replicate, stream, n, m);
+  count_groups_of_16_blocks(key, first, groups, replicate, stream, n, m);
 }
 
 int32_t sum_where_bits_set(const uint32_t* words, const int32_t* d, int64_t n) {

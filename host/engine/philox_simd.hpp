@@ -32,7 +32,7 @@ void philox_blocks8(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t 
 void philox_blocks16(PhiloxKey key, uint32_t first, uint32_t replicate, uint32_t stream, uint32_t* out);
 
 /// Counts the draws of blocks first .. first + 16·groups − 1 of (replicate, stream) drawn from
-/// n: ++m[scale_to(word, n)] for each of their words (counts wrap like Count). Needs
+/// n: ++m[scale_to(word, n)] for each of their words (the caller keeps the counts in range). Needs
 /// philox_avx2_supported() (elsewhere the scalar generator counts the same draws).
 void count_draw_groups(PhiloxKey key, uint32_t first, uint32_t groups, uint32_t replicate, uint32_t stream, uint32_t n,
                        int16_t* m);

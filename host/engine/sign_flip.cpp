@@ -17,7 +17,7 @@ namespace {
 
 // Every test's d_c, made for T_r = Σ_c ±d_c = Σ_c d_c − 2·Σ_{c: minus} d_c: as int32 padded to
 // 8 clusters for sum_where_bits_set when every test has Σ_c |d_c| < 2^31 (counts: always, in
-// practice), else sign_flip_sum's int64 arithmetic. Both are exact, so T_r is the same integer.
+// practice), else sign_flip_sum itself. Both are exact, so T_r is the same integer.
 struct SignFlipDifferences {
   int64_t clusters = 0, stride = 0;
   std::vector<int64_t> d, total;  // d test-major (t · clusters + c); total Σ_c d_c per test
@@ -39,15 +39,9 @@ struct SignFlipDifferences {
       for (int64_t c = 0; c < clusters; ++c) narrow[t * stride + c] = static_cast<int32_t>(d[t * clusters + c]);
   }
 
-  int64_t replicate_t(const uint32_t* words, size_t t) const {
-    if (narrow.empty()) {
-      int64_t sum = 0;
-      for (int64_t c = 0; c < clusters; ++c) {
-        const int64_t flip = -static_cast<int64_t>((words[c >> 5] >> (c & 31)) & 1u);  // all ones: sign −1
-        sum += (d[t * clusters + c] ^ flip) - flip;
-      }
-      return sum;
-    }
+  // T_r of test t; `words` are replicate r's sign words (block-major, cluster c's bit in words[c div 32]).
+  int64_t replicate_statistic(PhiloxKey key, uint32_t r, const uint32_t* words, size_t t) const {
+    if (narrow.empty()) return sign_flip_sum(key, r, d.data() + t * clusters, clusters);
     return total[t] - 2 * static_cast<int64_t>(sum_where_bits_set(words, narrow.data() + t * stride, stride));
   }
 };
@@ -66,7 +60,8 @@ std::vector<uint64_t> count_range(const CompiledPlan& plan, const SignFlipDiffer
       std::copy(w.w, w.w + 4, words.begin() + 4 * size_t{b});
     }
     for (size_t t = 0; t < n_tests; ++t)
-      exceed[t] += sign_flip_exceeds(d.replicate_t(words.data(), t), plan.totals[plan.sign_flip_tests[t].column]);
+      exceed[t] += sign_flip_exceeds(d.replicate_statistic(key, static_cast<uint32_t>(r), words.data(), t),
+                                     plan.totals[plan.sign_flip_tests[t].column]);
   }
   return exceed;
 }

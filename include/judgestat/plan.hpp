@@ -220,8 +220,9 @@ inline constexpr uint32_t kSignFlipClustersPerBlock = 128;
 /// cluster c's sign is −1 where bit c mod 32 of word (c div 32) mod 4 is 1, +1 where it is 0.
 /// `d` holds the test's per-cluster sums d_c contiguously. Integer sums, exact in any order
 /// (|T_r| ≤ Σ_c |d_c|, below 2^62 by compile()'s bound), so lanes that split the blocks between
-/// them and add their parts get the same T_r as one thread; the CPU backend and the CUDA kernel
-/// both call this.
+/// them and add their parts get the same T_r as one thread. The CUDA kernel calls this; the CPU
+/// backend draws each replicate's words once for all tests and sums the same integers
+/// (host/engine/sign_flip.cpp), falling back to this when Σ_c |d_c| ≥ 2^31.
 JS_HD int64_t sign_flip_sum(PhiloxKey key, uint32_t replicate, const int64_t* d, int64_t n_clusters,
                             uint32_t first_block = 0, uint32_t block_step = 1) {
   constexpr int64_t kPerBlock = kSignFlipClustersPerBlock;

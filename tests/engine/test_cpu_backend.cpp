@@ -98,3 +98,31 @@ TEST(CpuBackend, ReplicatesBitIdenticalOnEverySimdPath) {
     }
   }
 }
+
+TEST(CpuBackend, BatchesEqualOneReplicateAtATime) {
+  // Replicates are computed in batches of up to four (their dot products share the digits'
+  // loads): every branch's batch layout (sums, rank terms' extras, normals) must give each
+  // replicate exactly what a call for that replicate alone gives, on every SIMD path. 11
+  // replicates on one thread: batches of 4, 4 and 3.
+  const SimdPathRestorer restore;
+  const Plan plans[] = {w1_like_plan({37, 4963}, 6000, 4, false, false), w1_like_plan({70, 1111}, 1500, 2, true, true),
+                        w1_like_plan({33000, 45}, 33100, 1, false, true)};
+  for (Plan plan : plans) {
+    plan.statistics.push_back({{"normal"}, {{OpCode::kNormal, 0, 1.0}}});  // a normal draw per replicate
+    const CompiledPlan compiled = compile(plan);
+    ASSERT_EQ(compiled.n_normals, 1);
+    const size_t S = compiled.n_statistics;
+    const uint64_t first = 0xFFFFFFF0ull, count = 11;  // replicate numbers up to 2^32 − 6
+    for (SimdPath path : available_paths()) {
+      set_simd_path_for_testing(path);
+      const auto backend = make_cpu_backend(1);
+      std::vector<double> together(count * S, -1.0), alone(S, -2.0);
+      backend->run_replicates(compiled, 99, first, count, together.data());
+      for (uint64_t i = 0; i < count; ++i) {
+        backend->run_replicates(compiled, 99, first + i, 1, alone.data());
+        EXPECT_EQ(0, std::memcmp(alone.data(), together.data() + i * S, S * sizeof(double)))
+            << simd_path_name(path) << ", replicate " << first + i << " of " << compiled.n_clusters << " clusters";
+      }
+    }
+  }
+}

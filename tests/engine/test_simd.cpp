@@ -99,10 +99,8 @@ TEST(ColumnDots, EveryPathEqualsTheExactSum) {
 
 TEST(ColumnDots, BatchEqualsSingleCallsOnEveryPath) {
   // The CPU backend's batches of 1–4 replicates: draw-count multiplicities against full-range
-  // digits; strides below, at and past the 1,024-cluster tile (5,024 = W1's 5,000 padded);
-  // column counts with and without a remainder after the passes of 8 / n columns. Dots that
-  // wrap inside a tile (a pair of (−32768)·(−32768) products) but fit in total are covered by
-  // the exact-sum test above for single calls; here the totals are compared with int64 sums.
+  // digits; strides of one vector pair up to W1's 5,000 clusters padded (5,024); column counts
+  // with and without a remainder after the passes of 8 / n columns; totals against int64 sums.
   const SimdPathRestorer restore;
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> any16(-32768, 32767);
@@ -137,7 +135,7 @@ TEST(ColumnDots, BatchEqualsSingleCallsOnEveryPath) {
 }
 
 TEST(SumWhereBitsSet, EveryPathEqualsTheMaskedSum) {
-  // Random sign words and differences in ±2^20 (sums stay far inside int32), lengths of 8 to
+  // Random sign words and differences in ±2^18 (Σ|d| < 2^31, the precondition), lengths of 8 to
   // 4,096 values; the words cover exactly the values (n / 32 rounded up).
   const SimdPathRestorer restore;
   std::mt19937 rng(11);
@@ -145,7 +143,7 @@ TEST(SumWhereBitsSet, EveryPathEqualsTheMaskedSum) {
     std::vector<uint32_t> words((n + 31) / 32);
     for (auto& w : words) w = rng();
     std::vector<int32_t> d(n);
-    for (auto& v : d) v = static_cast<int32_t>(rng() % (1u << 21)) - (1 << 20);
+    for (auto& v : d) v = static_cast<int32_t>(rng() % (1u << 19)) - (1 << 18);
     int64_t want = 0;
     for (int64_t c = 0; c < n; ++c)
       if (words[c / 32] & (1u << (c % 32))) want += d[c];
