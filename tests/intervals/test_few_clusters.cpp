@@ -311,6 +311,31 @@ TEST(FewClusters, DistinctByBisectionEqualsTheDirectCount) {
   EXPECT_EQ(direct[2], 1u);
 }
 
+TEST(FewClusters, DirectDistinctCountEqualsASetsSize) {
+  // Enough distinct values to grow the host's hash table several times (3,001; 90,000 with
+  // NaNs left out; 200,000 values of ±0 and ±inf with one key each), against std::set.
+  const uint64_t B = 100000;
+  const int32_t S = 3;
+  std::vector<double> values(B * S);
+  for (uint64_t r = 0; r < B; ++r) {
+    values[r * S + 0] = static_cast<double>((r * 7919) % 3001) / 3.0;
+    values[r * S + 1] = r % 10 == 0 ? NAN : 1e-3 * static_cast<double>(r) - 7.0;
+    const double extremes[4] = {0.0, -0.0, INFINITY, -INFINITY};
+    values[r * S + 2] = extremes[r % 4];
+  }
+  auto host = host_kept_replicates(values.data(), B, S);
+  const std::vector<uint64_t> got = host->distinct_counts(std::vector<uint64_t>(S, 0));
+  for (int32_t s = 0; s < S; ++s) {
+    std::set<double> distinct;
+    for (uint64_t r = 0; r < B; ++r)
+      if (!std::isnan(values[r * S + s])) distinct.insert(values[r * S + s] + 0.0);  // −0 → +0
+    EXPECT_EQ(got[s], distinct.size()) << s;
+  }
+  EXPECT_EQ(got[0], 3001u);
+  EXPECT_EQ(got[1], 90000u);
+  EXPECT_EQ(got[2], 3u);
+}
+
 TEST(FewClusters, ParsesTheNewMethodNames) {
   EXPECT_EQ(parse_ci_method("t"), CiMethod::kT);
   EXPECT_EQ(parse_ci_method("studentized"), CiMethod::kStudentized);
