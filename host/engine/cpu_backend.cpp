@@ -91,6 +91,42 @@ void rank_sums(const CompiledPlan& plan, const Count* multiplicity, double* extr
                                          plan.rank_tie_start.data(), t, multiplicity));
 }
 
+// Rank terms' 2U of R replicates (multiplicities m[0..R)) into extras[j·E + n_normals + t]:
+// rank_term_2u's recurrence (plan.hpp), the same integers, run for the R replicates in one pass
+// over the entries, so the entries are read once and R independent dependency chains interleave
+// (one chain is bound by the latency of its running sums).
+template <int R>
+void rank_sums_of_batch(const CompiledPlan& plan, const int16_t* const* m, double* extras, int64_t E) {
+  for (int32_t t = 0; t < plan.n_rank_terms; ++t) {
+    int64_t negatives[R] = {}, at_group_start[R] = {}, twice_u[R] = {};
+    for (int64_t e = plan.rank_offset[t]; e < plan.rank_offset[t + 1]; ++e) {
+      const int64_t starts = -static_cast<int64_t>(plan.rank_tie_start[e]);  // all ones at a new group
+      const int32_t cluster = plan.rank_cluster[e];
+      const int64_t positive = plan.rank_positive[e];
+      for (int j = 0; j < R; ++j) {
+        at_group_start[j] += (negatives[j] - at_group_start[j]) & starts;
+        const int64_t weight = m[j][cluster];
+        twice_u[j] += weight * positive * (negatives[j] + at_group_start[j]);
+        negatives[j] += weight * (1 - positive);
+      }
+    }
+    for (int j = 0; j < R; ++j) extras[j * E + plan.n_normals + t] = static_cast<double>(twice_u[j]);
+  }
+}
+
+void rank_sums_batch(const CompiledPlan& plan, const int16_t* const* m, int n, double* extras, int64_t E) {
+  switch (n) {
+    case 4:
+      return rank_sums_of_batch<4>(plan, m, extras, E);
+    case 3:
+      return rank_sums_of_batch<3>(plan, m, extras, E);
+    case 2:
+      return rank_sums_of_batch<2>(plan, m, extras, E);
+    default:
+      return rank_sums_of_batch<1>(plan, m, extras, E);
+  }
+}
+
 // Multiplicities are int16: every stratum must have fewer than 2^15 clusters.
 bool multiplicities_fit_int16(const CompiledPlan& plan) {
   for (int32_t h = 0; h < plan.n_strata(); ++h)
@@ -192,11 +228,9 @@ class CpuBackend final : public Backend {
             dot_out[j] = dots.data() + j * rows;
         }
         column_dots_batch(m, n, planes.digits.data(), planes.stride, rows, dot_out);
-        for (int j = 0; j < n; ++j) {
-          if constexpr (std::is_same_v<Sum, int64_t>)
-            planes.recombine(dot_out[j], plan.n_columns, sums + j * plan.n_columns);
-          rank_sums(plan, m[j], extras + j * extras_per_replicate(plan));
-        }
+        if constexpr (std::is_same_v<Sum, int64_t>)
+          for (int j = 0; j < n; ++j) planes.recombine(dot_out[j], plan.n_columns, sums + j * plan.n_columns);
+        rank_sums_batch(plan, m, n, extras, extras_per_replicate(plan));
       };
       // A plane's dot is exact in int32 when every column is one plane and the plan's replicate
       // sums fit int32, or else below 2^16 clusters (at most Σ_c m_c·2^15 = C·2^15).
