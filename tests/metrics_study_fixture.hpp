@@ -2,7 +2,13 @@
 // one with probabilities, fees and latencies, an adjudicated column, and clusters whose items
 // fall in two conditions (domain estimation). Deterministic, built from a formula.
 #pragma once
+#include <cmath>
+#include <cstring>
 #include <string>
+
+#include "analyses/metrics.hpp"
+#include "records/selection.hpp"
+#include "test_support.hpp"
 
 namespace judgestat::testing_support {
 
@@ -30,6 +36,21 @@ inline std::string metrics_study_csv(int items = 60) {
                "," + adjudicated + "\n";
       }
   return csv;
+}
+
+/// The metrics plan of metrics_study_csv(), written to the temporary `file`, with its records
+/// selected for `strata` ("" = unstratified).
+inline Plan metrics_study_plan(const std::string& file, const std::string& strata, const MetricsOptions& options) {
+  const ItemMatrix m = load_item_matrix(write_temp(file, metrics_study_csv()));
+  SelectionOptions select;
+  select.strata = strata;
+  return build_metrics_run_plan(m, select_records(m, select), options).plan;
+}
+
+/// The same bits, or both NaN (a CUDA run's NaN payload may differ from the CPU's).
+inline bool same_bits_or_nan(double a, double b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
 }  // namespace judgestat::testing_support

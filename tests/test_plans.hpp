@@ -20,6 +20,27 @@ inline Plan plan_with_strata(const std::vector<int64_t>& clusters_per_stratum) {
   return plan;
 }
 
+/// Two strata (s0, s1) over `offsets`, units `unit_cluster` with columns a, b, c: statistics
+/// `ratio_name` = Σa/Σb, diff = Σa/Σb − Σc/Σb and abs = |Σc/Σb − 0.6|.
+inline Plan abc_ratio_plan(const std::vector<int64_t>& offsets, const std::vector<int32_t>& unit_cluster,
+                           const std::vector<double>& a, const std::vector<double>& b, const std::vector<double>& c,
+                           const std::string& ratio_name) {
+  Plan p;
+  p.stratum_offset = offsets;
+  p.stratum_names = {"s0", "s1"};
+  p.unit_cluster = unit_cluster;
+  const int32_t ka = p.add_column("a"), kb = p.add_column("b"), kc = p.add_column("c");
+  p.columns[ka] = a;
+  p.columns[kb] = b;
+  p.columns[kc] = c;
+  StatisticDef ratio{{ratio_name}, ratio_program(ka, kb)};
+  StatisticDef diff{{"diff"}, difference_program(ratio_program(ka, kb), ratio_program(kc, kb))};
+  StatisticDef absolute{{"abs"}, difference_program(ratio_program(kc, kb), {{OpCode::kConstant, 0, 0.6}})};
+  absolute.program.push_back({OpCode::kAbs});
+  p.statistics = {ratio, diff, absolute};
+  return p;
+}
+
 /// Two strata (6 and 7 clusters), 40 units, a real-valued and a count column: a ratio and a
 /// difference from a constant.
 inline Plan two_strata_plan() {

@@ -82,34 +82,14 @@ void count_draws(const CompiledPlan& plan, PhiloxKey key, uint32_t replicate, Si
   }
 }
 
-// Rank terms' 2U into extras[n_normals + t].
-template <typename Count>
-void rank_sums(const CompiledPlan& plan, const Count* multiplicity, double* extras) {
-  for (int32_t t = 0; t < plan.n_rank_terms; ++t)
-    extras[plan.n_normals + t] =
-        static_cast<double>(rank_term_2u(plan.rank_offset.data(), plan.rank_cluster.data(), plan.rank_positive.data(),
-                                         plan.rank_tie_start.data(), t, multiplicity));
-}
-
-// Rank terms' 2U of R replicates (multiplicities m[0..R)) into extras[j·E + n_normals + t]:
-// rank_term_2u's recurrence (plan.hpp), the same integers, run for the R replicates in one pass
-// over the entries, so the entries are read once and R independent dependency chains interleave
-// (one chain is bound by the latency of its running sums).
-template <int R>
-void rank_sums_of_batch(const CompiledPlan& plan, const int16_t* const* m, double* extras, int64_t E) {
+// Rank terms' 2U of R replicates (multiplicities m[0..R)) into extras[j·E + n_normals + t], in
+// one scan per term (rank_terms_2u).
+template <int R, typename Count>
+void rank_sums_of_batch(const CompiledPlan& plan, const Count* const* m, double* extras, int64_t E) {
   for (int32_t t = 0; t < plan.n_rank_terms; ++t) {
-    int64_t negatives[R] = {}, at_group_start[R] = {}, twice_u[R] = {};
-    for (int64_t e = plan.rank_offset[t]; e < plan.rank_offset[t + 1]; ++e) {
-      const int64_t starts = -static_cast<int64_t>(plan.rank_tie_start[e]);  // all ones at a new group
-      const int32_t cluster = plan.rank_cluster[e];
-      const int64_t positive = plan.rank_positive[e];
-      for (int j = 0; j < R; ++j) {
-        at_group_start[j] += (negatives[j] - at_group_start[j]) & starts;
-        const int64_t weight = m[j][cluster];
-        twice_u[j] += weight * positive * (negatives[j] + at_group_start[j]);
-        negatives[j] += weight * (1 - positive);
-      }
-    }
+    int64_t twice_u[R];
+    rank_terms_2u<R>(plan.rank_offset.data(), plan.rank_cluster.data(), plan.rank_positive.data(),
+                     plan.rank_tie_start.data(), t, m, twice_u);
     for (int j = 0; j < R; ++j) extras[j * E + plan.n_normals + t] = static_cast<double>(twice_u[j]);
   }
 }
@@ -273,7 +253,9 @@ class CpuBackend final : public Backend {
       thread_local std::vector<int32_t> multiplicity;
       multiplicity.resize(plan.n_clusters);
       count_draws(plan, key, r + j, simd_path(), multiplicity.data());
-      rank_sums(plan, multiplicity.data(), extras + j * extras_per_replicate(plan));
+      const int32_t* counts = multiplicity.data();
+      const int64_t E = extras_per_replicate(plan);
+      rank_sums_of_batch<1>(plan, &counts, extras + j * E, E);
     }
   }
 

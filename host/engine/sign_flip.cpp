@@ -15,22 +15,21 @@
 namespace judgestat {
 namespace {
 
-// Every test's d_c, made for T_r = Σ_c ±d_c = Σ_c d_c − 2·Σ_{c: minus} d_c: as int32 padded to
+// Every test's d_c, made for T_r = Σ_c ±d_c = T_obs − 2·Σ_{c: minus} d_c: as int32 padded to
 // 8 clusters for sum_where_bits_set when every test has Σ_c |d_c| < 2^31 (counts: always, in
 // practice), else sign_flip_sum itself. Both are exact, so T_r is the same integer.
 struct SignFlipDifferences {
   int64_t clusters = 0, stride = 0;
-  std::vector<int64_t> d, total;  // d test-major (t · clusters + c); total Σ_c d_c per test
-  std::vector<int32_t> narrow;    // t · stride + c, zero padded; empty when some sum is too wide
+  std::vector<int64_t> d;       // test-major: t · clusters + c
+  std::vector<int32_t> narrow;  // t · stride + c, zero padded; empty when some sum is too wide
 
   explicit SignFlipDifferences(const CompiledPlan& plan)
       : clusters(plan.n_clusters), stride((plan.n_clusters + 7) / 8 * 8), d(sign_flip_differences(plan)) {
     const size_t n_tests = plan.sign_flip_tests.size();
     bool fits = true;
     for (size_t t = 0; t < n_tests; ++t) {
-      int64_t sum = 0, magnitude = 0;
-      for (int64_t c = 0; c < clusters; ++c) sum += d[t * clusters + c], magnitude += std::abs(d[t * clusters + c]);
-      total.push_back(sum);
+      int64_t magnitude = 0;
+      for (int64_t c = 0; c < clusters; ++c) magnitude += std::abs(d[t * clusters + c]);
       fits = fits && magnitude < (int64_t{1} << 31);
     }
     if (!fits) return;
@@ -39,10 +38,11 @@ struct SignFlipDifferences {
       for (int64_t c = 0; c < clusters; ++c) narrow[t * stride + c] = static_cast<int32_t>(d[t * clusters + c]);
   }
 
-  // T_r of test t; `words` are replicate r's sign words (block-major, cluster c's bit in words[c div 32]).
-  int64_t replicate_statistic(PhiloxKey key, uint32_t r, const uint32_t* words, size_t t) const {
+  // T_r of test t, whose T_obs = Σ_c d_c is `observed`; `words` are replicate r's sign words
+  // (block-major, cluster c's bit in words[c div 32]; drawn only for the int32 sums).
+  int64_t replicate_statistic(PhiloxKey key, uint32_t r, const uint32_t* words, size_t t, int64_t observed) const {
     if (narrow.empty()) return sign_flip_sum(key, r, d.data() + t * clusters, clusters);
-    return total[t] - 2 * static_cast<int64_t>(sum_where_bits_set(words, narrow.data() + t * stride, stride));
+    return observed - 2 * static_cast<int64_t>(sum_where_bits_set(words, narrow.data() + t * stride, stride));
   }
 };
 
@@ -55,13 +55,15 @@ std::vector<uint64_t> count_range(const CompiledPlan& plan, const SignFlipDiffer
   std::vector<uint32_t> words(4 * size_t{n_blocks});  // block-major: cluster c's bit is in words[c div 32]
   std::vector<uint64_t> exceed(n_tests, 0);
   for (uint64_t r = begin; r < end; ++r) {
-    for (uint32_t b = 0; b < n_blocks; ++b) {
+    for (uint32_t b = 0; b < n_blocks && !d.narrow.empty(); ++b) {
       const Words4 w = draw_block(key, b, static_cast<uint32_t>(r), kSignFlipStream);
       std::copy(w.w, w.w + 4, words.begin() + 4 * size_t{b});
     }
-    for (size_t t = 0; t < n_tests; ++t)
-      exceed[t] += sign_flip_exceeds(d.replicate_statistic(key, static_cast<uint32_t>(r), words.data(), t),
-                                     plan.totals[plan.sign_flip_tests[t].column]);
+    for (size_t t = 0; t < n_tests; ++t) {
+      const int64_t observed = plan.totals[plan.sign_flip_tests[t].column];
+      exceed[t] +=
+          sign_flip_exceeds(d.replicate_statistic(key, static_cast<uint32_t>(r), words.data(), t, observed), observed);
+    }
   }
   return exceed;
 }

@@ -56,6 +56,19 @@ std::string json_value_problem(const Json::exception& error) {
   return std::string("unreadable JSON value (") + error.what() + ")";
 }
 
+// Parses one import file's JSON text; errors name `where`, the `unit` ("column" of a line,
+// "byte" of a file) where parsing stopped, and what the file should hold.
+Json parse_import_json(std::string_view text, const std::string& where, const char* unit, const char* expected) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& error) {
+    throw InputError(where + ": " + unit + " " + std::to_string(error.byte) + ": malformed JSON; expected " + expected +
+                     " (" + error.what() + ")");
+  } catch (const Json::exception& error) {
+    throw InputError(where + ": " + json_value_problem(error));
+  }
+}
+
 // The loader's reader: folders are refused by name, pipes and FIFOs read like stdin.
 std::string read_text(const std::string& path) { return loading::read_bytes(path); }
 
@@ -235,15 +248,7 @@ std::vector<ImportedRecord> convert_judgebench_text(std::string_view text, const
     if (line_text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     const std::string where = path + ":" + std::to_string(line);
     check_json_depth(line_text, path, line);  // shown() dumps values recursively
-    Json pair;
-    try {
-      pair = Json::parse(line_text);
-    } catch (const Json::parse_error& error) {
-      throw InputError(where + ": column " + std::to_string(error.byte) +
-                       ": malformed JSON; expected one JudgeBench pair object per line (" + error.what() + ")");
-    } catch (const Json::exception& error) {
-      throw InputError(where + ": " + json_value_problem(error));
-    }
+    const Json pair = parse_import_json(line_text, where, "column", "one JudgeBench pair object per line");
     std::vector<ImportedRecord> converted = convert_judgebench_pair(pair, where);
     records.insert(records.end(), converted.begin(), converted.end());
   }
@@ -310,15 +315,7 @@ std::vector<ImportedRecord> convert_llmbar_text(std::string_view text, const std
                                                 const std::string& benchmark, const std::string& condition,
                                                 const std::string& where) {
   check_json_depth(text, where);
-  Json results;
-  try {
-    results = Json::parse(text);
-  } catch (const Json::parse_error& error) {
-    throw InputError(where + ": byte " + std::to_string(error.byte) +
-                     ": malformed JSON; expected LLMBar's result.json array (" + error.what() + ")");
-  } catch (const Json::exception& error) {
-    throw InputError(where + ": " + json_value_problem(error));
-  }
+  const Json results = parse_import_json(text, where, "byte", "LLMBar's result.json array");
   return convert_llmbar_results(results, judge, benchmark, condition, where);
 }
 

@@ -196,18 +196,32 @@ JS_HD double normal_draw(PhiloxKey key, uint32_t replicate, uint32_t k) {
 /// positives, so at a positive entry the running negative weight is the group's end value and
 /// the value saved at the group's first entry is its start value. Integer arithmetic, exact on
 /// every backend; branch-free (tie starts and positive flags are unpredictable).
+/// rank_terms_2u scans once for R replicates' multiplicities m[0..R) into twice_u[0..R): the
+/// entries are read once and the R independent chains of running sums interleave (one chain is
+/// bound by their latency); rank_term_2u is the one-replicate case.
+template <int R, typename Count>
+JS_HD void rank_terms_2u(const int64_t* rank_offset, const int32_t* rank_cluster, const uint8_t* rank_positive,
+                         const uint8_t* rank_tie_start, int32_t t, const Count* const* m, int64_t* twice_u) {
+  int64_t negatives[R] = {}, at_group_start[R] = {};
+  for (int j = 0; j < R; ++j) twice_u[j] = 0;
+  for (int64_t e = rank_offset[t]; e < rank_offset[t + 1]; ++e) {
+    const int64_t starts = -static_cast<int64_t>(rank_tie_start[e]);  // all ones at a new group
+    const int32_t cluster = rank_cluster[e];
+    const int64_t positive = rank_positive[e];
+    for (int j = 0; j < R; ++j) {
+      at_group_start[j] += (negatives[j] - at_group_start[j]) & starts;
+      const int64_t weight = static_cast<int64_t>(m[j][cluster]);
+      twice_u[j] += weight * positive * (negatives[j] + at_group_start[j]);
+      negatives[j] += weight * (1 - positive);
+    }
+  }
+}
+
 template <typename Count>
 JS_HD int64_t rank_term_2u(const int64_t* rank_offset, const int32_t* rank_cluster, const uint8_t* rank_positive,
                            const uint8_t* rank_tie_start, int32_t t, const Count* m) {
-  int64_t negatives = 0, at_group_start = 0, twice_u = 0;
-  for (int64_t e = rank_offset[t]; e < rank_offset[t + 1]; ++e) {
-    const int64_t starts = -static_cast<int64_t>(rank_tie_start[e]);  // all ones at a new group
-    at_group_start += (negatives - at_group_start) & starts;
-    const int64_t weight = static_cast<int64_t>(m[rank_cluster[e]]);
-    const int64_t positive = rank_positive[e];
-    twice_u += weight * positive * (negatives + at_group_start);
-    negatives += weight * (1 - positive);
-  }
+  int64_t twice_u = 0;
+  rank_terms_2u<1>(rank_offset, rank_cluster, rank_positive, rank_tie_start, t, &m, &twice_u);
   return twice_u;
 }
 

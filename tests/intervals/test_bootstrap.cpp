@@ -10,6 +10,7 @@
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/philox.hpp"
 #include "summary_cases.hpp"
+#include "test_plans.hpp"
 
 using namespace judgestat;
 
@@ -31,22 +32,7 @@ struct SmallInput {
       c.push_back(0.5 * ((u * 5) % 3));
     }
   }
-  Plan plan() const {
-    Plan p;
-    p.stratum_offset = offsets;
-    p.stratum_names = {"s0", "s1"};
-    p.unit_cluster = unit_cluster;
-    const int32_t ka = p.add_column("a"), kb = p.add_column("b"), kc = p.add_column("c");
-    p.columns[ka] = a;
-    p.columns[kb] = b;
-    p.columns[kc] = c;
-    StatisticDef ratio{{"a_over_b"}, ratio_program(ka, kb)};
-    StatisticDef diff{{"diff"}, difference_program(ratio_program(ka, kb), ratio_program(kc, kb))};
-    StatisticDef absolute{{"abs"}, difference_program(ratio_program(kc, kb), {{OpCode::kConstant, 0, 0.6}})};
-    absolute.program.push_back({OpCode::kAbs});
-    p.statistics = {ratio, diff, absolute};
-    return p;
-  }
+  Plan plan() const { return testing_support::abc_ratio_plan(offsets, unit_cluster, a, b, c, "a_over_b"); }
 };
 
 // Brute force: explicit loops over strata, draws and units, sums in double.

@@ -15,6 +15,7 @@
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/philox.hpp"
 #include "judgestat/replicate_summary.hpp"
+#include "test_plans.hpp"
 
 using namespace judgestat;
 
@@ -57,22 +58,7 @@ struct Clustered {
       b.push_back(1.0 + (u % 4 == 0));  // some units count double (unequal weights)
     }
   }
-  Plan plan() const {
-    Plan p;
-    p.stratum_offset = offsets;
-    p.stratum_names = {"s0", "s1"};
-    p.unit_cluster = unit_cluster;
-    const int32_t ka = p.add_column("a"), kb = p.add_column("b"), kc = p.add_column("c");
-    p.columns[ka] = a;
-    p.columns[kb] = b;
-    p.columns[kc] = c;
-    StatisticDef ratio{{"acc"}, ratio_program(ka, kb)};
-    StatisticDef diff{{"diff"}, difference_program(ratio_program(ka, kb), ratio_program(kc, kb))};
-    StatisticDef absolute{{"abs"}, difference_program(ratio_program(kc, kb), {{OpCode::kConstant, 0, 0.6}})};
-    absolute.program.push_back({OpCode::kAbs});
-    p.statistics = {ratio, diff, absolute};
-    return p;
-  }
+  Plan plan() const { return testing_support::abc_ratio_plan(offsets, unit_cluster, a, b, c, "acc"); }
   // Per cluster sums of a, b, c.
   std::vector<std::array<double, 3>> cluster_sums() const {
     std::vector<std::array<double, 3>> s(offsets.back(), {0, 0, 0});

@@ -20,19 +20,11 @@ using namespace judgestat::testing_support;
 namespace {
 
 Plan study_plan() {
-  const ItemMatrix m = load_item_matrix(write_temp("study.csv", metrics_study_csv()));
-  SelectionOptions select;
-  select.strata = "condition";  // clusters span conditions: domain estimation
   MetricsOptions options;
   options.all_pairs = true;
   options.diff = {"acc", "pa", "bc", "brier", "auroc_err", "macro_f1", "kappa", "position_rate", "fee_per_1k"};
   options.raters = {"J1", "J2", "J3"};
-  return build_metrics_run_plan(m, select_records(m, select), options).plan;
-}
-
-bool same_bits(double a, double b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  return std::memcmp(&a, &b, sizeof a) == 0;
+  return metrics_study_plan("study.csv", "condition", options);  // clusters span conditions: domain estimation
 }
 
 }  // namespace
@@ -51,7 +43,7 @@ TEST(MetricsStudyCuda, NewStatisticsMatchTheCpuBitForBit) {
   const BootstrapResult b = run_bootstrap(plan, *gpu, options);
   ASSERT_EQ(a.replicates.size(), b.replicates.size());
   size_t differing = 0;
-  for (size_t k = 0; k < a.replicates.size(); ++k) differing += !same_bits(a.replicates[k], b.replicates[k]);
+  for (size_t k = 0; k < a.replicates.size(); ++k) differing += !same_bits_or_nan(a.replicates[k], b.replicates[k]);
   EXPECT_EQ(differing, 0u);
   for (size_t s = 0; s < a.intervals.size(); ++s) {
     SCOPED_TRACE(a.labels[s].name + " " + a.labels[s].judge);
@@ -62,7 +54,7 @@ TEST(MetricsStudyCuda, NewStatisticsMatchTheCpuBitForBit) {
                         {x.se, y.se},
                         {x.p, y.p},
                         {x.perm_p, y.perm_p}})
-      EXPECT_TRUE(same_bits(u, v)) << u << " vs " << v;
+      EXPECT_TRUE(same_bits_or_nan(u, v)) << u << " vs " << v;
     EXPECT_EQ(x.undefined, y.undefined);
   }
 }
@@ -79,9 +71,9 @@ TEST(MetricsStudy, NewStatisticsAreTheSameOnAnyThreadsAndChunks) {
   const BootstrapResult a = run_bootstrap(plan, *one, options);
   const BootstrapResult b = run_bootstrap(plan, *three, options);
   ASSERT_EQ(a.replicates.size(), b.replicates.size());
-  for (size_t k = 0; k < a.replicates.size(); ++k) ASSERT_TRUE(same_bits(a.replicates[k], b.replicates[k])) << k;
+  for (size_t k = 0; k < a.replicates.size(); ++k) ASSERT_TRUE(same_bits_or_nan(a.replicates[k], b.replicates[k])) << k;
   for (size_t s = 0; s < a.intervals.size(); ++s) {
-    EXPECT_TRUE(same_bits(a.intervals[s].p, b.intervals[s].p));
-    EXPECT_TRUE(same_bits(a.intervals[s].perm_p, b.intervals[s].perm_p));
+    EXPECT_TRUE(same_bits_or_nan(a.intervals[s].p, b.intervals[s].p));
+    EXPECT_TRUE(same_bits_or_nan(a.intervals[s].perm_p, b.intervals[s].perm_p));
   }
 }
