@@ -4,7 +4,8 @@
 // its z-interval; nothing else leaves the device. Every step is compare_draw and
 // compare_interval_side (include/judgestat/budget_compare.hpp), the functions the CPU twin
 // (host/engine/compare_engines.cpp) calls, so per-draw outcomes are identical;
-// tests/kernels/test_budget_compare_emulation.cpp drives this kernel's thread layout on the host.
+// tests/kernels/test_budget_compare_emulation.cpp drives this kernel's thread layout on the host, and
+// tests/cuda_cpu/ runs the kernel itself (compare_kernel.cuh) on the CPU runtime.
 //
 // The bitmaps live in global memory, interleaved: word w of thread t at taken[w · threads + t], so
 // the threads of a warp touch neighbouring words when their picks fall in the same word. They
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "../detail/cuda_check.cuh"
+#include "compare_kernel.cuh"
 #include "judgestat/budget_compare.hpp"
 
 namespace judgestat {
@@ -25,32 +27,8 @@ namespace {
 constexpr int kCompareBlock = 256;
 constexpr size_t kMaxBitmapBytes = size_t{1} << 30;  // bitmaps take at most this much device memory
 
-struct CompareArgs {
-  const int8_t* scaled_d;
-  uint32_t n_items, k;
-  int32_t scale;
-  double z;
-  uint32_t key0, key1;
-  uint32_t first_draw, count;
-  uint32_t* taken;   // threads × words, interleaved
-  uint32_t threads;  // launched threads = the bitmaps' stride
-  int32_t* out_sum;
-  int32_t* out_sum_sq;
-  int8_t* out_side;
-};
-
-__global__ void compare_kernel(CompareArgs a) {
-  const uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
-  if (thread >= a.threads) return;
-  const PhiloxKey key(uint64_t{a.key0} | (uint64_t{a.key1} << 32));
-  uint32_t* taken = a.taken + thread;
-  for (uint32_t r = thread; r < a.count; r += a.threads) {
-    const CompareDraw draw = compare_draw(key, a.first_draw + r, a.scaled_d, a.n_items, a.k, taken, a.threads);
-    a.out_sum[r] = draw.sum;
-    a.out_sum_sq[r] = draw.sum_sq;
-    a.out_side[r] = static_cast<int8_t>(compare_interval_side(draw.sum, draw.sum_sq, a.k, a.scale, a.z));
-  }
-}
+using cuda_detail::compare_kernel;
+using cuda_detail::CompareArgs;
 
 template <class T>
 void reserve(cuda_detail::DeviceBuffer<T>& buffer, size_t count) {

@@ -3,7 +3,8 @@
 // taking every 32nd Philox block of clusters, adds the lanes' parts with shuffles and counts
 // |T_r| ≥ |T_obs|. Every sum and count is an integer, so the order of additions (lanes, warps,
 // atomics) cannot change the result: the counts equal the CPU backend's bit for bit. Simple
-// rather than fast: plans with fewer than 4,096 clusters leave lanes idle.
+// rather than fast: plans with fewer than 4,096 clusters leave lanes idle. The kernel itself is in
+// sign_flip_kernel.cuh (the CPU runtime of tests/cuda_cpu/ runs it too).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -14,42 +15,9 @@
 #include "../detail/cuda_check.cuh"
 #include "judgestat/plan.hpp"
 #include "sign_flip.hpp"
-#include "sign_flip_warp.hpp"
+#include "sign_flip_kernel.cuh"
 
 namespace judgestat::cuda_detail {
-namespace {
-
-constexpr unsigned kFullMask = 0xffffffffu;
-
-/// Units [0, count · n_tests) over the grid's warps in a grid-stride loop (warp-uniform, so the
-/// whole warp takes part in every shuffle). d: n_tests × C test-major; exceed: n_tests counters.
-__global__ void __launch_bounds__(kSignFlipThreads)
-    sign_flip_kernel(const int64_t* d, const int64_t* observed, int64_t n_clusters, uint32_t n_tests, uint64_t seed,
-                     uint64_t first, uint64_t count, unsigned long long* exceed) {
-  const uint32_t lane = threadIdx.x % kSignFlipLanes;
-  const uint64_t warp = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kSignFlipLanes;
-  const uint64_t n_warps = uint64_t(gridDim.x) * blockDim.x / kSignFlipLanes;
-  const PhiloxKey key(seed);
-  const uint64_t units = count * n_tests;
-  uint32_t test = 0;
-  unsigned long long counted = 0;  // this warp's exceedances of `test` not yet added
-  for (uint64_t u = warp; u < units; u += n_warps) {
-    const SignFlipUnit unit = sign_flip_unit(u, count);
-    if (unit.test != test) {
-      if (lane == 0 && counted) atomicAdd(exceed + test, counted);
-      test = unit.test;
-      counted = 0;
-    }
-    const auto replicate = static_cast<uint32_t>(first + unit.replicate);
-    long long t_r = sign_flip_sum(key, replicate, d + int64_t(test) * n_clusters, n_clusters, lane, kSignFlipLanes);
-    for (int step = 0; step < kSignFlipButterflySteps; ++step)
-      t_r += __shfl_xor_sync(kFullMask, t_r, sign_flip_butterfly_offset(step));
-    counted += sign_flip_exceeds(t_r, observed[test]);
-  }
-  if (lane == 0 && counted) atomicAdd(exceed + test, counted);
-}
-
-}  // namespace
 
 std::vector<uint64_t> count_sign_flip_exceedances_on_device(int device, const CompiledPlan& plan, uint64_t seed,
                                                             uint64_t first, uint64_t count) {

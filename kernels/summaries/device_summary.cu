@@ -7,6 +7,8 @@
 //   * order statistics: exact values are unique whatever the method, so each statistic's column
 //     is turned into order keys (−0 as +0, NaN last) and radix-sorted by CUB, and the queried
 //     ranks are read off; only those come back.
+// The kernels are in summary_kernels.cuh (the CPU runtime of tests/cuda_cpu/ runs them; CUB's sort
+// runs on a device only).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,100 +28,16 @@
 #include "../detail/cuda_check.cuh"
 #include "device_summary.hpp"
 #include "judgestat/replicate_summary.hpp"
+#include "summary_kernels.cuh"
 
 namespace judgestat::cuda_detail {
 namespace {
 
-using Count = unsigned long long;
-constexpr int kThreads = 256;
+using Count = SummaryCount;
+constexpr int kThreads = kSummaryThreads;
 
 unsigned grid_for(uint64_t n) {
   return static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>((n + kThreads - 1) / kThreads, 1u << 30)));
-}
-
-// Thread i = b·S + s: block b of statistic s, its defined values' sum and count.
-__global__ void block_sums_kernel(const double* values, uint64_t B, int32_t S, uint64_t n_blocks, double* block_sum,
-                                  Count* block_defined) {
-  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n_blocks * uint64_t(S)) return;
-  const uint64_t b = i / uint64_t(S), s = i % uint64_t(S);
-  const uint64_t end = min(B, (b + 1) * kSummaryBlock);
-  double sum = 0;
-  Count defined = 0;
-  for (uint64_t r = b * kSummaryBlock; r < end; ++r) {
-    const double v = values[r * S + s];
-    if (!isnan(v)) {
-      sum += v;
-      ++defined;
-    }
-  }
-  block_sum[i] = sum;
-  block_defined[i] = defined;
-}
-
-// The same blocks: squared deviations from the statistic's mean, and counts against its
-// reference.
-__global__ void block_squares_kernel(const double* values, uint64_t B, int32_t S, uint64_t n_blocks, const double* mean,
-                                     const double* reference, double* block_squares, Count* block_below,
-                                     Count* block_at_or_below) {
-  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n_blocks * uint64_t(S)) return;
-  const uint64_t b = i / uint64_t(S), s = i % uint64_t(S);
-  const uint64_t end = min(B, (b + 1) * kSummaryBlock);
-  const double m = mean[s], ref = reference[s];
-  double squares = 0;
-  Count below = 0, at_or_below = 0;
-  for (uint64_t r = b * kSummaryBlock; r < end; ++r) {
-    const double v = values[r * S + s];
-    if (isnan(v)) continue;
-    const double d = v - m;
-    squares += d * d;
-    below += v < ref;
-    at_or_below += v <= ref;
-  }
-  block_squares[i] = squares;
-  block_below[i] = below;
-  block_at_or_below[i] = at_or_below;
-}
-
-// Thread s: statistic s's block totals added in block order (counts: any order, exact).
-__global__ void add_blocks_kernel(const double* block_real, const Count* block_a, const Count* block_b,
-                                  uint64_t n_blocks, int32_t S, double* real, Count* a, Count* b) {
-  const int32_t s = blockIdx.x * blockDim.x + threadIdx.x;
-  if (s >= S) return;
-  double total = 0;
-  Count total_a = 0, total_b = 0;
-  // One thread walks n_blocks ≈ B / 256 entries: unrolled so that its loads, which do not wait
-  // on the additions, are in flight together.
-#pragma unroll 8
-  for (uint64_t k = 0; k < n_blocks; ++k) {
-    total += block_real[k * S + s];
-    total_a += block_a[k * S + s];
-    if (block_b) total_b += block_b[k * S + s];
-  }
-  real[s] = total;
-  a[s] = total_a;
-  if (b) b[s] = total_b;
-}
-
-__global__ void order_keys_kernel(const double* values, uint64_t B, int32_t S, int32_t s, uint64_t* keys) {
-  for (uint64_t r = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < B; r += uint64_t(gridDim.x) * blockDim.x)
-    keys[r] = order_key(values[r * S + s]);
-}
-
-// Query i: the sorted keys at rank and rank + 1 (the rank's own when rank + 1 is past the
-// defined values); NaN at the rank itself marks a rank beyond the defined values.
-__global__ void pick_order_statistics_kernel(const uint64_t* sorted, uint64_t B, const uint64_t* ranks, int64_t n,
-                                             double* out) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  constexpr uint64_t kUndefined = ~uint64_t(0);
-  const uint64_t rank = ranks[i];
-  const uint64_t at = rank < B ? sorted[rank] : kUndefined;
-  uint64_t next = rank + 1 < B ? sorted[rank + 1] : kUndefined;
-  if (next == kUndefined) next = at;
-  out[2 * i] = from_order_key(at);
-  out[2 * i + 1] = from_order_key(next);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // Host emulation of the CUDA kernels' changed pieces (the performance switches of
 // bench/NOTES.md), run everywhere: the __host__ __device__ helpers of kernels/detail/
 // (tile_schedule.hpp, gather_rows.hpp) are compiled here and driven lane by lane, a warp at a
-// time, exactly as the agents drive them; mma.m16n8k32 and the warp shuffles are emulated from
-// the PTX ISA's fragment layouts. Each path, switch off and on, must give the sums that a
+// time, exactly as the agents drive them; mma.m16n8k32 (kernels/emulation/mma_reference.hpp) and the
+// warp shuffles are emulated from the PTX ISA's fragment layouts. tests/cuda_cpu/ runs the kernels
+// themselves on the CPU runtime. Each path, switch off and on, must give the sums that a
 // direct reference gives.
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 #include "kernels/bootstrap/detail/byte_planes.hpp"
 #include "kernels/bootstrap/detail/gather_rows.hpp"
 #include "kernels/bootstrap/detail/tile_schedule.hpp"
+#include "kernels/emulation/mma_reference.hpp"
 #include "kernels/permutation/sign_flip_warp.hpp"
 #include "test_plans.hpp"
 
@@ -30,35 +32,12 @@ struct Pair {
   uint32_t x = 0, y = 0;  // the device's uint2
 };
 
-// One mma.m16n8k32.row.col.s32.u8.u8.s32 of a warp, D += A B, from the lanes' fragments
-// (PTX ISA; g = lane / 4, t = lane % 4): a[0] row g, k 4t..4t+3; a[1] row g + 8; a[2] row g,
-// k 16 + 4t..; a[3] row g + 8, k 16 + 4t..; b.x column g, k 4t..; b.y column g, k 16 + 4t..;
-// d[0], d[1] row g, columns 2t, 2t + 1; d[2], d[3] row g + 8.
+// One mma.m16n8k32.row.col.s32.u8.u8.s32 of a warp, D += A B, from the lanes' fragments: the
+// CPU runtime's reference (kernels/emulation/mma_reference.hpp, written from the PTX ISA).
 void mma_emulated(int32_t (&d)[32][4], const uint32_t (&a)[32][4], const Pair (&b)[32]) {
-  uint32_t A[16][32] = {}, B[32][8] = {};
-  for (uint32_t l = 0; l < 32; ++l) {
-    const uint32_t g = l / 4, t = l % 4;
-    for (uint32_t i = 0; i < 4; ++i) {
-      A[g][4 * t + i] = (a[l][0] >> (8 * i)) & 0xFF;
-      A[g + 8][4 * t + i] = (a[l][1] >> (8 * i)) & 0xFF;
-      A[g][16 + 4 * t + i] = (a[l][2] >> (8 * i)) & 0xFF;
-      A[g + 8][16 + 4 * t + i] = (a[l][3] >> (8 * i)) & 0xFF;
-      B[4 * t + i][g] = (b[l].x >> (8 * i)) & 0xFF;
-      B[16 + 4 * t + i][g] = (b[l].y >> (8 * i)) & 0xFF;
-    }
-  }
-  auto D = [&](uint32_t r, uint32_t n) {
-    int32_t sum = 0;
-    for (uint32_t k = 0; k < 32; ++k) sum += static_cast<int32_t>(A[r][k] * B[k][n]);
-    return sum;
-  };
-  for (uint32_t l = 0; l < 32; ++l) {
-    const uint32_t g = l / 4, t = l % 4;
-    d[l][0] += D(g, 2 * t);
-    d[l][1] += D(g, 2 * t + 1);
-    d[l][2] += D(g + 8, 2 * t);
-    d[l][3] += D(g + 8, 2 * t + 1);
-  }
+  uint32_t registers[32][2];
+  for (uint32_t l = 0; l < 32; ++l) registers[l][0] = b[l].x, registers[l][1] = b[l].y;
+  emulation::mma_m16n8k32_u8_warp(d, a, registers);
 }
 
 // The tile agent's multiply_planes<Depth>() for a block of 1,024 threads (32 warps), lane by

@@ -15,12 +15,11 @@
 // are formed modulo 2^32 or 2^64, which gives the exact sum whenever that sum fits the signed
 // type, whatever the order of additions and however partial sums wander.
 #pragma once
-#include <cuda_runtime.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
+#include "../../detail/device_runtime.cuh"
 #include "gather_rows.hpp"
 #include "replicate_common.cuh"
 
@@ -192,7 +191,7 @@ class GatherAgent {
 template <typename Word, bool RowsInFlight>
 __global__ void __launch_bounds__(kGatherThreads)
     gather_kernel(GatherPlanView<Word> plan, uint64_t seed, uint64_t first, uint64_t count, double* out) {
-  extern __shared__ __align__(16) unsigned char shared[];
+  JS_DYNAMIC_SHARED(unsigned char, shared, 16);
   GatherAgent<Word, RowsInFlight> agent(plan, PhiloxKey(seed), shared);
   const int32_t n_statistics = plan.program.n_statistics;
   for (uint64_t i = blockIdx.x; i < count; i += gridDim.x)

@@ -20,11 +20,10 @@
 // Why 16 replicates per block: each U fragment loaded from L2 then serves 16 replicates, which
 // keeps the product off the memory bus; 16 is also the M of the tensor-core instruction.
 #pragma once
-#include <cuda_runtime.h>
-
 #include <cstddef>
 #include <cstdint>
 
+#include "../../detail/device_runtime.cuh"
 #include "byte_planes.hpp"
 #include "replicate_common.cuh"
 #include "tile_schedule.hpp"
@@ -88,12 +87,17 @@ struct TileSharedLayout {
 ///   a[2]: row g,     k 16+4t..      a[3]: row g + 8, k 16+4t..      (byte i = k offset i)
 ///   b[0]: column g,  k 4t..4t+3     b[1]: column g,  k 16+4t..
 ///   d[0], d[1]: row g, columns 2t, 2t+1     d[2], d[3]: row g + 8, columns 2t, 2t+1
+/// The CPU runtime computes it from the PTX ISA's layout (kernels/emulation/mma_reference.hpp).
 __device__ __forceinline__ void mma_u8_m16n8k32(int32_t (&d)[4], const uint32_t (&a)[4], uint2 b) {
+#if defined(JUDGESTAT_CUDA_EMULATION)
+  ::judgestat::emulation::mma_sync_m16n8k32_u8(d, a, b.x, b.y);
+#else
   asm volatile(
       "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 "
       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
       : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b.x), "r"(b.y));
+#endif
 }
 
 template <int Options>
@@ -127,7 +131,7 @@ class MultiplicityTileAgent {
     clear_and_draw_normals(first + tile_begin, rows);
     __syncthreads();
     count_draws(first + tile_begin, rows);
-    __syncthreads();
+    JS_REMOVABLE_SYNCTHREADS();  // the CPU runtime's planted-race test removes this one
     if constexpr ((Options & kTilePrefetch) != 0)
       multiply_planes<kTilePrefetchDepth>();
     else
@@ -299,7 +303,7 @@ class MultiplicityTileAgent {
 template <int Options>
 __global__ void __launch_bounds__(kTileThreads, 1)
     multiplicity_tile_kernel(TilePlanView plan, uint64_t seed, uint64_t first, uint64_t count, double* out) {
-  extern __shared__ __align__(16) unsigned char shared[];
+  JS_DYNAMIC_SHARED(unsigned char, shared, 16);
   MultiplicityTileAgent<Options> agent(plan, PhiloxKey(seed), shared);
   agent.load_program();
   const uint64_t n_tiles = (count + kTileReplicates - 1) / kTileReplicates;

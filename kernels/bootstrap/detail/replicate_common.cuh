@@ -1,12 +1,12 @@
 // Device pieces both bootstrap agents share: docs/statistics.md §2's draws of one replicate, numbered across
 // strata, and the statistics' programs.
 #pragma once
-#include <cuda_runtime.h>
-
 #include <cstdint>
 
+#include "../../detail/device_runtime.cuh"
 #include "judgestat/philox.hpp"
 #include "judgestat/plan.hpp"
+#include "plan_tables.hpp"  // kDrawsPerPhiloxBlock
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #error "judgestat's CUDA kernels need compute capability 8.0 or newer (mma.sync m16n8k32)"
@@ -16,7 +16,6 @@ namespace judgestat::cuda_detail {
 
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 constexpr int kWarpSize = 32;
-constexpr uint32_t kDrawsPerPhiloxBlock = 4;  // one Philox call yields four 32-bit words
 
 /// The strata as the draw loops see them. A replicate's Philox blocks are numbered across
 /// strata: stratum h owns the ceil(C_h / 4) blocks [block_offset[h], block_offset[h + 1]), so
