@@ -5,7 +5,10 @@
 #      tests/fuzz/regressions/<target>/, then fuzzes for FUZZ_SECONDS from a seed corpus cut from
 #      data/, tests/data/, configs/ and tests/fuzz/seeds/. A finding is written to
 #      build-asan/fuzz-findings/<target>/ and fails CI: save it under tests/fuzz/regressions/.
-#  (c) a TSan build of the threaded CPU-engine tests (judgestat_thread_tests) only.
+#  (c) a TSan build of the threaded CPU-engine tests (judgestat_thread_tests) and of the CUDA
+#      kernels on the CPU runtime (judgestat_cuda_cpu_tests, ctest -L cuda-cpu: every CUDA thread
+#      a TSan fiber, so a missing barrier is a reported race); the planted-race test must be
+#      reported by TSan.
 # Sized for CI's 30 minutes on 2 cores (scripts/ci-sanitizers.sh prints each stage's time);
 # FUZZ_SECONDS (default 20), JOBS (2) and STAGES ("fuzz suite tsan") tune it.
 set -euo pipefail
@@ -13,7 +16,7 @@ cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 STAGES=${STAGES:-fuzz suite tsan}
-TARGETS=(csv jsonl profile_config judgebench llmbar study)
+TARGETS=(csv jsonl profile_config judgebench llmbar study study_folder)
 
 # clang and its sanitizer runtimes (libFuzzer, ASan, UBSan, TSan), as install-deps.sh does.
 need=()
@@ -46,7 +49,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 if has_stage fuzz || has_stage suite; then
   configure build-asan -DJUDGESTAT_SANITIZE=address,undefined -DJUDGESTAT_FUZZ=ON
   build_targets=()
-  has_stage suite && build_targets+=(judgestat judgestat_tests)
+  # ctest runs every test the build registered: the CPU-runtime tests too (their fibers carry
+  # ASan's stack-switch annotations).
+  has_stage suite && build_targets+=(judgestat judgestat_tests judgestat_cuda_cpu_tests)
   has_stage fuzz && for t in "${TARGETS[@]}"; do build_targets+=("fuzz_$t"); done
   cmake --build build-asan -j"$JOBS" --target "${build_targets[@]}"
   stage_done "ASan+UBSan build"
@@ -105,8 +110,19 @@ fi
 
 if has_stage tsan; then
   configure build-tsan -DJUDGESTAT_SANITIZE=thread
-  cmake --build build-tsan -j"$JOBS" --target judgestat_thread_tests
+  cmake --build build-tsan -j"$JOBS" --target judgestat_thread_tests judgestat_cuda_cpu_tests
   stage_done "TSan build"
-  TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} build-tsan/judgestat_thread_tests
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+  build-tsan/judgestat_thread_tests
   stage_done "threaded CPU-engine tests under TSan"
+  build-tsan/judgestat_cuda_cpu_tests --gtest_filter=-*PlantedRace*
+  # The barrier the planted-race test removes must show as a data race (TSan ends the run).
+  if build-tsan/judgestat_cuda_cpu_tests --gtest_filter=*PlantedRace* >build-tsan/planted_race.log 2>&1 ||
+      ! grep -q "WARNING: ThreadSanitizer: data race" build-tsan/planted_race.log; then
+    tail -n 40 build-tsan/planted_race.log >&2
+    echo "ci-sanitizers: TSan did not report the planted race in the CUDA CPU runtime" >&2
+    exit 1
+  fi
+  echo "ci-sanitizers: TSan reported the planted race ($(grep -m1 -o 'multiplicity_tile_agent.cuh:[0-9]*' build-tsan/planted_race.log || echo 'no line'))"
+  stage_done "CUDA kernels on the CPU runtime under TSan"
 fi
