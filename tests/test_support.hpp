@@ -57,9 +57,8 @@ struct CliRun {
   std::string out;  // stdout and stderr together
 };
 
-/// Runs `judgestat ARGS` with stderr folded into the captured output.
-inline CliRun run_cli(const std::string& args) {
-  const std::string command = kBinary + " " + args + " 2>&1";
+/// Runs a shell command line and captures its stdout (stderr goes where the line routes it).
+inline CliRun run_shell(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   std::string out;
   std::array<char, 4096> buffer{};
@@ -69,15 +68,25 @@ inline CliRun run_cli(const std::string& args) {
   return {WEXITSTATUS(status), out};
 }
 
-/// Writes `text` to a file of the test's own under the test temp dir (named after the running
-/// test, so parallel tests never share one) and returns its path.
-inline std::string write_temp(const std::string& name, const std::string& text) {
+/// Runs `judgestat ARGS` with stderr folded into the captured output.
+inline CliRun run_cli(const std::string& args) { return run_shell(kBinary + " " + args + " 2>&1"); }
+
+/// A path of the running test's own under the test temp dir (named after the test, so parallel
+/// tests never share one).
+inline std::string temp_path(const std::string& name) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path =
-      ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" + test->name() + "_" + name;
-  std::ofstream(path) << text;
+  return ::testing::TempDir() + "judgestat_" + test->test_suite_name() + "_" + test->name() + "_" + name;
+}
+
+/// Writes `text` (bytes as given) to temp_path(name) and returns that path.
+inline std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << text;
   return path;
 }
+
+/// Whether `text` holds `part`.
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 /// A fresh, empty folder of the running test's own under the test temp dir.
 inline std::string test_dir() {

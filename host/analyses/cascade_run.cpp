@@ -309,11 +309,14 @@ CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& option
   boot.progress = [&](uint64_t done, uint64_t) {
     if (progress) progress(before + done, total);
   };
+  // Each plan is freed once resampled: the next resampling need not hold its per-unit columns.
   report.sweep.result = run_bootstrap(sweep.plan, *backend, boot);
+  sweep.plan = Plan();
   boot.keep_replicates = false;
   if (scored) {
     before += replicates;
     report.rules->heldout = run_bootstrap(heldout_plan.plan, *backend, boot);
+    heldout_plan.plan = Plan();
     report.rules->heldout_scopes = heldout_plan.scopes;
     summarise_scopes(pool, rule_policies, heldout, by, report.fees, report.rules->heldout_scopes);
   }

@@ -57,13 +57,13 @@ double order_averaged_q(const ItemMatrix& m, int32_t j, const AccuracyUnit& unit
 
 // Order-0 verdicts differ among the judges that have one: two or more such judges, and either
 // two different verdicts or an invalid one (which matches nothing, as in `cons`).
-bool order0_disagree(const std::vector<JudgeUnits>& facts, size_t u) {
+bool order0_disagree(const std::vector<const JudgeUnits*>& facts, size_t u) {
   int present = 0;
   bool invalid = false, differ = false;
   int32_t first = kAbsent;
-  for (const JudgeUnits& f : facts) {
-    if (!f.present[0][u]) continue;
-    const int32_t verdict = f.verdict0[u];
+  for (const JudgeUnits* f : facts) {
+    if (!f->present[0][u]) continue;
+    const int32_t verdict = f->verdict0[u];
     if (present++ == 0) first = verdict;
     invalid = invalid || verdict == kInvalid;
     differ = differ || verdict != first;
@@ -92,8 +92,9 @@ class ItemsTableBuilder {
     if (with_adjudicated_ && m_.item_adjudicated.size() != m_.items.size())
       throw std::logic_error("run_items: the matrix has an adjudicated column but no decision per item");
     for (int32_t j : sel_.judges) judges_.push_back(judge_columns(j));
-    std::vector<JudgeUnits> facts;
-    for (const JudgeColumns& judge : judges_) facts.push_back(judge.facts);
+    // Pointers, not copies: each judge's facts are about eleven doubles per unit.
+    std::vector<const JudgeUnits*> facts;
+    for (const JudgeColumns& judge : judges_) facts.push_back(&judge.facts);
     add_columns();
     for (size_t u = 0; u < units_.size(); ++u) {
       const bool disagree = order0_disagree(facts, u);

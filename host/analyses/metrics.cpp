@@ -14,6 +14,8 @@
 #include "analyses/probability.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
+#include "records/memory.hpp"
+#include "records/validity.hpp"
 
 namespace judgestat {
 
@@ -269,14 +271,18 @@ class MetricsPlanBuilder {
 
   void add_validity() {
     for (int32_t j : sel_.judges) {
-      JudgeValidity validity{m_.judges[j], 0, 0};
+      JudgeValidity validity{m_.judges[j], 0, 0, ""};
+      loading::InvalidReasons reasons;
       for (const Unit& unit : units_)
         for (int o = 0; o < m_.orders; ++o) {
           const size_t c = m_.cell(j, unit.item, o, unit.variant);
           if (!m_.present(c)) continue;
           ++validity.records;
-          validity.invalid += m_.verdict[c] == kInvalid;
+          if (m_.verdict[c] != kInvalid) continue;
+          ++validity.invalid;
+          reasons.add(m_.probs_of(c), m_.labels.size());
         }
+      validity.invalid_reason = reasons.most_common();
       out_.validity.push_back(validity);
     }
   }
@@ -399,7 +405,8 @@ MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, co
   add_pair_comparisons(m, sel, pairs, options, built);
   add_rater_agreement(m, sel, options, built);
   // Probability quality (docs/statistics.md §3.2) joins the same plan, after the accuracy family.
-  built.probability = add_probability_quality(m, sel, options.per_group, built.plan);
+  // On the accuracy units (a superset of its own): the plan's columns are not lengthened.
+  built.probability = add_probability_quality(m, sel, options.per_group, built.plan, &built.units);
   for (std::string& note : add_paired_differences(m, options.diff, pairs, built.plan))
     built.notes.push_back(std::move(note));
   return built;
@@ -428,6 +435,75 @@ void check_per_call_judges(const ItemMatrix& m, const Selection& sel, const Metr
         throw std::invalid_argument(std::string(field) + ": judge '" + entry.first +
                                     "' is not among the analysed judges (--judges)");
     }
+}
+
+// A lower bound on the plan build_metrics_run_plan allocates, from one pass over the selected
+// cells. Every plan column spans every unit (the accuracy units, which probability quality shares), and
+// per judge the overall scope certainly gets acc (num, den) in each order it answered, pa (num,
+// den); with two or more orders and a unit answered in all of them bc, cons, stable_wrong and
+// jb_score (2 + 2 + 3 + 2); per presentation with probabilities n, brier, nll and an ece bin.
+struct PlanSize {
+  int64_t columns = 0, units = 0;
+};
+
+bool has_probabilities(const ItemMatrix& m, size_t cell) {
+  if (!m.has_probs || !m.present(cell) || !m.valid(cell)) return false;
+  const double* p = m.probs_of(cell);
+  for (int32_t l = 0; l < m.n_labels(); ++l)
+    if (!std::isnan(p[l])) return true;
+  return false;
+}
+
+PlanSize minimum_plan_size(const ItemMatrix& m, const Selection& sel) {
+  const size_t J = sel.judges.size(), orders = static_cast<size_t>(m.orders);
+  std::vector<uint8_t> answered(J * orders, 0), with_probs(J * orders, 0), complete(J, 0);
+  PlanSize size;
+  for (int32_t i : sel.items)
+    for (int32_t v : sel.variants) {
+      bool any = false;
+      for (size_t jj = 0; jj < J; ++jj) {
+        int present = 0;
+        for (size_t o = 0; o < orders; ++o) {
+          const size_t c = m.cell(sel.judges[jj], i, static_cast<int>(o), v);
+          if (!m.present(c)) continue;
+          present += static_cast<int>(o) < sel.orders;
+          answered[jj * orders + o] = 1;
+          with_probs[jj * orders + o] |= has_probabilities(m, c);
+          any = true;
+        }
+        complete[jj] |= present == sel.orders;
+      }
+      size.units += any;
+    }
+  for (size_t jj = 0; jj < J; ++jj) {
+    int64_t orders_answered = 0, presentations = 0;
+    for (size_t o = 0; o < orders; ++o) {
+      orders_answered += answered[jj * orders + o] && static_cast<int>(o) < sel.orders;
+      presentations += with_probs[jj * orders + o];
+    }
+    if (presentations > 0 && orders >= 2) ++presentations;  // the order-averaged one
+    size.columns += 2 * orders_answered + (orders_answered > 0 ? 2 : 0) + (sel.orders >= 2 && complete[jj] ? 9 : 0) +
+                    4 * presentations;
+  }
+  return size;
+}
+
+// The item matrix's per-cell arrays, in bytes.
+double matrix_bytes(const ItemMatrix& m) {
+  return static_cast<double>(m.verdict.size() * sizeof(int16_t) + m.line.size() * sizeof(int64_t) +
+                             (m.prob.size() + m.fee.size() + m.latency.size() + m.rationale_ok.size()) *
+                                 sizeof(double));
+}
+
+// Refuses, before the plan is built and anything is resampled, a run whose plan alone (at least
+// minimum_plan_size's columns of doubles) would not fit the memory budget with the matrix.
+void check_plan_fits(const ItemMatrix& m, const Selection& sel) {
+  const PlanSize size = minimum_plan_size(m, sel);
+  const double plan_bytes = static_cast<double>(size.columns) * static_cast<double>(size.units) * sizeof(double);
+  loading::check_analysis_fits(
+      "metrics", matrix_bytes(m), plan_bytes,
+      "at least " + std::to_string(size.columns) + " columns x " + std::to_string(size.units) + " units x 8 bytes",
+      loading::memory_budget());
 }
 
 // Holm and BH over the run's `diff` rows (docs/statistics.md §7.3); other rows stay NaN.
@@ -464,11 +540,18 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   const ItemMatrix& matrix = transformed ? copy : input;
   const Selection selection = select_records(matrix, selection_options(options));
   check_per_call_judges(matrix, selection, options);
+  check_plan_fits(matrix, selection);
   MetricsPlan built = build_metrics_run_plan(matrix, selection, options);
   report.plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   auto backend = make_backend(target);
-  report.statistics = run_bootstrap(built.plan, *backend, options.bootstrap);
+  // Compiled, the plan's per-unit columns and rank terms are no longer needed: free them before
+  // the resampling allocates its replicates.
+  std::vector<StatLabel> labels;
+  for (const StatisticDef& stat : built.plan.statistics) labels.push_back(stat.label);
+  const CompiledPlan compiled = compile(built.plan);
+  built.plan = Plan();
+  report.statistics = run_bootstrap(compiled, labels, *backend, options.bootstrap);
   report.probability = std::move(built.probability);
   report.validity = std::move(built.validity);
   report.notes = std::move(built.notes);

@@ -84,6 +84,58 @@ void add_sign_flip_test(const StatisticDef& mine, const StatisticDef& theirs, in
   plan.sign_flip_tests.push_back({statistic, k});
 }
 
+// The units a statistic reads: those where a column of its program is non-zero or that a rank
+// term it uses holds.
+std::vector<uint8_t> units_read(const std::vector<Op>& program, const Plan& plan) {
+  std::vector<uint8_t> read(plan.unit_cluster.size(), 0);
+  for (const Op& op : program) {
+    if (op.code == OpCode::kColumn) {
+      const std::vector<double>& column = plan.columns[op.arg];
+      for (size_t u = 0; u < column.size(); ++u) read[u] |= column[u] != 0.0;
+    } else if (op.code == OpCode::kRank) {
+      for (int32_t u : plan.rank_terms[op.arg].units) read[u] = 1;
+    }
+  }
+  return read;
+}
+
+// docs/statistics.md §7.3: a pair's differences whose two sides share under half of either
+// side's units, with the first such row's counts.
+struct FewShared {
+  std::vector<std::string> names;
+  int64_t shared = 0, judge_units = 0, reference_units = 0, shared_clusters = 0;
+};
+
+// Records the diff of `name` in `few` when the two statistics share too few units.
+void check_shared_units(const StatisticDef& mine, const StatisticDef& theirs, const std::string& name, const Plan& plan,
+                        FewShared& few) {
+  const std::vector<uint8_t> a = units_read(mine.program, plan), b = units_read(theirs.program, plan);
+  int64_t shared = 0, judge_units = 0, reference_units = 0;
+  std::vector<uint8_t> cluster_shared(static_cast<size_t>(plan.n_clusters()), 0);
+  for (size_t u = 0; u < a.size(); ++u) {
+    judge_units += a[u];
+    reference_units += b[u];
+    if (a[u] && b[u]) {
+      ++shared;
+      cluster_shared[plan.unit_cluster[u]] = 1;
+    }
+  }
+  if (2 * shared >= std::max(judge_units, reference_units)) return;
+  if (std::find(few.names.begin(), few.names.end(), name) == few.names.end()) few.names.push_back(name);
+  if (few.names.size() > 1) return;  // the counts of the first flagged row
+  few.shared = shared;
+  few.judge_units = judge_units;
+  few.reference_units = reference_units;
+  few.shared_clusters = std::count(cluster_shared.begin(), cluster_shared.end(), 1);
+}
+
+std::string few_shared_note(const std::string& judge, const std::string& reference, const FewShared& few) {
+  return "diff of " + join(few.names, ", ") + " between " + judge + " and " + reference +
+         " compares mostly different items: they share " + std::to_string(few.shared) + " of " + judge + "'s " +
+         std::to_string(few.judge_units) + " and " + reference + "'s " + std::to_string(few.reference_units) +
+         " units (" + std::to_string(few.shared_clusters) + " clusters), under half of either's";
+}
+
 }  // namespace
 
 std::vector<std::string> add_paired_differences(const ItemMatrix& m, const std::vector<std::string>& names,
@@ -107,10 +159,11 @@ std::vector<std::string> add_paired_differences(const ItemMatrix& m, const std::
     by_name[label.judge][label.name].push_back(s);
   }
   std::vector<std::string> notes;
+  std::vector<FewShared> few(pairs.size());
   for (const auto& name : names) {
     bool any = false;
-    for (const auto& [j, r] : pairs) {
-      const std::string &judge = m.judges[j], &reference = m.judges[r];
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      const std::string &judge = m.judges[pairs[p].first], &reference = m.judges[pairs[p].second];
       for (size_t s : by_name[judge][name]) {
         const auto theirs = by_identity[reference].find(identity(plan.statistics[s].label));
         if (theirs == by_identity[reference].end()) continue;
@@ -124,12 +177,16 @@ std::vector<std::string> add_paired_differences(const ItemMatrix& m, const std::
         const auto index = static_cast<int32_t>(plan.statistics.size());
         plan.statistics.push_back(std::move(stat));
         add_sign_flip_test(mine, other, index, plan);
+        check_shared_units(mine, other, name, plan, few[p]);
         any = true;
       }
     }
     if (!any && !pairs.empty())
       notes.push_back("diff of " + name + " is left out: no pair of judges has it on this data");
   }
+  for (size_t p = 0; p < pairs.size(); ++p)
+    if (!few[p].names.empty())
+      notes.push_back(few_shared_note(m.judges[pairs[p].first], m.judges[pairs[p].second], few[p]));
   return notes;
 }
 

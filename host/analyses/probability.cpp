@@ -255,8 +255,9 @@ int64_t append_units(Plan& plan, const std::vector<int32_t>& clusters) {
 // the brier, nll, ece and auroc_err statistics, the point summaries and the flip table.
 class ProbabilityPlanBuilder {
  public:
-  ProbabilityPlanBuilder(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan)
-      : m_(m), sel_(sel), per_group_(per_group), plan_(plan) {
+  ProbabilityPlanBuilder(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan,
+                         const std::vector<AccuracyUnit>* plan_units)
+      : m_(m), sel_(sel), per_group_(per_group), plan_(plan), plan_units_(plan_units) {
     out_.strata = per_group ? sel.strata : "";
   }
 
@@ -264,7 +265,7 @@ class ProbabilityPlanBuilder {
     if (!m_.has_probs) return std::move(out_);
     const std::vector<int32_t> judges = find_units_and_judges();
     if (judges.empty()) return std::move(out_);
-    offset_ = append_units(plan_, unit_clusters_);
+    place_units();
     make_scopes();
     for (int32_t j : judges) add_judge(j);
     if (!without_.empty()) {
@@ -310,6 +311,27 @@ class ProbabilityPlanBuilder {
     return judges;
   }
 
+  // Each unit's plan unit: the plan's own unit for the same (item, variant) when the caller lists
+  // them (both lists follow the selection's item × variant order, so one merge pass finds them),
+  // else a unit appended after the plan's existing ones.
+  void place_units() {
+    unit_index_.resize(units_.size());
+    if (plan_units_ != nullptr && static_cast<int64_t>(plan_units_->size()) == plan_.n_units()) {
+      size_t p = 0;
+      for (size_t u = 0; u < units_.size(); ++u) {
+        while (p < plan_units_->size() &&
+               ((*plan_units_)[p].item != units_[u].item || (*plan_units_)[p].variant != units_[u].variant))
+          ++p;
+        if (p == plan_units_->size()) break;
+        unit_index_[u] = static_cast<int64_t>(p++);
+        if (u + 1 == units_.size()) return;
+      }
+      // A unit the plan lacks (not expected): fall back to units of their own.
+    }
+    const int64_t offset = append_units(plan_, unit_clusters_);
+    for (size_t u = 0; u < units_.size(); ++u) unit_index_[u] = offset + static_cast<int64_t>(u);
+  }
+
   void make_scopes() {
     const size_t U = units_.size();
     scopes_.push_back({std::nullopt, std::vector<uint8_t>(U, 1)});
@@ -321,12 +343,9 @@ class ProbabilityPlanBuilder {
     }
   }
 
-  // Columns live on the appended units only.
-  int32_t add_column(const std::string& name, const std::vector<double>& values) {
-    const int32_t k = plan_.add_column(name);
-    std::copy(values.begin(), values.end(), plan_.columns[k].begin() + offset_);
-    return k;
-  }
+  // Columns are non-zero on this builder's units only: at(k, u) is unit u's entry of column k.
+  int32_t add_column(const std::string& name) { return plan_.add_column(name); }
+  double& at(int32_t k, size_t u) { return plan_.columns[k][unit_index_[u]]; }
 
   StatLabel label_for(const std::string& name, int32_t judge, const Scope& scope, const std::optional<int>& order,
                       int64_t n) const {
@@ -349,13 +368,14 @@ class ProbabilityPlanBuilder {
     }
   }
 
-  // The statistics and point summaries of judge j's presentation `pres` on `scope`.
+  // The statistics and point summaries of judge j's presentation `pres` on `scope`. The first
+  // pass finds the units and the confidence bins used; the columns are then added in their
+  // fixed order and written in place (no per-unit copies: at millions of units those were most
+  // of the plan builder's peak).
   void add_presentation(int32_t j, const Scope& scope, const Presentation& pres) {
     const size_t U = units_.size();
     const std::string scope_tag = m_.judges[j] + (scope.group ? "/" + *scope.group : "");
     const std::string tag = scope_tag + "/prob/" + presentation_name(pres.order);
-    std::vector<double> has(U, 0), brier(U, 0), nll(U, 0), positive(U, 0), negative(U, 0);
-    std::vector<std::vector<double>> gap(kConfidenceBins, std::vector<double>(U, 0.0));
     std::vector<double> scope_q, scope_correct;
     std::vector<int32_t> rank_units;
     std::vector<double> rank_scores;
@@ -363,35 +383,37 @@ class ProbabilityPlanBuilder {
     std::vector<uint8_t> bin_used(kConfidenceBins, 0);
     for (size_t u = 0; u < U; ++u) {
       if (!scope.in[u] || !pres.has[u]) continue;
-      has[u] = 1;
-      brier[u] = pres.brier[u];
-      nll[u] = pres.nll[u];
-      const int bin = confidence_bin(pres.q[u]);
-      gap[bin][u] = pres.correct[u] - pres.q[u];
-      bin_used[bin] = 1;
+      bin_used[confidence_bin(pres.q[u])] = 1;
       // Error detection: errors (anything short of fully correct) are the positives,
       // scored by 1 − q; −q ranks identically and is exact.
-      const bool error = pres.correct[u] < 1.0;
-      positive[u] = error;
-      negative[u] = !error;
-      rank_units.push_back(static_cast<int32_t>(offset_ + static_cast<int64_t>(u)));
+      rank_units.push_back(static_cast<int32_t>(unit_index_[u]));
       rank_scores.push_back(-pres.q[u]);
-      rank_positive.push_back(error);
+      rank_positive.push_back(pres.correct[u] < 1.0);
       scope_q.push_back(pres.q[u]);
       scope_correct.push_back(pres.correct[u]);
     }
     const int64_t n = static_cast<int64_t>(scope_q.size());
     if (n == 0) return;
-    const int32_t k_n = add_column(tag + "/n", has);
-    const int32_t k_brier = add_column(tag + "/brier", brier);
-    const int32_t k_nll = add_column(tag + "/nll", nll);
+    const int32_t k_n = add_column(tag + "/n");
+    const int32_t k_brier = add_column(tag + "/brier");
+    const int32_t k_nll = add_column(tag + "/nll");
+    std::vector<int32_t> k_gap(kConfidenceBins, -1);
+    for (int b = 0; b < kConfidenceBins; ++b)
+      if (bin_used[b]) k_gap[b] = add_column(tag + "/ece/" + std::to_string(b));
+    for (size_t u = 0; u < U; ++u) {
+      if (!scope.in[u] || !pres.has[u]) continue;
+      at(k_n, u) = 1;
+      at(k_brier, u) = pres.brier[u];
+      at(k_nll, u) = pres.nll[u];
+      at(k_gap[confidence_bin(pres.q[u])], u) = pres.correct[u] - pres.q[u];
+    }
     plan_.statistics.push_back({label_for("brier", j, scope, pres.order, n), ratio_program(k_brier, k_n)});
     plan_.statistics.push_back({label_for("nll", j, scope, pres.order, n), ratio_program(k_nll, k_n)});
     // ECE = Σ_bins |Σ (correct − q)| / n; a bin empty on the data is empty on every replicate.
     std::vector<Op> ece;
     for (int b = 0; b < kConfidenceBins; ++b) {
       if (!bin_used[b]) continue;
-      ece.push_back({OpCode::kColumn, add_column(tag + "/ece/" + std::to_string(b), gap[b])});
+      ece.push_back({OpCode::kColumn, k_gap[b]});
       ece.push_back({OpCode::kAbs});
       if (ece.size() > 2) ece.push_back({OpCode::kAdd});
     }
@@ -403,8 +425,14 @@ class ProbabilityPlanBuilder {
     const int64_t n_positive = static_cast<int64_t>(std::count(rank_positive.begin(), rank_positive.end(), 1));
     if (n_positive > 0 && n_positive < n) {
       const int32_t term = plan_.add_rank_term(rank_units, rank_scores, rank_positive);
-      const int32_t k_pos = add_column(tag + "/auroc/pos", positive);
-      const int32_t k_neg = add_column(tag + "/auroc/neg", negative);
+      const int32_t k_pos = add_column(tag + "/auroc/pos");
+      const int32_t k_neg = add_column(tag + "/auroc/neg");
+      for (size_t u = 0; u < U; ++u) {
+        if (!scope.in[u] || !pres.has[u]) continue;
+        const bool error = pres.correct[u] < 1.0;
+        at(k_pos, u) = error;
+        at(k_neg, u) = !error;
+      }
       plan_.statistics.push_back({label_for("auroc_err", j, scope, pres.order, n),
                                   {{OpCode::kRank, term},
                                    {OpCode::kColumn, k_pos},
@@ -459,13 +487,15 @@ class ProbabilityPlanBuilder {
   std::vector<int32_t> unit_clusters_;
   std::vector<std::string> without_;
   std::vector<Scope> scopes_;
-  int64_t offset_ = 0;
+  const std::vector<AccuracyUnit>* plan_units_;
+  std::vector<int64_t> unit_index_;  // per unit: its plan unit
 };
 
 }  // namespace
 
-ProbabilityQuality add_probability_quality(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan) {
-  return ProbabilityPlanBuilder(m, sel, per_group, plan).build();
+ProbabilityQuality add_probability_quality(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan,
+                                           const std::vector<AccuracyUnit>* plan_units) {
+  return ProbabilityPlanBuilder(m, sel, per_group, plan, plan_units).build();
 }
 
 }  // namespace judgestat

@@ -24,6 +24,8 @@
 
 namespace judgestat {
 
+struct AccuracyUnit;
+
 /// docs/statistics.md §3.2's bin of a confidence: min(⌊10q⌋, 9).
 int confidence_bin(double q);
 
@@ -54,10 +56,13 @@ double fit_temperature(const std::vector<double>& probs, int32_t n_labels, const
 /// every selected judge whose valid records carry probabilities to `plan`, overall and per
 /// stratum when per_group, and returns the point summaries. The statistics get their own units
 /// (item × variant, clusters from the selection), appended after the plan's existing units with
-/// zeros in the existing columns, so the plan's other statistics are unchanged. Adds nothing
-/// when no selected judge has probabilities.
+/// zeros in the existing columns, so the plan's other statistics are unchanged. When `plan_units`
+/// lists the plan's units (one per plan unit, in plan order, clusters from the same selection:
+/// metrics' accuracy units), the statistics use those units instead of appending their own; their
+/// columns are zero on the other units, so the cluster sums and every statistic are the same and
+/// the plan's columns are not lengthened. Adds nothing when no selected judge has probabilities.
 ProbabilityQuality add_probability_quality(const ItemMatrix& matrix, const Selection& selection, bool per_group,
-                                           Plan& plan);
+                                           Plan& plan, const std::vector<AccuracyUnit>* plan_units = nullptr);
 
 /// "[0.9, 1.0]" style name of a confidence bin.
 std::string confidence_bin_name(int bin);

@@ -100,6 +100,25 @@ ParsedAnalysis parse_analysis_request(const AnalysisRequest& request) {
   return parsed;
 }
 
+RunPaths analysis_run_paths(const ParsedAnalysis& parsed) {
+  RunPaths paths;
+  if (parsed.files.empty()) paths.inputs.push_back({"FILE", parsed.common.file});
+  for (const std::string& file : parsed.files) paths.inputs.push_back({"FILE", file});
+  paths.inputs.push_back({"--config", parsed.config_path});
+  paths.inputs.push_back({"--temperature-fit", parsed.temperature_fit});
+  paths.inputs.push_back({"--select-items", parsed.cascade.select_items});
+  paths.outputs = {{"--json", parsed.common.json_path},
+                   {"--save-replicates", parsed.common.replicates_path},
+                   {"--out", parsed.out_path}};
+  paths.plots.path = parsed.plots_dir;
+  // The stems plot_files() gives each report's figures (host/report/*_report.cpp).
+  if (parsed.command == "metrics") paths.plot_prefixes = {"metrics_forest"};
+  if (parsed.command == "cascade") paths.plot_prefixes = {"cascade_"};
+  if (parsed.command == "budget") paths.plot_prefixes = {"budget_"};
+  if (parsed.command == "profile") paths.plot_prefixes = {"radar_", "forest_"};
+  return paths;
+}
+
 void check_analysis(const AnalysisRequest& request) { parse_analysis_request(request); }
 
 LoadOptions analysis_load_options(const AnalysisRequest& request) {

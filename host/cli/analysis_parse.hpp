@@ -10,6 +10,7 @@
 #include <cxxopts.hpp>
 
 #include "cli/cli_common.hpp"
+#include "cli/output_guard.hpp"
 #include "judgestat/analysis.hpp"
 #include "judgestat/cascade.hpp"
 #include "judgestat/items.hpp"
@@ -33,6 +34,7 @@ struct ParsedAnalysis {
   BudgetOptions budget;
   BudgetCompareOptions budget_compare;
   ProfileOptions profile;
+  std::string config_path;  // profile --config
   ItemsOptions items;
   std::string out_path;  // items --out
 };
@@ -84,6 +86,11 @@ AnalysisResult run_profile_analysis(const ParsedAnalysis& parsed, const ItemMatr
 cxxopts::Options make_items_cli();
 bool parse_items_args(int argc, char** argv, bool file_required, ParsedAnalysis& out);
 AnalysisResult run_items_analysis(const ParsedAnalysis& parsed, const ItemMatrix& matrix, const RunContext& context);
+
+/// What the parsed command reads (records FILE(s), --config, --temperature-fit, --select-items)
+/// and writes (--json, --save-replicates, --out, --plots with the command's figure prefixes),
+/// for check_paths_apart before anything is loaded.
+RunPaths analysis_run_paths(const ParsedAnalysis& parsed);
 
 /// How a flag takes its value: none (a switch), one, or one per use (--fee A=1 --fee B=2).
 struct FlagKind {

@@ -14,6 +14,7 @@
 #include "judgestat/bench.hpp"
 #include "judgestat/budget.hpp"
 #include "records/selection.hpp"
+#include "report/atomic_file.hpp"
 
 namespace judgestat {
 namespace {
@@ -117,11 +118,11 @@ int command_bench(int argc, char** argv) {
   const BenchOptions options = parse_bench_flags(parsed);
   const ExecTarget target = parse_exec_target(parsed);
   const BenchReport report = with_flag_names(bench_flags(), [&] { return run_bench(options, target); });
-  if (parsed["format"].as<std::string>() == "json") {
-    std::cout << dump_json(to_json(report, ReportHead{})) << std::endl;
-    return 0;
-  }
-  std::cout << tables(report, "text");
+  if (parsed["format"].as<std::string>() == "json")
+    std::cout << dump_json(to_json(report, ReportHead{})) << "\n";
+  else
+    std::cout << tables(report, "text");
+  flush_stdout();
   return 0;
 }
 

@@ -223,6 +223,8 @@ int command_budget(int argc, char** argv) {
   ParsedAnalysis parsed;
   if (!parse_budget_args(argc, argv, true, parsed)) return 0;
   const CommonOptions& common = parsed.common;
+  const RunPaths paths = analysis_run_paths(parsed);
+  check_paths_apart(paths);  // before anything is loaded
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
   const ReportHead head{json_envelope("budget", argc, argv, matrix), seconds_since(load_start)};
@@ -231,6 +233,7 @@ int command_budget(int argc, char** argv) {
   std::string table;
   const AnalysisResult result =
       run_budget_analysis(parsed, matrix, common.target, {head, hooks, common.format, &table});
+  check_plot_files_apart(paths, result.plots);  // the figures known, before any is written
   progress.finish();
   write_plot_files(result.plots, parsed.plots_dir);
   emit(common, result.json, table);

@@ -159,6 +159,8 @@ int command_cascade(int argc, char** argv) {
   ParsedAnalysis parsed;
   if (!parse_cascade_args(argc, argv, true, parsed)) return 0;
   const CommonOptions& common = parsed.common;
+  const RunPaths paths = analysis_run_paths(parsed);
+  check_paths_apart(paths);  // before anything is loaded
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
   const ReportHead head{json_envelope("cascade", argc, argv, matrix), seconds_since(load_start)};
@@ -167,6 +169,7 @@ int command_cascade(int argc, char** argv) {
   std::string table;
   const AnalysisResult result =
       run_cascade_analysis(parsed, matrix, common.target, {head, hooks, common.format, &table});
+  check_plot_files_apart(paths, result.plots);  // the figures known, before any is written
   progress.finish();
   save_replicates(common, *result.bootstrap);
   write_plot_files(result.plots, parsed.plots_dir);

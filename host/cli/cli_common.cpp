@@ -116,6 +116,7 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
     common.json_path = parsed["json"].as<std::string>();
     common.replicates_path = parsed["save-replicates"].as<std::string>();
     common.quiet = parsed.count("quiet") > 0;
+    common.load.progress = !common.quiet;  // loading progress, on a terminal only
     common.target = parse_exec_target(parsed);
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
@@ -194,7 +195,7 @@ void emit(const CommonOptions& common, const Json& json, const std::string& tabl
     const std::string json_text = dump_json(json, 1) + "\n";
     if (!common.json_path.empty()) write_file(common.json_path, json_text);
     std::cout << (common.format == "json" ? json_text : table_text);
-    std::cout.flush();
+    flush_stdout();
   });
 }
 

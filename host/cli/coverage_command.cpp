@@ -2,6 +2,7 @@
 // file's own design; prints achieved coverage per statistic and CI method with MC SEs.
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/output_guard.hpp"
 #include "cli/text_lists.hpp"
 #include "judgestat/coverage.hpp"
 
@@ -27,6 +28,13 @@ int command_coverage(int argc, char** argv) {
   cxxopts::ParseResult parsed;
   CommonOptions common;
   if (!parse_common(options, argc, argv, parsed, common)) return 0;
+  if (!common.replicates_path.empty())
+    throw UsageError("--save-replicates: coverage keeps no replicate distribution (each dataset's is discarded)");
+  // Before anything is loaded: --json may not be the records.
+  RunPaths paths;
+  paths.inputs = {{"FILE", common.file}};
+  paths.outputs = {{"--json", common.json_path}};
+  check_paths_apart(paths);
   if (!parsed.count("replicates")) common.replicates = 1000;  // per dataset and method
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);

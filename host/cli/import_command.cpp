@@ -10,6 +10,7 @@
 #include <cxxopts.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/output_guard.hpp"
 #include "judgestat/records.hpp"
 #include "report/atomic_file.hpp"
 #include "sources/import.hpp"
@@ -89,6 +90,10 @@ int command_import(int argc, char** argv) {
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
+  RunPaths paths;
+  for (const std::string& input : inputs) paths.inputs.push_back({"INPUT", input});
+  paths.outputs = {{"--out", out}};
+  check_paths_apart(paths);
   const std::vector<ImportedRecord> records = import_records(source, inputs);
   write_records(imported_csv(records), out);
   std::set<std::string> judges;

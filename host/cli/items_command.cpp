@@ -118,6 +118,7 @@ int command_items(int argc, char** argv) {
   if (!parse_items_args(argc, argv, true, parsed)) return 0;
   const std::string& out_path = parsed.out_path;
   const bool quiet = parsed.common.quiet;
+  check_paths_apart(analysis_run_paths(parsed));  // before anything is loaded
 
   // Under mpirun every rank computes the table and rank 0 writes it.
   const bool writes = distributed::is_root();
@@ -136,7 +137,7 @@ int command_items(int argc, char** argv) {
     out->commit();
   } else {
     std::cout << text;
-    std::cout.flush();
+    flush_stdout();
   }
   if (!quiet)
     std::fprintf(stderr, "items: %zu rows (%lld items with disagreeing verdicts)\n", result.json["rows"].size(),

@@ -1,5 +1,9 @@
 // judgestat CLI: dispatches `judgestat <command> …` and turns errors into clear messages.
 // Under mpirun every rank runs the command (host/distributed.hpp); rank 0 prints the result.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -12,6 +16,7 @@
 #include "distributed/distributed.hpp"
 #include "engine/philox_simd.hpp"
 #include "judgestat/backend.hpp"
+#include "report/atomic_file.hpp"
 
 namespace {
 
@@ -37,6 +42,32 @@ const CommandEntry kCommands[] = {
 
 namespace distributed = judgestat::distributed;
 
+// A closed standard descriptor (`judgestat … >&-`) would go to the next file opened: the result
+// would be written into a records file being read or an output being made. Each closed one is
+// held by /dev/null opened the wrong way round (stdin write-only, stdout and stderr read-only),
+// so that using it fails, and the failure is reported (flush_stdout), as gnulib's stdopen does.
+void hold_closed_standard_descriptors() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = ::open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+    if (held >= 0 && held != fd) {
+      ::dup2(held, fd);
+      ::close(held);
+    }
+  }
+}
+
+// `code`, once what was printed to stdout has arrived; 1 with a message when it could not be.
+int with_stdout_flushed(int code) {
+  try {
+    judgestat::flush_stdout();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "judgestat: error: %s\n", e.what());
+    return 1;
+  }
+  return code;
+}
+
 void print_usage() {
   if (!distributed::is_root()) return;  // under mpirun, once
   std::fprintf(stderr, "usage: judgestat <command> [options]   (judgestat <command> --help)\n\n");
@@ -59,6 +90,7 @@ int fail(const distributed::FailureReport& report) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hold_closed_standard_descriptors();
   std::unique_ptr<distributed::Session> session;
   try {
     session = std::make_unique<distributed::Session>(&argc, &argv);
@@ -84,7 +116,7 @@ int main(int argc, char** argv) {
                 "not built"
 #endif
     );
-    return 0;
+    return with_stdout_flushed(0);
   }
   for (const auto& entry : kCommands) {
     if (std::strcmp(argv[1], entry.name) != 0) continue;
@@ -92,7 +124,9 @@ int main(int argc, char** argv) {
     argv[1] = program.data();
     try {
       try {
-        return entry.run(argc - 1, argv + 1);
+        const int code = entry.run(argc - 1, argv + 1);
+        judgestat::flush_stdout();  // --help's text too: a write that failed fails the run
+        return code;
       } catch (const std::invalid_argument& e) {
         // The library names its own fields; the one place they become flag names.
         judgestat::rethrow_with_flag_names(e, {});

@@ -158,6 +158,8 @@ int command_metrics(int argc, char** argv) {
   ParsedAnalysis parsed;
   if (!parse_metrics_args(argc, argv, true, parsed)) return 0;
   const CommonOptions& common = parsed.common;
+  const RunPaths paths = analysis_run_paths(parsed);
+  check_paths_apart(paths);  // before anything is loaded
   const double load_start = now_seconds();
   const ItemMatrix matrix = load_item_matrix(common.file, common.load);
   ReportHead head;
@@ -168,6 +170,7 @@ int command_metrics(int argc, char** argv) {
   std::string table;
   const AnalysisResult result =
       run_metrics_analysis(parsed, matrix, common.target, {head, hooks, common.format, &table});
+  check_plot_files_apart(paths, result.plots);  // the figures known, before any is written
   save_replicates(common, *result.bootstrap);
   progress.finish();
   write_plot_files(result.plots, parsed.plots_dir);

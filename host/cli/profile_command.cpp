@@ -60,6 +60,7 @@ bool parse_profile_args(int argc, char** argv, bool file_required, ParsedAnalysi
   ProfileOptions& profile = out.profile;
   profile.exact_max_n = parsed["exact-max-n"].as<int>();
   if (profile.exact_max_n < 0 || profile.exact_max_n > 10) throw UsageError("--exact-max-n: expected 0 … 10");
+  out.config_path = config_path;
   profile.config = with_flag_names(profile_flags(), [&] { return load_profile_config(config_path); });
   profile.judges = split_list(parsed["judges"].as<std::string>());
   profile.benchmarks = split_list(parsed["benchmarks"].as<std::string>());
@@ -85,6 +86,8 @@ int command_profile(int argc, char** argv) {
   const double load_start = now_seconds();  // the config's reading counts as loading, as before
   if (!parse_profile_args(argc, argv, true, parsed)) return 0;
   const CommonOptions& common = parsed.common;
+  const RunPaths paths = analysis_run_paths(parsed);
+  check_paths_apart(paths);  // before anything is loaded
   const ProfileInput input = load_profile_inputs(parsed.files, common.load);
   ReportHead head;
   head.load_s = seconds_since(load_start);
@@ -95,6 +98,7 @@ int command_profile(int argc, char** argv) {
   std::string table;
   const AnalysisResult result =
       run_profile_analysis(parsed, input.matrix, common.target, {head, hooks, common.format, &table});
+  check_plot_files_apart(paths, result.plots);  // the figures known, before any is written
   save_replicates(common, *result.bootstrap);
   progress.finish();
   write_plot_files(result.plots, parsed.plots_dir);

@@ -7,8 +7,10 @@
 #include <iostream>
 #include <string>
 
+#include "cli/analysis_parse.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/output_guard.hpp"
 #include "judgestat/study.hpp"
 
 namespace judgestat {
@@ -27,7 +29,8 @@ int command_run(int argc, char** argv) {
       ("backend", "auto, cpu or cuda (overrides the study's settings)", cxxopts::value<std::string>())
       ("devices", "CUDA devices, e.g. 0,1 (overrides the study's settings)", cxxopts::value<std::string>())
       ("threads", "CPU threads, 0 = all (overrides the study's settings)", cxxopts::value<int>())
-      ("force", "recompute every analysis, cached or not")
+      ("force", "recompute every analysis, cached or not; and write into a folder that holds files but is not a "
+                "study folder (its files are kept)")
       ("quiet", "no progress on stderr")
       ("h,help", "show this help");
   // clang-format on
@@ -61,7 +64,16 @@ int command_run(int argc, char** argv) {
   // The overrides are checked with the study, before anything runs.
   if (run.replicates) study.settings.replicates = run.replicates;
   if (run.seed) study.settings.seed = run.seed;
-  for (const StudyAnalysis& analysis : study.analyses) check_analysis(study_request(analysis, study.settings));
+  // --out DIR is the run's own: it may not be or hold the study file or a file the study reads.
+  std::vector<NamedPath> reads{{"STUDY", study.path}};
+  for (const StudyInput& input : study.inputs)
+    for (const std::string& file : input.files) reads.push_back({"input '" + input.name + "'", file});
+  for (const StudyAnalysis& analysis : study.analyses) {
+    const RunPaths paths = analysis_run_paths(parse_analysis_request(study_request(analysis, study.settings)));
+    for (const NamedPath& read : paths.inputs)
+      if (!read.path.empty()) reads.push_back({"analysis '" + analysis.name + "' " + read.flag, read.path});
+  }
+  check_out_dir_apart({"--out", run.out_dir}, reads);
   const StudyOutcome outcome = run_study(study, run);
   if (!run.quiet)
     std::fprintf(stderr, "%zu analyses: %zu computed, %zu reused; wrote %s and %s\n",

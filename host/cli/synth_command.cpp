@@ -9,9 +9,12 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
+#include "cli/output_guard.hpp"
 #include "cli/text_lists.hpp"
+#include "distributed/distributed.hpp"
 #include "judgestat/records.hpp"
 #include "records/selection.hpp"
+#include "report/atomic_file.hpp"
 #include "report/report.hpp"
 #include "sources/synth.hpp"
 
@@ -54,6 +57,14 @@ void read_judges(const std::string& judges_path, SynthOptions& synth) {
   std::ostringstream text;
   text << in.rdbuf();
   synth.judges = parse_synth_judges(text.str(), judges_path);
+}
+
+// `text` into `path` ("-" = stdout), whole or not at all; failures name `flag`.
+void write_output(const std::string& path, const std::string& text, const char* flag) {
+  if (!distributed::is_root()) return;  // under MPI, rank 0 writes the run's files
+  AtomicFile file(path, flag);
+  file.write(text);
+  file.commit();
 }
 
 // --truth FILE: the planted values.
@@ -109,6 +120,10 @@ int command_synth(int argc, char** argv) {
   cxxopts::ParseResult parsed;
   if (!parse_or_help(options, argc - 1, argv + 1, parsed)) return 0;
   if (!parsed.count("out")) throw UsageError("synth cap: --out FILE is required (- = stdout)");
+  RunPaths paths;
+  paths.inputs = {{"--judges", parsed["judges"].as<std::string>()}};
+  paths.outputs = {{"--out", parsed["out"].as<std::string>()}, {"--truth", parsed["truth"].as<std::string>()}};
+  check_paths_apart(paths);  // before the judges are read
   SynthOptions synth;
   synth.seed = parsed["seed"].as<uint64_t>();
   synth.items_per_type = parsed["items-per-type"].as<int>();
@@ -125,9 +140,9 @@ int command_synth(int argc, char** argv) {
   const std::string out_path = parsed["out"].as<std::string>();
   std::ostringstream csv;
   const int64_t records = write_synth_cap(csv, synth);
-  write_file(out_path, csv.str());
+  write_output(out_path, csv.str(), "--out");
   const std::string truth_path = parsed["truth"].as<std::string>();
-  if (!truth_path.empty()) write_file(truth_path, dump_json(truth_json(synth), 1) + "\n");
+  if (!truth_path.empty()) write_output(truth_path, dump_json(truth_json(synth), 1) + "\n", "--truth");
   if (out_path != "-" && !parsed.count("quiet"))
     std::cerr << "synth cap: " << records << " records, " << synth.judges.size() << " judges, "
               << 4 * synth.items_per_type << " items × 3 variants × 2 orders → " << out_path << "\n";

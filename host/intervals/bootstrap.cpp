@@ -298,6 +298,24 @@ void fill_bootstrap_p(KeptReplicates& kept, std::vector<Interval>& intervals) {
   for (size_t s = 0; s < intervals.size(); ++s) intervals[s].p = bootstrap_p(at_zero[s]);
 }
 
+}  // namespace
+
+std::string p_withheld_reason(const Interval& interval, uint64_t replicates) {
+  if (interval.clusters > 0 && interval.clusters <= std::max<int64_t>(interval.strata, 1))
+    return "one cluster per stratum";
+  if (static_cast<double>(interval.undefined) > kMaxUndefinedShareForP * static_cast<double>(replicates))
+    return "more than 5% of replicates undefined";
+  if (!std::isfinite(interval.lo) && !std::isfinite(interval.hi) && interval.note.empty()) return "no interval";
+  return "";
+}
+
+void withhold_unsupported_p(std::vector<Interval>& intervals, uint64_t replicates) {
+  for (Interval& interval : intervals)
+    if (!p_withheld_reason(interval, replicates).empty()) interval.p = std::numeric_limits<double>::quiet_NaN();
+}
+
+namespace {
+
 // perm_p of the statistics with a sign-flip test: (1 + exceedances) / (1 + B).
 void fill_permutation_p(Backend& backend, const CompiledPlan& plan, uint64_t seed, uint64_t B,
                         std::vector<Interval>& intervals) {
@@ -442,6 +460,7 @@ Interval summarize(double estimate, std::vector<double> values, CiMethod method,
   std::vector<Interval> interval =
       intervals_from(*kept, values.size(), {estimate}, method, level, jack ? &jacks : nullptr);
   fill_bootstrap_p(*kept, interval);
+  withhold_unsupported_p(interval, values.size());
   return interval[0];
 }
 
@@ -541,6 +560,7 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   result.n_clusters = plan.n_clusters;
 
   result.ci = options.ci;
+  result.level = options.level;
   const std::vector<double> estimates = estimates_on_original(plan);
   // Studentized: the plan with the product columns and t*·|t*| statistics added.
   std::optional<StudentizedPlan> studentized;
@@ -572,6 +592,7 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   fill_distinct(*run.kept, B, result.intervals);
   if (studentized) fill_studentized(*run.kept, *studentized, B, options.level, result.intervals);
   result.intervals.resize(S);
+  withhold_unsupported_p(result.intervals, B);
   result.summary_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_start).count();
   run.kept.reset();  // it reads run.values, which move next
   if (run_plan.n_statistics != S && !run.values.empty())

@@ -26,6 +26,9 @@ class CsvReader {
   /// the row starts (a quoted line break makes a row span several lines).
   bool next_row(std::vector<std::string_view>& fields, int64_t& line);
 
+  /// Bytes of the text read so far.
+  size_t position() const { return pos_; }
+
  private:
   [[noreturn]] void fail(int64_t line, size_t field, const std::string& what) const;
   std::string_view read_quoted_field(size_t field_index, int64_t row_line);

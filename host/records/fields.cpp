@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -15,11 +16,23 @@ std::string display_name(const std::string& path) { return path == "-" ? "stdin"
   throw InputError(file + ":" + std::to_string(line) + ": column '" + std::string(column) + "': " + what);
 }
 
-/// The offending text for an error message, quoted and shortened.
+/// The offending text for an error message, quoted and shortened; control characters are shown
+/// as \xNN, so that a NUL does not end the message where it is printed as a C string (the CLI's
+/// stderr, Python's exception text) and a line break does not split it.
 std::string shown_text(std::string_view text) {
   constexpr size_t kShown = 60;
-  if (text.size() > kShown) return "\"" + std::string(text.substr(0, kShown)) + "…\"";
-  return "\"" + std::string(text) + "\"";
+  std::string shown = "\"";
+  for (const char c : text.substr(0, kShown)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      shown += escaped;
+    } else {
+      shown += c;
+    }
+  }
+  return shown + (text.size() > kShown ? "…\"" : "\"");
 }
 
 std::string_view trim(std::string_view text) {

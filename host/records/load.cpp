@@ -3,9 +3,9 @@
 // Every record passes through a RecordView (its text fields as views; records/fields.hpp) into
 // NumberedRecords (records/numbering.hpp), which numbers each name on arrival; the pivot
 // (records/pivot.cpp) then works on numbers. A CSV file is loaded that way straight from its
-// bytes (records/read_csv.cpp), without building Record objects (the large-file path); Records
-// from JSONL (records/read_jsonl.cpp), merged files or code go through views of their strings,
-// so every check and message of the pivot exists once.
+// bytes (records/read_csv.cpp), and JSONL from one reused Record per line (records/read_jsonl.cpp),
+// without keeping Record objects (the large-file path); Records of merged files or code go
+// through views of their strings, so every check and message of the pivot exists once.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -13,8 +13,10 @@
 #include "judgestat/records.hpp"
 #include "records/fields.hpp"
 #include "records/input.hpp"
+#include "records/memory.hpp"
 #include "records/numbering.hpp"
 #include "records/pivot.hpp"
+#include "records/progress.hpp"
 #include "records/read_csv.hpp"
 #include "records/read_jsonl.hpp"
 
@@ -35,18 +37,22 @@ ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::stri
 }
 
 ItemMatrix load_item_matrix(const std::string& path, const LoadOptions& options) {
+  // The budget is read once, before anything is allocated, and every step is checked against it.
+  const loading::MemoryBudget budget = loading::memory_budget();
+  loading::LoadProgress progress(loading::display_name(path), loading::file_size(path), options.progress);
+  const loading::ReadLimits limits{&budget, &progress};
+  const Format format = loading::format_of(path);
   std::string sha256;
-  ItemMatrix m;
-  if (loading::format_of(path) == Format::kCsv) {
-    // CSV rows are numbered as they are read: no Record objects for a large file.
-    m = loading::pivot(loading::parse_file(path, &sha256,
-                                           [&](std::string_view text, const std::string& file) {
-                                             return loading::number_csv(text, file, options.item_column);
-                                           }),
-                       path, options);
-  } else {
-    m = build_item_matrix(read_records(path, &sha256, options.item_column), path, options);
-  }
+  // Rows are numbered as they are read: no Record objects for a large file.
+  ItemMatrix m = loading::pivot(
+      loading::parse_file(
+          path, &sha256,
+          [&](std::string_view text, const std::string& file) {
+            return format == Format::kCsv ? loading::number_csv(text, file, options.item_column, &budget, &progress)
+                                          : loading::number_jsonl(text, file, options.item_column, &budget, &progress);
+          },
+          limits),
+      path, options, &budget);
   m.sha256 = std::move(sha256);
   return m;
 }

@@ -1,5 +1,6 @@
 // Records with their texts numbered by first appearance: what the pivot reads.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -68,19 +69,59 @@ class Numbering {
   int32_t last_ = -1;
 };
 
-/// A record with its texts replaced by their numbers in NumberedRecords.
+/// A record with its texts replaced by their numbers in NumberedRecords: only what differs
+/// between the records of an item (the item-level columns are kept once per item, in
+/// NumberedRecords::item_columns), 40 bytes, so that a large file's records take little more
+/// memory than its text. Its probabilities follow the previous record's in NumberedRecords::probs
+/// (prob_label_lists[prob_labels].size() of them).
 struct NumberedRecord {
-  int32_t judge, item, variant, cluster, benchmark, condition, gold;
+  int32_t judge, item, variant;
   int32_t verdict;      // -1 when no verdict was given
-  int32_t adjudicated;  // the text, "" (not adjudicated) included
-  int32_t item_column;  // LoadOptions::item_column's text, "" included
   int32_t prob_labels;  // the record's list of probability labels
   int32_t order;        // as given; the pivot checks the range
-  size_t first_prob;    // the record's probabilities: probs[first_prob …], one per label
   bool nan_probability;
-  int flag;
-  double rationale_ok, fee_usd, latency_s;
+  bool flagged;  // flag = 1
   int64_t line;
+};
+
+/// An item's own columns (docs/statistics.md §1 and §7.2), as its first record gives them.
+struct ItemColumns {
+  int32_t gold, cluster, benchmark, condition;
+  int32_t adjudicated;  // the text, "" (not adjudicated) included
+  int32_t item_column;  // LoadOptions::item_column's text, "" included
+  size_t first_record;  // index of the item's first record
+};
+
+/// The item-level column in which a record first differs from its item's first record.
+enum class ItemColumn : uint8_t { kGold, kCluster, kBenchmark, kCondition, kAdjudicated, kItemColumn };
+
+/// The first record whose item-level columns differ from its item's first record's, kept for the
+/// pivot to report in record order (after the file's parse errors, as a pass over the records
+/// would meet it).
+struct ItemMismatch {
+  size_t record = SIZE_MAX;  // SIZE_MAX: none
+  ItemColumn column = ItemColumn::kGold;
+  int32_t here = 0, there = 0;  // the texts' numbers in the column's Numbering
+};
+
+/// A per-record number most files leave out (fee, latency, rationale_ok): stored from the first
+/// record that gives one on, so that a file without the column spends nothing on it.
+class SparseNumbers {
+ public:
+  /// The value of record `record` (records are added in order); `expected` records in all.
+  void add(size_t record, double value, size_t expected) {
+    if (values_.empty()) {
+      if (std::isnan(value)) return;
+      values_.reserve(expected);
+      values_.assign(record, kMissing);
+    }
+    values_.push_back(value);
+  }
+  double at(size_t record) const { return record < values_.size() ? values_[record] : kMissing; }
+  size_t bytes() const { return values_.capacity() * sizeof(double); }
+
+ private:
+  std::vector<double> values_;
 };
 
 /// Records with their texts numbered by first appearance, in the order they were added: what the
@@ -93,49 +134,34 @@ struct NumberedRecords {
   std::vector<std::vector<std::string>> prob_label_lists;  // distinct lists, first appearance
   std::vector<double> probs;
   std::vector<NumberedRecord> records;
+  std::vector<ItemColumns> item_columns;  // per item
+  ItemMismatch mismatch;
+  SparseNumbers fee_usd, latency_s, rationale_ok;
 
-  void add(const RecordView& view) {
-    NumberedRecord record;
-    record.judge = judges.id(view.judge);
-    record.item = items.id(view.item);
-    record.variant = variants.id(variant_of(view));
-    record.cluster = clusters.id(cluster_of(view));
-    record.benchmark = benchmarks.id(benchmark_of(view));
-    record.condition = conditions.id(view.condition);
-    record.gold = golds.id(view.gold);
-    record.verdict = view.verdict_given ? verdicts.id(view.verdict) : -1;
-    record.adjudicated = adjudications.id(view.adjudicated);
-    record.item_column = item_column_values.id(view.item_column);
-    adjudicated_column |= view.adjudicated_given;
-    record.prob_labels = prob_label_list_id(*view.prob_labels);
-    record.order = view.order;
-    record.first_prob = probs.size();
-    probs.insert(probs.end(), view.probs, view.probs + view.prob_labels->size());
-    record.nan_probability = view.nan_probability;
-    record.flag = view.flag;
-    record.rationale_ok = view.rationale_ok;
-    record.fee_usd = view.fee_usd;
-    record.latency_s = view.latency_s;
-    record.line = view.line;
-    records.push_back(record);
-  }
+  /// Room for `records` records with `probabilities` probabilities each (a bound from the text).
+  void reserve(size_t records, size_t probabilities);
+
+  void add(const RecordView& view);
+
+  /// Bytes held by the records, their probabilities and numbers (not the names).
+  double bytes() const;
 
  private:
-  int32_t prob_label_list_id(const std::vector<std::string>& labels) {
-    // A CSV file has one list; JSONL records mostly repeat the previous record's.
-    if (last_list_ >= 0 && prob_label_lists[last_list_] == labels) return last_list_;
-    auto [found, inserted] = list_ids_.try_emplace(labels, static_cast<int32_t>(prob_label_lists.size()));
-    if (inserted) prob_label_lists.push_back(labels);
-    return last_list_ = found->second;
-  }
+  void check_item_columns(const ItemColumns& first, const ItemColumns& here);
+  int32_t prob_label_list_id(const std::vector<std::string>& labels);
 
   std::map<std::vector<std::string>, int32_t> list_ids_;
   int32_t last_list_ = -1;
 };
 
+class LoadProgress;
+struct MemoryBudget;
+
 /// The records of CSV text numbered as they are read: no Record objects for a large file.
-/// `item_column`: as CsvRecordReader's.
-NumberedRecords number_csv(std::string_view text, const std::string& file, const std::string& item_column = "");
+/// `item_column`: as CsvRecordReader's. With a budget, refuses text whose records and matrix
+/// would not fit it before parsing (check_load_fits); `progress` is told how far the parse is.
+NumberedRecords number_csv(std::string_view text, const std::string& file, const std::string& item_column = "",
+                           const MemoryBudget* budget = nullptr, LoadProgress* progress = nullptr);
 
 /// `records` numbered in order.
 NumberedRecords number_records(const std::vector<Record>& records);

@@ -3,17 +3,17 @@
 // (pass 2). Errors are raised in the order the single pass of each step meets them.
 #include "records/pivot.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "records/fields.hpp"
+#include "records/memory.hpp"
 #include "records/validity.hpp"
 
 namespace judgestat::loading {
@@ -101,35 +101,47 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
 
 /// gold and cluster are item-level by docs/statistics.md §1, adjudicated by §7.2; benchmark and
 /// condition describe the item too (subset filters select items), so they must agree as well
-/// between `record` and `first`, the item's first record; so must LoadOptions::item_column.
-void check_same_item_columns(const NumberedRecords& numbered, const std::string& file, const NumberedRecord& record,
-                             const NumberedRecord& first, const std::string& item_column) {
-  auto check_same = [&](const char* column, const Numbering& texts, int32_t here, int32_t there) {
-    if (here == there) return;
-    fail(file, record.line, column,
-         "item " + shown_text(numbered.items.name(record.item)) + " has " + column + " " +
-             shown_text(texts.name(here)) + " here but " + shown_text(texts.name(there)) + " on line " +
-             std::to_string(first.line) + "; every record of an item must carry the same " + column +
-             ", so correct one of the two lines");
-  };
-  check_same("gold", numbered.golds, record.gold, first.gold);
-  check_same("cluster", numbered.clusters, record.cluster, first.cluster);
-  check_same("benchmark", numbered.benchmarks, record.benchmark, first.benchmark);
-  check_same("condition", numbered.conditions, record.condition, first.condition);
-  check_same("adjudicated", numbered.adjudications, record.adjudicated, first.adjudicated);
-  if (!item_column.empty())
-    check_same(item_column.c_str(), numbered.item_column_values, record.item_column, first.item_column);
+/// between a record and its item's first record; so must LoadOptions::item_column. Numbering kept
+/// the first record that does not (NumberedRecords::mismatch); this names it.
+[[noreturn]] void fail_item_mismatch(const NumberedRecords& numbered, const std::string& file,
+                                     const NumberedRecord& record, const std::string& item_column) {
+  const ItemMismatch& mismatch = numbered.mismatch;
+  const ItemColumns& first = numbered.item_columns[record.item];
+  // The column's name and its texts' numbering.
+  const auto [column, texts] = [&]() -> std::pair<std::string, const Numbering*> {
+    switch (mismatch.column) {
+      case ItemColumn::kGold:
+        return {"gold", &numbered.golds};
+      case ItemColumn::kCluster:
+        return {"cluster", &numbered.clusters};
+      case ItemColumn::kBenchmark:
+        return {"benchmark", &numbered.benchmarks};
+      case ItemColumn::kCondition:
+        return {"condition", &numbered.conditions};
+      case ItemColumn::kAdjudicated:
+        return {"adjudicated", &numbered.adjudications};
+      case ItemColumn::kItemColumn:
+        break;
+    }
+    return {item_column, &numbered.item_column_values};
+  }();
+  fail(file, record.line, column,
+       "item " + shown_text(numbered.items.name(record.item)) + " has " + column + " " +
+           shown_text(texts->name(mismatch.here)) + " here but " + shown_text(texts->name(mismatch.there)) +
+           " on line " + std::to_string(numbered.records[first.first_record].line) +
+           "; every record of an item must carry the same " + column + ", so correct one of the two lines");
 }
 
 /// The item's adjudication from its first record: a label of the set, `indecisive` or empty.
 int32_t item_adjudication(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file,
                           const NumberedRecord& record, const ItemMatrix& m) {
-  const int32_t code = index.adjudicated_code[record.adjudicated];
+  const int32_t adjudicated = numbered.item_columns[record.item].adjudicated;
+  const int32_t code = index.adjudicated_code[adjudicated];
   if (code == kNotALabel) {
     fail(file, record.line, "adjudicated",
          "expected a label of the label set (" + join(m.labels, ",") +
              "), 'indecisive' or an empty field (not adjudicated), got " +
-             shown_text(numbered.adjudications.name(record.adjudicated)) +
+             shown_text(numbered.adjudications.name(adjudicated)) +
              "; correct the adjudicated label or add it to --labels");
   }
   return code;
@@ -137,10 +149,9 @@ int32_t item_adjudication(const NumberedRecords& numbered, const LabelIndex& ind
 
 /// With --labels, a record may give probabilities only for labels in the set.
 void check_probability_labels(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file,
-                              const NumberedRecord& record, const ItemMatrix& m) {
+                              const NumberedRecord& record, const double* probs, const ItemMatrix& m) {
   const std::vector<std::string>& labels = numbered.prob_label_lists[record.prob_labels];
   const std::vector<int32_t>& slots = index.slots_of_list[record.prob_labels];
-  const double* probs = numbered.probs.data() + record.first_prob;
   for (size_t k = 0; k < labels.size(); ++k) {
     if (slots[k] < 0 && (!std::isnan(probs[k]) || record.nan_probability)) {
       fail(file, record.line, "p." + labels[k],
@@ -155,10 +166,11 @@ void check_probability_labels(const NumberedRecords& numbered, const LabelIndex&
 void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file,
                        const LoadOptions& options, ItemMatrix& m) {
   const std::vector<NumberedRecord>& records = numbered.records;
-  std::vector<size_t> first_record_of_item;
   int max_order = 0;
+  size_t first_prob = 0;  // the record's probabilities in numbered.probs
   m.has_adjudicated = numbered.adjudicated_column;
-  for (const NumberedRecord& record : records) {
+  for (size_t k = 0; k < records.size(); ++k) {
+    const NumberedRecord& record = records[k];
     if (record.order < 0 || record.order > kMaxOrder) {
       fail(file, record.line, "order",
            "expected a presentation index from 0 to " + std::to_string(kMaxOrder) + ", got " +
@@ -166,25 +178,27 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
     }
     max_order = std::max(max_order, record.order);
 
-    if (record.item == static_cast<int32_t>(first_record_of_item.size())) {  // first record
-      if (index.gold_label[record.gold] < 0) {
+    const ItemColumns& item = numbered.item_columns[record.item];
+    if (item.first_record == k) {
+      if (index.gold_label[item.gold] < 0) {
         fail(file, record.line, "gold",
              "expected one of the --labels (" + join(m.labels, ",") + "), got " +
-                 shown_text(numbered.golds.name(record.gold)) + "; add it to --labels or correct the gold label");
+                 shown_text(numbered.golds.name(item.gold)) + "; add it to --labels or correct the gold label");
       }
-      first_record_of_item.push_back(static_cast<size_t>(&record - records.data()));
-      m.gold.push_back(index.gold_label[record.gold]);
-      m.item_cluster.push_back(record.cluster);
-      m.item_benchmark.push_back(record.benchmark);
-      m.item_condition.push_back(record.condition);
+      m.gold.push_back(index.gold_label[item.gold]);
+      m.item_cluster.push_back(item.cluster);
+      m.item_benchmark.push_back(item.benchmark);
+      m.item_condition.push_back(item.condition);
       m.item_flag.push_back(0);
       if (m.has_adjudicated) m.item_adjudicated.push_back(item_adjudication(numbered, index, file, record, m));
       if (!options.item_column.empty())
-        m.item_column_value.push_back(numbered.item_column_values.name(record.item_column));
-    } else {
-      check_same_item_columns(numbered, file, record, records[first_record_of_item[record.item]], options.item_column);
+        m.item_column_value.push_back(numbered.item_column_values.name(item.item_column));
+    } else if (numbered.mismatch.record == k) {
+      fail_item_mismatch(numbered, file, record, options.item_column);
     }
-    if (index.explicit_labels) check_probability_labels(numbered, index, file, record, m);
+    if (index.explicit_labels)
+      check_probability_labels(numbered, index, file, record, numbered.probs.data() + first_prob, m);
+    first_prob += numbered.prob_label_lists[record.prob_labels].size();
   }
   // Every record agreed with its item's first record, so the numbering of all records gives
   // clusters, benchmarks and conditions in the order the items' first records name them.
@@ -198,17 +212,15 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
 }
 
 /// The matrix is dense (judges × items × orders × variants cells, × labels probabilities): refuse
-/// up front, with the numbers, one that would not fit this machine's memory or that is mostly
-/// empty cells a file of few records asks for (a stray order 1023, judges on disjoint items),
-/// rather than fail an allocation or be killed part-way.
-void check_cells_fit(const ItemMatrix& m, const std::string& file, int64_t max_order_line) {
+/// up front, with the numbers, one that would not fit the memory budget beside the records
+/// already held, or that is mostly empty cells a file of few records asks for (a stray order
+/// 1023, judges on disjoint items), rather than fail an allocation or be killed part-way.
+void check_cells_fit(const ItemMatrix& m, const std::string& file, int64_t max_order_line, double held_bytes,
+                     const MemoryBudget& budget) {
   const double cells = static_cast<double>(m.judges.size()) * static_cast<double>(m.items.size()) * m.orders *
                        static_cast<double>(m.variants.size());
-  const double bytes = cells * (sizeof(int16_t) + sizeof(int64_t) + 3 * sizeof(double) +
-                                sizeof(double) * static_cast<double>(m.labels.size()));
-  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
-  const double physical = pages > 0 && page_size > 0 ? static_cast<double>(pages) * page_size : 0;
-  const bool too_big = physical > 0 && bytes > 0.8 * physical;
+  const double bytes = cells * matrix_cell_bytes(m.labels.size());
+  const bool too_big = budget.bytes > 0 && held_bytes + bytes > budget.bytes;
   const bool mostly_empty = bytes > kSparseMatrixBytes && cells > kMaxCellsPerRecord * static_cast<double>(m.records);
   if (!too_big && !mostly_empty) return;
   char text[768];
@@ -219,7 +231,10 @@ void check_cells_fit(const ItemMatrix& m, const std::string& file, int64_t max_o
                 "benchmark.",
                 file.c_str(), m.judges.size(), m.items.size(), m.orders, m.variants.size(), cells, bytes / 1e9,
                 m.labels.size(), static_cast<long long>(m.records),
-                too_big ? ("this machine has " + std::to_string(static_cast<long long>(physical / 1e9)) + " GB").c_str()
+                too_big ? ("with the " + gigabytes(held_bytes) + " its records hold, loading needs about " +
+                           gigabytes(held_bytes + bytes) + " but " + gigabytes(budget.bytes) + " is available (" +
+                           budget.source + ")")
+                              .c_str()
                         : "almost all of them would be empty",
                 m.orders - 1, static_cast<long long>(max_order_line));
   throw InputError(text);
@@ -250,8 +265,9 @@ void allocate_cells(ItemMatrix& m) {
 
 /// Fee ratios and dollar-matched baselines divide sums of fees: a judge's fees must sum to a
 /// finite number, or every ratio would be silently undefined.
-void add_fee(double& total, const NumberedRecords& numbered, const std::string& file, const NumberedRecord& record) {
-  total += record.fee_usd;
+void add_fee(double& total, double fee, const NumberedRecords& numbered, const std::string& file,
+             const NumberedRecord& record) {
+  total += fee;
   if (std::isfinite(total)) return;
   fail(file, record.line, "fee_usd",
        "the fees of judge " + shown_text(numbered.judges.name(record.judge)) +
@@ -263,11 +279,14 @@ void add_fee(double& total, const NumberedRecords& numbered, const std::string& 
 void fill_cells(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file, ItemMatrix& m) {
   const size_t n_labels = m.labels.size();
   std::vector<double> judge_fees(m.judges.size(), 0.0);
-  for (const NumberedRecord& record : numbered.records) {
+  size_t first_prob = 0;  // the record's probabilities in numbered.probs
+  for (size_t k = 0; k < numbered.records.size(); ++k) {
+    const NumberedRecord& record = numbered.records[k];
     const size_t c = m.cell(record.judge, record.item, record.order, record.variant);
     if (m.verdict[c] != kAbsent) fail_second_record(numbered, file, record, m.line[c]);
     const std::vector<int32_t>& slots = index.slots_of_list[record.prob_labels];
-    const double* probs = numbered.probs.data() + record.first_prob;
+    const double* probs = numbered.probs.data() + first_prob;
+    first_prob += slots.size();
     m.verdict[c] = verdict_code(record, probs, slots,
                                 record.verdict >= 0 ? &index.verdict_meaning[record.verdict] : nullptr, n_labels);
     if (m.verdict[c] == kInvalid) ++m.invalid;
@@ -278,14 +297,16 @@ void fill_cells(const NumberedRecords& numbered, const LabelIndex& index, const 
       if (slots[k] >= 0) m.prob[c * n_labels + slots[k]] = probs[k];
     }
     if (record.nan_probability) m.has_probs = true;
-    m.fee[c] = record.fee_usd;
-    if (!std::isnan(record.fee_usd)) add_fee(judge_fees[record.judge], numbered, file, record);
-    m.latency[c] = record.latency_s;
-    m.rationale_ok[c] = record.rationale_ok;
-    m.has_fee |= !std::isnan(record.fee_usd);
-    m.has_latency |= !std::isnan(record.latency_s);
-    m.has_rationale |= !std::isnan(record.rationale_ok);
-    if (record.flag == 1) m.item_flag[record.item] = 1;
+    const double fee = numbered.fee_usd.at(k), latency = numbered.latency_s.at(k);
+    const double rationale_ok = numbered.rationale_ok.at(k);
+    m.fee[c] = fee;
+    if (!std::isnan(fee)) add_fee(judge_fees[record.judge], fee, numbered, file, record);
+    m.latency[c] = latency;
+    m.rationale_ok[c] = rationale_ok;
+    m.has_fee |= !std::isnan(fee);
+    m.has_latency |= !std::isnan(latency);
+    m.has_rationale |= !std::isnan(rationale_ok);
+    if (record.flagged) m.item_flag[record.item] = 1;
   }
 }
 
@@ -298,7 +319,8 @@ int64_t max_order_line(const NumberedRecords& numbered) {
 
 }  // namespace
 
-ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path, const LoadOptions& options) {
+ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path, const LoadOptions& options,
+                 const MemoryBudget* budget) {
   const std::string file = display_name(path);
   if (numbered.records.empty()) {
     throw InputError(file + ": no records; give a file with at least one record");
@@ -309,7 +331,7 @@ ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path, const
   const LabelIndex index = resolve_labels(numbered, file, options, m);
   m.item_column = options.item_column;
   fill_item_columns(numbered, index, file, options, m);
-  check_cells_fit(m, file, max_order_line(numbered));
+  check_cells_fit(m, file, max_order_line(numbered), numbered.bytes(), budget ? *budget : memory_budget());
   allocate_cells(m);
   fill_cells(numbered, index, file, m);
   return m;

@@ -8,7 +8,11 @@
 
 namespace judgestat::loading {
 
+struct MemoryBudget;
+
 /// Applies docs/statistics.md §1's consistency checks and validity rule to numbered records and pivots them.
-ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path, const LoadOptions& options);
+/// The matrix and the records held must fit `budget` (memory_budget() when null).
+ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path, const LoadOptions& options,
+                 const MemoryBudget* budget = nullptr);
 
 }  // namespace judgestat::loading

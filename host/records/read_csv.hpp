@@ -21,6 +21,11 @@ class CsvRecordReader {
   /// Throws InputError for a bad row, and at the end when the header was followed by no record.
   bool next(RecordView& record);
 
+  /// Bytes of the text read so far.
+  size_t position() const { return reader_.position(); }
+  /// The p.<label> columns of the header.
+  size_t probability_columns() const { return prob_labels_.size(); }
+
  private:
   CsvReader reader_;
   const std::string& file_;

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "records/fields.hpp"
+#include "records/memory.hpp"
+#include "records/progress.hpp"
 #include "records/read_csv.hpp"
 
 namespace judgestat::loading {
@@ -213,11 +215,14 @@ void parse_line(std::string_view line_text, const std::string& file, int64_t lin
   }
 }
 
-std::vector<Record> read_jsonl(std::string_view text, const std::string& file, const std::string& item_column) {
-  std::vector<Record> records;
-  records.reserve(count_lines(text) + 1);
+namespace {
+
+/// Calls `take(line_text, line)` for each non-blank line of JSONL text; InputError when there is none.
+template <class Take>
+void for_each_line(std::string_view text, const std::string& file, Take take) {
   size_t pos = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   int64_t line = 0;
+  bool any = false;
   while (pos < text.size()) {
     ++line;
     size_t end = text.find('\n', pos);
@@ -226,15 +231,40 @@ std::vector<Record> read_jsonl(std::string_view text, const std::string& file, c
     pos = end + 1;
     if (!line_text.empty() && line_text.back() == '\r') line_text.remove_suffix(1);
     if (line_text.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank line
-
-    parse_line(line_text, file, line, item_column, records.emplace_back());
+    take(line_text, line, pos);
+    any = true;
   }
-  if (records.empty()) {
+  if (!any) {
     fail(file, std::max<int64_t>(line, 1), "judge",
          "expected one JSON object per line with judge, item, gold and verdict, got "
          "no records; add records or check that this is the right file");
   }
+}
+
+}  // namespace
+
+std::vector<Record> read_jsonl(std::string_view text, const std::string& file, const std::string& item_column) {
+  std::vector<Record> records;
+  records.reserve(count_lines(text) + 1);
+  for_each_line(text, file, [&](std::string_view line_text, int64_t line, size_t) {
+    parse_line(line_text, file, line, item_column, records.emplace_back());
+  });
   return records;
+}
+
+NumberedRecords number_jsonl(std::string_view text, const std::string& file, const std::string& item_column,
+                             const MemoryBudget* budget, LoadProgress* progress) {
+  const size_t lines = count_lines(text) + 1;
+  if (budget != nullptr) check_load_fits(file, text.size(), lines, 0, *budget);
+  NumberedRecords numbered;
+  numbered.reserve(lines, 0);
+  Record record;
+  for_each_line(text, file, [&](std::string_view line_text, int64_t line, size_t pos) {
+    parse_line(line_text, file, line, item_column, record);
+    numbered.add(view_of(record));
+    if (progress != nullptr && (numbered.records.size() & 0xFFFF) == 0) progress->parsed(pos);
+  });
+  return numbered;
 }
 
 }  // namespace judgestat::loading

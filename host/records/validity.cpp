@@ -3,10 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace judgestat::loading {
 
-constexpr double kProbabilitySumTolerance = 0.025;  // docs/statistics.md §1 validity
+bool probability_sum_ok(double sum) { return std::fabs(sum - 1.0) <= kProbabilitySumTolerance + kProbabilitySumSlack; }
 
 int16_t verdict_code(const NumberedRecord& record, const double* probs, const std::vector<int32_t>& slots,
                      const VerdictMeaning* verdict, size_t n_labels) {
@@ -21,7 +22,7 @@ int16_t verdict_code(const NumberedRecord& record, const double* probs, const st
     top = std::max(top, p);
   }
   if (record.nan_probability) return kInvalid;
-  if (any_probability && std::fabs(sum - 1.0) > kProbabilitySumTolerance) return kInvalid;
+  if (any_probability && !probability_sum_ok(sum)) return kInvalid;
   if (verdict == nullptr) return kInvalid;
   if (verdict->label >= 0) {
     if (any_probability) {
@@ -43,6 +44,40 @@ int16_t verdict_code(const NumberedRecord& record, const double* probs, const st
     return at_top >= 2 ? kTie : kInvalid;
   }
   return kInvalid;
+}
+
+void InvalidReasons::add(const double* probs, size_t n_labels) {
+  bool any = false;
+  double sum = 0.0;
+  for (size_t k = 0; k < n_labels; ++k) {
+    const double p = probs[k];
+    if (std::isnan(p)) continue;
+    if (std::isinf(p) || p < 0.0 || p > 1.0) {
+      if (count_[kOutOfRange]++ == 0) example_[kOutOfRange] = p;
+      return;
+    }
+    any = true;
+    sum += p;
+  }
+  const Kind kind = any && !probability_sum_ok(sum) ? kSumOff : kVerdict;
+  if (count_[kind]++ == 0) example_[kind] = sum;
+}
+
+std::string InvalidReasons::most_common() const {
+  const int64_t* most = std::max_element(count_, count_ + kKinds);  // the first of equal counts
+  if (*most == 0) return "";
+  const auto kind = static_cast<Kind>(most - count_);
+  char value[32];
+  std::snprintf(value, sizeof value, "%.6g", example_[kind]);
+  switch (kind) {
+    case kOutOfRange:
+      return std::string("a probability outside [0, 1] (e.g. ") + value + ")" +
+             (example_[kind] > 1 && example_[kind] <= 100 ? ": probabilities written as percentages?" : "");
+    case kSumOff:
+      return std::string("probabilities that do not sum to 1 within 0.025 (e.g. a sum of ") + value + ")";
+    default:
+      return "a verdict that is missing, outside the label set, or not a highest-probability label";
+  }
 }
 
 }  // namespace judgestat::loading

@@ -73,6 +73,17 @@ void install_signal_cleanup() {
   (void)installed;
 }
 
+// Flushes std::cout and C's stdout; "" when everything written so far arrived, else why not.
+std::string stdout_flush_error() {
+  errno = 0;
+  std::cout.flush();
+  int why = errno;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (why == 0) why = errno;
+  if (flushed && std::cout && !std::ferror(stdout)) return "";
+  return why != 0 ? std::strerror(why) : "stdout is closed or full";
+}
+
 void register_temp(const std::string& temp) {
   install_signal_cleanup();
   for (auto& slot : g_temp_files) {
@@ -150,8 +161,8 @@ void AtomicFile::write(std::string_view text) {
 
 void AtomicFile::commit() {
   if (to_stdout_) {
-    std::cout.flush();
-    if (!std::cout) fail("stdout is closed or full");
+    const std::string why = stdout_flush_error();
+    if (!why.empty()) fail(why);
     return;
   }
   if (fd_ < 0) fail("already committed");
@@ -170,6 +181,11 @@ void AtomicFile::commit() {
     ::fsync(folder);
     ::close(folder);
   }
+}
+
+void flush_stdout() {
+  const std::string why = stdout_flush_error();
+  if (!why.empty()) throw std::runtime_error("cannot write to stdout: " + why);
 }
 
 void check_writable(const std::string& path, const std::string& flag) {

@@ -44,4 +44,9 @@ void check_writable(const std::string& path, const std::string& flag = "");
 /// existing folder above it (where DIR would be created), must take a new file.
 void check_writable_dir(const std::string& dir, const std::string& flag = "");
 
+/// Flushes what was written to stdout (std::cout and C stdio alike) and checks it arrived: a
+/// full disk (`> /dev/full`), a closed stdout or a broken pipe throws std::runtime_error
+/// "cannot write to stdout: <reason>" (exit 1: the result was computed but not delivered).
+void flush_stdout();
+
 }  // namespace judgestat

@@ -185,7 +185,12 @@ Json statistics_json(const BootstrapResult& result) {
 std::string fixed(double value, int digits) {
   if (!std::isfinite(value)) return "—";
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  // Fixed notation below kFixedBelow; past it %g, so 1e103 is "1e+103", not 104 characters.
+  // Small values stay fixed ("0.0000"): rounding noise such as an SE of 7e-16 is not news.
+  if (std::fabs(value) < kFixedBelow)
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.*g", std::max(digits, 1), value);
   return buffer;
 }
 
@@ -229,6 +234,80 @@ std::string names_where(const BootstrapResult& result, const Pick& pick) {
 
 }  // namespace
 
+std::optional<double> measured_coverage(CiMethod method, int64_t clusters, double level) {
+  // bench/RESULTS.md, "Coverage of the CI methods by number of clusters": mean coverage (%) of
+  // nominal 95% intervals over acc J1, acc J2 and diff J2 − J1, 300 simulated data sets each.
+  struct Cell {
+    CiMethod method;
+    int64_t clusters;
+    double percent;
+  };
+  static const Cell cells[] = {{CiMethod::kPercentile, 10, 89.3},  {CiMethod::kPercentile, 20, 91.8},
+                               {CiMethod::kBasic, 10, 87.6},       {CiMethod::kBasic, 20, 91.4},
+                               {CiMethod::kBca, 10, 90.1},         {CiMethod::kBca, 20, 93.0},
+                               {CiMethod::kT, 10, 94.7},           {CiMethod::kT, 20, 93.4},
+                               {CiMethod::kStudentized, 10, 94.1}, {CiMethod::kStudentized, 20, 94.2}};
+  if (level != 0.95) return std::nullopt;
+  for (const Cell& cell : cells)
+    if (cell.method == method && cell.clusters == clusters) return cell.percent;
+  return std::nullopt;
+}
+
+namespace {
+
+// " (measured: 89.3% for a nominal 95% at 10 clusters, bench/RESULTS.md's simulation)" where
+// that method, cluster count and level were measured; "" elsewhere.
+std::string measured_clause(const BootstrapResult& result, int64_t clusters) {
+  const std::optional<double> percent = measured_coverage(result.ci, clusters, result.level);
+  if (!percent) return "";
+  return " (measured: " + fixed(*percent, 1) + "% for a nominal 95% at " + std::to_string(clusters) +
+         " clusters in bench/RESULTS.md's simulation)";
+}
+
+// The few-clusters warning: a coverage figure only where one was measured.
+void add_few_clusters_note(const BootstrapResult& result, int64_t fewest, std::vector<std::string>& notes) {
+  const bool honest = result.ci == CiMethod::kStudentized || result.ci == CiMethod::kT;
+  const std::string better =
+      "--ci studentized (ratios and their differences) or --ci t; check your design with "
+      "`judgestat coverage`";
+  const std::string method = to_string(result.ci), measured = measured_clause(result, fewest);
+  if (fewest > 0 && fewest < kStronglyFewClusters)
+    notes.push_back(
+        "WARNING: as few as " + std::to_string(fewest) + " clusters (< 20): " +
+        (honest ? "even " + method + " intervals can under-cover here" + measured + "; check with `judgestat coverage`"
+                : method + " intervals can under-cover badly" + measured + "; use " + better));
+  else if (fewest > 0 && fewest < kFewClusters)
+    notes.push_back("warning: as few as " + std::to_string(fewest) + " clusters (< 50): " +
+                    (honest ? method + " intervals hold near nominal here" + measured
+                            : method + " intervals may under-cover" + measured + "; " + better + " hold better"));
+}
+
+// Which diff rows' p is withheld and why (docs/statistics.md §7.3), one clause per reason.
+void add_withheld_p_note(const BootstrapResult& result, std::vector<std::string>& notes) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
+  for (size_t s = 0; s < result.labels.size(); ++s) {
+    const StatLabel& label = result.labels[s];
+    if (label.name != "diff") continue;
+    const std::string reason = p_withheld_reason(result.intervals[s], result.replicates_run);
+    if (reason.empty()) continue;
+    auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& r) { return r.first == reason; });
+    if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {reason, {}});
+    const std::string name = label.of ? *label.of : label.name;
+    if (std::find(it->second.begin(), it->second.end(), name) == it->second.end()) it->second.push_back(name);
+  }
+  if (by_reason.empty()) return;
+  std::string clauses;
+  for (const auto& [reason, names] : by_reason) {
+    std::string list;
+    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+    clauses += (clauses.empty() ? "" : "; ") + reason + " (diff of " + list + ")";
+  }
+  notes.push_back("note: p is left out (—) where the replicates cannot support it: " + clauses +
+                  "; Holm and BH adjust over the other differences");
+}
+
+}  // namespace
+
 std::vector<std::string> interval_notes(const BootstrapResult& result) {
   std::vector<std::string> notes;
   int64_t fewest = 0;
@@ -237,21 +316,7 @@ std::vector<std::string> interval_notes(const BootstrapResult& result) {
     if (interval.clusters > 0 && (fewest == 0 || interval.clusters < fewest)) fewest = interval.clusters;
     if (std::isfinite(interval.size_cv)) widest_cv = std::max(widest_cv, interval.size_cv);
   }
-  const bool honest = result.ci == CiMethod::kStudentized || result.ci == CiMethod::kT;
-  const std::string better =
-      "--ci studentized (ratios and their differences) or --ci t; check your design with "
-      "`judgestat coverage`";
-  if (fewest > 0 && fewest < kStronglyFewClusters)
-    notes.push_back(
-        "WARNING: as few as " + std::to_string(fewest) + " clusters (< 20): " +
-        (honest ? "even " + to_string(result.ci) +
-                      " intervals under-cover somewhat here; check with "
-                      "`judgestat coverage`"
-                : to_string(result.ci) + " intervals under-cover badly (87-89% for a nominal 95%); use " + better));
-  else if (fewest > 0 && fewest < kFewClusters)
-    notes.push_back("warning: as few as " + std::to_string(fewest) + " clusters (< 50): " +
-                    (honest ? to_string(result.ci) + " intervals hold near nominal here"
-                            : to_string(result.ci) + " intervals may under-cover; " + better + " hold better"));
+  add_few_clusters_note(result, fewest, notes);
   if (widest_cv >= kUnequalSizesCv)
     notes.push_back("note: unequal cluster sizes (coefficient of variation up to " + fixed(widest_cv, 2) +
                     " >= 0.5) in " +
@@ -276,6 +341,7 @@ std::vector<std::string> interval_notes(const BootstrapResult& result) {
   if (!not_studentized.empty())
     notes.push_back("note: no studentized interval for " + not_studentized +
                     " (it applies to ratios and differences of two ratios only); use --ci t for these");
+  add_withheld_p_note(result, notes);
   return notes;
 }
 

@@ -2,6 +2,7 @@
 // people (text, md, csv).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,11 +64,21 @@ inline constexpr double kUnequalSizesCv = 0.5;
 std::string interval_flag(const StatLabel& label, const Interval& interval, CiMethod method);
 /// The notes under a table of the result's intervals: few clusters (naming the better method),
 /// unequal cluster sizes, what the flags mean, ece's lack of a guarantee, statistics the
-/// studentized method does not apply to.
+/// studentized method does not apply to, and the diff rows whose p is withheld and why
+/// (p_withheld_reason). The few-clusters warning quotes a coverage figure only where
+/// measured_coverage has one.
 std::vector<std::string> interval_notes(const BootstrapResult& result);
+
+/// Where the few-clusters warning may quote a coverage figure: the mean coverage (%) bench/RESULTS.md
+/// measured for this method at exactly this many clusters and level 0.95; nothing elsewhere.
+std::optional<double> measured_coverage(CiMethod method, int64_t clusters, double level);
 
 /// "0.7576 (0.6515, 0.8636)" style cell; digits after the point.
 std::string estimate_cell(const Interval& interval, int digits = 4);
+/// A number for people: fixed with `digits` after the point when |value| < kFixedBelow (small
+/// values too: "0.0000"), else %g with max(digits, 1) significant digits ("1e+103"); "—" when not
+/// finite.
+inline constexpr double kFixedBelow = 1e6;
 std::string fixed(double value, int digits = 4);
 
 /// Writes text to FILE ("-" = stdout) atomically (report/atomic_file.hpp: the old file or the

@@ -69,7 +69,7 @@ Json parse_import_json(std::string_view text, const std::string& where, const ch
   }
 }
 
-// The loader's reader: folders are refused by name, pipes and FIFOs read like stdin.
+// The loader's reader: folders, FIFOs and devices are refused by name before anything is read.
 std::string read_text(const std::string& path) { return loading::read_bytes(path); }
 
 // --- JudgeBench ------------------------------------------------------------------------------

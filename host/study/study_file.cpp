@@ -9,11 +9,14 @@
 #include <string>
 #include <vector>
 
+#include <cxxopts.hpp>
+
 #include "cli/analysis_parse.hpp"
 #include "judgestat/study.hpp"
 #include "records/json_depth.hpp"
 #include "report/report.hpp"
 #include "study/atomic_file.hpp"
+#include "study/study_cache.hpp"
 
 namespace judgestat {
 namespace {
@@ -117,6 +120,21 @@ std::vector<StudyInput> read_inputs(const Json& inputs, const std::string& dir, 
   return out;
 }
 
+// A whole number as the CLI takes one (--seed, --replicates: 0 to 2^64 - 1, the same words, "0x"
+// included), from a JSON number or a string.
+uint64_t whole_number(const Json& value, const Where& where, const std::string& key) {
+  if (value.is_number_unsigned()) return value.get<uint64_t>();
+  if (value.is_string()) {
+    try {
+      uint64_t number = 0;
+      cxxopts::values::parse_value(value.get<std::string>(), number);
+      return number;
+    } catch (const std::exception&) {
+    }
+  }
+  where.fail_key(key, "expected a whole number from 0 to 18446744073709551615, got " + value.dump());
+}
+
 template <typename T>
 T setting(const Json& value, const Where& where, const std::string& key) {
   try {
@@ -124,8 +142,8 @@ T setting(const Json& value, const Where& where, const std::string& key) {
       if (!value.is_string()) where.fail_key(key, "expected a string");
     } else if constexpr (std::is_same_v<T, double>) {
       if (!value.is_number()) where.fail_key(key, "expected a number");
-    } else {
-      if (!value.is_number_integer() || value.get<int64_t>() < 0) where.fail_key(key, "expected a whole number >= 0");
+    } else if constexpr (std::is_same_v<T, uint64_t>) {
+      return whole_number(value, where, key);
     }
     return value.get<T>();
   } catch (const Json::exception&) {
@@ -199,12 +217,21 @@ StudyAnalysis read_analysis(const Json& json, size_t index, const Study& study, 
       where.fail_key("name", "expected letters, digits, '.', '_' or '-' (it names the analysis's files)");
     name = given->get<std::string>();
     if (names.count(name)) where.fail_key("name", "'" + name + "' is taken by an earlier analysis");
-    if (name == "cache" || name == "results.json" || name == "report.html" || name == "." || name == "..")
+    // DIR's own names, and those of its hidden files and kept-aside folders (".judgestat…",
+    // "kept-by-judgestat-…"): an analysis there would be taken for the tool's staging or manifest.
+    if (name == "cache" || name == "results.json" || name == "report.html" || name == "." || name == ".." ||
+        name.rfind(".judgestat", 0) == 0 || name.rfind("kept-by-judgestat-", 0) == 0)
       where.fail_key("name", "'" + name + "' is a file or folder of the study's own in DIR; choose another");
   } else {
     for (int n = 2; names.count(name); ++n)
       name = analysis.request.command + "_" + analysis.input + "_" + std::to_string(n);
   }
+  // The name is a folder in DIR: a default name carries the input's name, which may not fit.
+  if (!study::is_plain_file_name(name, study::kMaxNameBytes))
+    where.fail_key(json.contains("name") ? "name" : "input",
+                   "the analysis's folder name '" + name.substr(0, 80) + (name.size() > 80 ? "…" : "") +
+                       "' must be letters, digits, '.', '_' or '-', at most " + std::to_string(study::kMaxNameBytes) +
+                       " bytes" + (json.contains("name") ? "" : " (give the analysis a \"name\")"));
   names.insert(name);
   analysis.name = name;
   where.at += " (" + name + ")";
@@ -252,6 +279,60 @@ AnalysisRequest study_request(const StudyAnalysis& analysis, const StudySettings
   return request;
 }
 
+// A JSON object keeps one of two equal keys; a study file must say each thing once. The parser's
+// callback sees every key with the object it is in ("settings", "analyses[1]", "top level").
+Json parse_without_duplicate_keys(const std::string& text, const std::string& path) {
+  struct Frame {
+    bool object;
+    std::string where;
+    std::set<std::string> keys;
+    std::string last_key;
+    size_t index = 0;
+  };
+  std::vector<Frame> frames;
+  auto child_where = [&]() -> std::string {
+    if (frames.empty()) return "top level";
+    const Frame& top = frames.back();
+    const std::string base = top.where == "top level" ? "" : top.where;
+    if (top.object) return base.empty() ? top.last_key : base + "." + top.last_key;
+    return base + "[" + std::to_string(top.index) + "]";
+  };
+  auto element_done = [&] {
+    if (!frames.empty() && !frames.back().object) ++frames.back().index;
+  };
+  std::string duplicate, duplicate_where;
+  const Json::parser_callback_t callback = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        frames.push_back({event == Json::parse_event_t::object_start, child_where(), {}, {}, 0});
+        break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!frames.empty()) frames.pop_back();
+        element_done();
+        break;
+      case Json::parse_event_t::key: {
+        const std::string key = parsed.get<std::string>();
+        if (!frames.empty() && !frames.back().keys.insert(key).second && duplicate.empty()) {
+          duplicate = key;
+          duplicate_where = frames.back().where;
+        }
+        if (!frames.empty()) frames.back().last_key = key;
+        break;
+      }
+      case Json::parse_event_t::value:
+        element_done();
+        break;
+    }
+    return true;
+  };
+  Json json = Json::parse(text, callback);
+  if (!duplicate.empty())
+    Where{path, duplicate_where}.fail_key(duplicate, "given twice (a JSON object keeps only one; say it once)");
+  return json;
+}
+
 Study load_study(const std::string& path) {
   Study study;
   study.path = path;
@@ -260,7 +341,9 @@ Study load_study(const std::string& path) {
   try {
     const std::string text = study::read_file(path);
     check_json_depth(text, path);  // nlohmann's parser recurses: bound the nesting first
-    json = Json::parse(text);
+    json = parse_without_duplicate_keys(text, path);
+  } catch (const UsageError&) {
+    throw;
   } catch (const InputError& error) {
     throw UsageError(error.what());
   } catch (const Json::exception& error) {  // a syntax error, or a number beyond a double (1e400)

@@ -1,9 +1,12 @@
 // Running a study (judgestat/study.hpp): one execution target, each input loaded once per load
 // options, each analysis's result cached in DIR/cache under the SHA-256 of what it depends on.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -17,6 +20,8 @@
 #include "report/html_report.hpp"
 #include "report/report.hpp"
 #include "study/atomic_file.hpp"
+#include "study/study_cache.hpp"
+#include "study/study_folder.hpp"
 
 namespace judgestat {
 namespace {
@@ -24,44 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-// One analysis's outputs as the cache holds them.
-struct Entry {
-  std::string key;
-  AnalysisResult result;
-  double seconds = 0;
-  bool reused = false;
-};
-
-Json entry_json(const Entry& entry, const StudyAnalysis& analysis) {
-  Json plots = Json::array();
-  for (const PlotFile& plot : entry.result.plots)
-    plots.push_back({{"name", plot.name}, {"svg", plot.svg}, {"csv", plot.csv}});
-  return {{"key", entry.key},         {"name", analysis.name},       {"analysis", analysis.request.command},
-          {"seconds", entry.seconds}, {"result", entry.result.json}, {"text", entry.result.text},
-          {"csv", entry.result.csv},  {"md", entry.result.md},       {"plots", plots}};
-}
-
-// The cached entry under `key`, when there is a whole one.
-bool read_entry(const std::string& path, const std::string& key, Entry& entry) {
-  if (!fs::is_regular_file(path)) return false;
-  try {
-    const Json json = Json::parse(study::read_file(path));
-    if (json.at("key") != key) return false;
-    entry.key = key;
-    entry.seconds = json.at("seconds").get<double>();
-    entry.result.json = json.at("result");
-    entry.result.text = json.at("text").get<std::string>();
-    entry.result.csv = json.at("csv").get<std::string>();
-    entry.result.md = json.at("md").get<std::string>();
-    for (const Json& plot : json.at("plots"))
-      entry.result.plots.push_back({plot.at("name"), plot.at("svg"), plot.at("csv")});
-    entry.reused = true;
-    return true;
-  } catch (const std::exception&) {
-    return false;  // unreadable or from another layout: recompute
-  }
-}
 
 struct InputFiles {
   std::vector<std::pair<std::string, std::string>> files;  // path, SHA-256
@@ -79,10 +46,37 @@ std::string option_file_digests(const AnalysisRequest& request) {
   return digests;
 }
 
-// What the result depends on: version, command, flags, the input's bytes, the option files,
-// where it runs (the JSON names the backend and device).
+// The engine that computes: version, compiler, build flags and the SHA-256 of the binary that
+// holds this code (the judgestat program, or the Python module), so that a rebuilt engine
+// recomputes what an older build cached.
+const std::string& engine_build_identity() {
+  static const std::string identity = [] {
+    std::string text = std::string("judgestat ") + JUDGESTAT_VERSION + "; " + __VERSION__;
+#ifdef JUDGESTAT_HAVE_CUDA
+    text += "; cuda";
+#endif
+#ifdef NDEBUG
+    text += "; NDEBUG";
+#endif
+    std::string binary = "/proc/self/exe";
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&engine_build_identity), &info) != 0 && info.dli_fname &&
+        std::string(info.dli_fname).find(".so") != std::string::npos)
+      binary = info.dli_fname;
+    try {
+      text += "; binary " + sha256_hex(study::read_file(binary));
+    } catch (const std::exception&) {
+      text += "; binary unknown";
+    }
+    return text;
+  }();
+  return identity;
+}
+
+// What the result depends on: the engine's build, command, flags, the input's bytes, the option
+// files, where it runs (the JSON names the backend and device).
 std::string cache_key(const AnalysisRequest& request, const InputFiles& input, const std::string& target) {
-  std::string text = std::string("judgestat ") + JUDGESTAT_VERSION + "\ncommand " + request.command + "\n";
+  std::string text = engine_build_identity() + "\ncommand " + request.command + "\n";
   for (const std::string& arg : request.args) text += "arg " + arg + "\n";
   for (const auto& [path, sha256] : input.files) text += "input " + sha256 + "\n";
   text += option_file_digests(request) + "target " + target + "\n";
@@ -147,12 +141,42 @@ class Matrices {
   std::map<std::string, std::pair<ItemMatrix, double>> loaded_;
 };
 
-// docs/statistics.md §4's envelope for an analysis of the study: argv as the single command's.
-ReportHead study_head(const AnalysisRequest& request, const std::vector<std::string>& files, const ItemMatrix& matrix,
-                      const std::vector<std::pair<std::string, std::string>>& digests, double load_s) {
+// The single command's argv: "judgestat COMMAND", the input's files, the flags.
+std::vector<std::string> command_words(const AnalysisRequest& request, const std::vector<std::string>& files) {
   std::vector<std::string> words{"judgestat " + request.command};
   words.insert(words.end(), files.begin(), files.end());
   words.insert(words.end(), request.args.begin(), request.args.end());
+  return words;
+}
+
+// A reused result names the input's files as they are called now (the key holds their bytes, not
+// their names): argv, and every string that was an old file's path (or the paths joined).
+void refresh_paths(Json& result, const std::vector<std::string>& words, size_t n_files) {
+  if (!result.contains("argv") || !result["argv"].is_array() || result["argv"].size() < 1 + n_files) return;
+  std::map<std::string, std::string> renamed;
+  std::string old_joined, new_joined;
+  for (size_t f = 1; f <= n_files; ++f) {
+    const std::string old_path = result["argv"][f].is_string() ? result["argv"][f].get<std::string>() : "";
+    renamed[old_path] = words[f];
+    old_joined += (f > 1 ? ", " : "") + old_path;
+    new_joined += (f > 1 ? ", " : "") + words[f];
+  }
+  renamed[old_joined] = new_joined;
+  const std::function<void(Json&)> replace = [&](Json& value) {
+    if (value.is_string()) {
+      if (const auto found = renamed.find(value.get<std::string>()); found != renamed.end()) value = found->second;
+    } else if (value.is_structured()) {
+      for (Json& element : value) replace(element);
+    }
+  };
+  replace(result);
+  result["argv"] = words;
+}
+
+// docs/statistics.md §4's envelope for an analysis of the study: argv as the single command's.
+ReportHead study_head(const AnalysisRequest& request, const std::vector<std::string>& files, const ItemMatrix& matrix,
+                      const std::vector<std::pair<std::string, std::string>>& digests, double load_s) {
+  std::vector<std::string> words = command_words(request, files);
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(word.data());
   ReportHead head{json_envelope(request.command, static_cast<int>(argv.size()), argv.data(), matrix), load_s};
@@ -208,16 +232,159 @@ std::string tidy_csv(const Json& rows) {
   return out;
 }
 
-void remove_temporaries(const std::string& dir) {
-  std::error_code error;
-  if (!fs::is_directory(dir, error)) return;
-  for (const auto& file : fs::directory_iterator(dir, error))
-    if (file.path().filename().string().find(".tmp-") != std::string::npos) fs::remove(file.path(), error);
-}
-
 std::string progress_line(size_t index, size_t count, const std::string& name, uint64_t done, uint64_t total) {
   return "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + name + ": " + std::to_string(done) +
          "/" + std::to_string(total);
+}
+
+// One analysis's outputs for this run: from the cache or computed.
+struct Entry {
+  study::CacheEntry cached;
+  bool reused = false;
+};
+
+struct RunState {
+  const Study& study;
+  const StudyRunOptions& run;
+  const ExecTarget& target;
+  std::function<void(const std::string&, bool)> log;
+  std::map<std::string, InputFiles> inputs;
+  Matrices matrices;
+  StudyOutcome outcome;
+};
+
+void note(RunState& state, const std::string& text) {
+  state.outcome.notes.push_back(text);
+  state.log("note: " + text, false);
+}
+
+std::string count_prefix(size_t a, size_t n) { return "[" + std::to_string(a + 1) + "/" + std::to_string(n) + "] "; }
+
+// The analysis's entry: the cached one when it passes its checks, otherwise computed and cached.
+Entry obtain_entry(RunState& state, size_t a, const AnalysisRequest& request, const std::string& cache_dir,
+                   const std::string& target_key) {
+  const StudyAnalysis& analysis = state.study.analyses[a];
+  const size_t n = state.study.analyses.size();
+  const std::vector<std::string>& files = state.matrices.files_of(analysis.input);
+  Entry entry;
+  entry.cached.key = cache_key(request, state.inputs[analysis.input], target_key);
+  const std::string cache_path = cache_dir + "/" + entry.cached.key + ".json";
+  std::string why;
+  if (!state.run.force) {
+    const study::EntryState found = study::read_entry(cache_path, entry.cached.key, entry.cached, why);
+    if (found == study::EntryState::kValid) {
+      refresh_paths(entry.cached.result.json, command_words(request, files), files.size());
+      state.log(count_prefix(a, n) + analysis.name + ": reused (cached)", false);
+      state.outcome.reused.push_back(analysis.name);
+      entry.reused = true;
+      return entry;
+    }
+    if (found == study::EntryState::kRejected)
+      note(state, analysis.name + ": the cached result cache/" + entry.cached.key + ".json was not reused: " + why +
+                      "; recomputed");
+  }
+  const double analysis_start = now_s();
+  double load_s = 0;
+  const ItemMatrix& matrix = state.matrices.get(analysis.input, analysis_load_options(request), load_s);
+  const ReportHead head = study_head(request, files, matrix, state.inputs[analysis.input].files, load_s);
+  const AnalysisHooks hooks{
+      [&](uint64_t done, uint64_t total) { state.log(progress_line(a, n, analysis.name, done, total), true); }};
+  try {
+    entry.cached.result = run_analysis(request, matrix, state.target, head, hooks);
+    for (const PlotFile& plot : entry.cached.result.plots)
+      if (!study::is_plain_file_name(plot.name, study::kMaxFigureNameBytes))
+        throw std::invalid_argument("figure name '" + plot.name + "' is not a plain file name of at most " +
+                                    std::to_string(study::kMaxFigureNameBytes) + " bytes");
+  } catch (const std::exception& failure) {
+    throw UsageError(state.study.path + ": analyses[" + std::to_string(a) + "] (" + analysis.name +
+                     "): " + failure.what());
+  }
+  entry.cached.seconds = now_s() - analysis_start;
+  study::write_file_atomic(cache_path, study::entry_text(entry.cached, analysis.name, request.command));
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.2fs", entry.cached.seconds);
+  state.log(count_prefix(a, n) + analysis.name + ": computed in " + seconds, false);
+  state.outcome.computed.push_back(analysis.name);
+  return entry;
+}
+
+// One analysis's tables and figures into stage/NAME; their paths relative to the stage.
+void stage_analysis_files(const std::string& stage, const std::string& name, const AnalysisResult& result,
+                          std::vector<std::string>& files) {
+  auto write = [&](const std::string& file, const std::string& text) {
+    study::write_file_atomic(stage + "/" + name + "/" + file, text);
+    files.push_back(name + "/" + file);
+  };
+  write("tables.csv", result.csv);
+  write("tables.txt", result.text);
+  // Tidy numbers: one row per statistic (estimate, CI, SE …), and budget's rows per k and rule.
+  for (const char* rows : {"statistics", "budget"})
+    if (result.json.contains(rows) && result.json[rows].is_array() && !result.json[rows].empty())
+      write(std::string(rows) + ".csv", tidy_csv(result.json[rows]));
+  for (const PlotFile& plot : result.plots) {  // NAME.svg and NAME.csv, as --plots writes them
+    write(plot.name + ".svg", plot.svg);
+    if (!plot.csv.empty()) write(plot.name + ".csv", plot.csv);
+  }
+}
+
+Json settings_json(const StudySettings& settings, const std::string& target_key) {
+  return {{"seed", settings.seed ? Json(*settings.seed) : Json(nullptr)},
+          {"replicates", settings.replicates ? Json(*settings.replicates) : Json(nullptr)},
+          {"draws", settings.draws ? Json(*settings.draws) : Json(nullptr)},
+          {"ci", settings.ci ? Json(*settings.ci) : Json(nullptr)},
+          {"level", settings.level ? Json(*settings.level) : Json(nullptr)},
+          {"backend", settings.backend},
+          {"target", target_key}};
+}
+
+// Every output into the stage: per analysis its files, then results.json and report.html.
+std::vector<std::string> stage_outputs(RunState& state, const std::string& stage, const std::vector<Entry>& entries,
+                                       const std::vector<AnalysisRequest>& requests, const Json& settings,
+                                       double start) {
+  const Study& study = state.study;
+  std::vector<std::string> files;
+  Json analyses = Json::array();
+  HtmlStudy html{study.title, study.description, study.path, JUDGESTAT_VERSION, {}, {}, {}};
+  for (size_t a = 0; a < study.analyses.size(); ++a) {
+    const StudyAnalysis& analysis = study.analyses[a];
+    const study::CacheEntry& entry = entries[a].cached;
+    stage_analysis_files(stage, analysis.name, entry.result, files);
+    analyses.push_back({{"name", analysis.name},
+                        {"analysis", analysis.request.command},
+                        {"input", analysis.input},
+                        {"options", requests[a].args},
+                        {"reused", entries[a].reused},
+                        {"key", entry.key},
+                        {"seconds", entry.seconds},
+                        {"result", entry.result.json}});
+    html.analyses.push_back({analysis.name, analysis.request.command, analysis.input, requests[a].args, entry.result.md,
+                             entry.result.csv, entry.result.plots, entry.seconds});
+  }
+  Json input_json = Json::array();
+  for (const StudyInput& input : study.inputs) {
+    HtmlInput html_input{input.name, state.inputs[input.name].files};
+    Json listed = Json::array();
+    for (const auto& [path, sha256] : html_input.files) listed.push_back({{"path", path}, {"sha256", sha256}});
+    input_json.push_back({{"name", input.name}, {"files", listed}});
+    html.inputs.push_back(std::move(html_input));
+  }
+  for (const auto& [name, value] : settings.items())
+    if (!value.is_null()) html.settings.emplace_back(name, value.is_string() ? value.get<std::string>() : value.dump());
+  const Json results = {{"study",
+                         {{"tool", "judgestat"},
+                          {"version", JUDGESTAT_VERSION},
+                          {"path", study.path},
+                          {"title", study.title},
+                          {"inputs", input_json},
+                          {"settings", settings},
+                          {"notes", state.outcome.notes},
+                          {"timing", {{"total_s", now_s() - start}}}}},
+                        {"analyses", analyses}};
+  study::write_file_atomic(stage + "/results.json", dump_json(results, 1) + "\n");
+  study::write_file_atomic(stage + "/report.html", html_report(html));
+  files.push_back("results.json");
+  files.push_back("report.html");
+  return files;
 }
 
 }  // namespace
@@ -228,126 +395,35 @@ StudyOutcome run_study(const Study& study, const StudyRunOptions& run) {
   const StudySettings settings = effective_settings(study, run);
   const ExecTarget target = study_target(settings);
   const std::string target_key = target_text(target);
-  const std::string cache_dir = run.out_dir + "/cache";
-  std::error_code error;
-  fs::create_directories(cache_dir, error);
-  if (error) throw std::runtime_error("--out: cannot create '" + cache_dir + "': " + error.message());
-  remove_temporaries(run.out_dir);
-  remove_temporaries(cache_dir);
   auto log = [&](const std::string& line, bool transient) {
     if (run.log && !run.quiet) run.log(line, transient);
   };
+  RunState state{study, run, target, log, {}, Matrices(study), {}};
+  study::StudyFolder folder(run.out_dir, run.force, [&](const std::string& text) { note(state, text); });
+  std::error_code error;
+  fs::create_directories(folder.cache_dir(), error);
+  if (error) throw std::runtime_error("--out: cannot create '" + folder.cache_dir() + "': " + error.message());
 
-  std::map<std::string, InputFiles> inputs;
   for (const StudyInput& input : study.inputs)
     for (const std::string& file : input.files)
-      inputs[input.name].files.emplace_back(file, sha256_hex(study::read_file(file)));
-
-  Matrices matrices(study);
+      state.inputs[input.name].files.emplace_back(file, sha256_hex(study::read_file(file)));
   std::vector<Entry> entries;
   std::vector<AnalysisRequest> requests;
-  StudyOutcome outcome;
   for (size_t a = 0; a < study.analyses.size(); ++a) {
-    const StudyAnalysis& analysis = study.analyses[a];
-    const AnalysisRequest request = study_request(analysis, settings);
-    requests.push_back(request);
-    Entry entry;
-    entry.key = cache_key(request, inputs[analysis.input], target_key);
-    const std::string cache_path = cache_dir + "/" + entry.key + ".json";
-    if (!run.force && read_entry(cache_path, entry.key, entry)) {
-      log("[" + std::to_string(a + 1) + "/" + std::to_string(study.analyses.size()) + "] " + analysis.name +
-              ": reused (cached)",
-          false);
-      outcome.reused.push_back(analysis.name);
-      entries.push_back(std::move(entry));
-      continue;
-    }
-    const double analysis_start = now_s();
-    double load_s = 0;
-    const ItemMatrix& matrix = matrices.get(analysis.input, analysis_load_options(request), load_s);
-    const ReportHead head =
-        study_head(request, matrices.files_of(analysis.input), matrix, inputs[analysis.input].files, load_s);
-    const AnalysisHooks hooks{[&](uint64_t done, uint64_t total) {
-      log(progress_line(a, study.analyses.size(), analysis.name, done, total), true);
-    }};
-    try {
-      entry.result = run_analysis(request, matrix, target, head, hooks);
-    } catch (const std::exception& failure) {
-      throw UsageError(study.path + ": analyses[" + std::to_string(a) + "] (" + analysis.name + "): " + failure.what());
-    }
-    entry.seconds = now_s() - analysis_start;
-    study::write_file_atomic(cache_path, dump_json(entry_json(entry, analysis)) + "\n");
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.2fs", entry.seconds);
-    log("[" + std::to_string(a + 1) + "/" + std::to_string(study.analyses.size()) + "] " + analysis.name +
-            ": computed in " + seconds,
-        false);
-    outcome.computed.push_back(analysis.name);
-    entries.push_back(std::move(entry));
+    requests.push_back(study_request(study.analyses[a], settings));
+    entries.push_back(obtain_entry(state, a, requests.back(), folder.cache_dir(), target_key));
   }
 
-  // Per analysis its tables and figures; then results.json and report.html, each replaced whole.
-  Json analyses = Json::array();
-  HtmlStudy html{study.title, study.description, study.path, JUDGESTAT_VERSION, {}, {}, {}};
-  for (size_t a = 0; a < study.analyses.size(); ++a) {
-    const StudyAnalysis& analysis = study.analyses[a];
-    const Entry& entry = entries[a];
-    const std::string dir = run.out_dir + "/" + analysis.name;
-    study::write_file_atomic(dir + "/tables.csv", entry.result.csv);
-    study::write_file_atomic(dir + "/tables.txt", entry.result.text);
-    // Tidy numbers: one row per statistic (estimate, CI, SE …), and budget's rows per k and rule.
-    for (const char* rows : {"statistics", "budget"})
-      if (entry.result.json.contains(rows) && entry.result.json[rows].is_array() && !entry.result.json[rows].empty())
-        study::write_file_atomic(dir + "/" + rows + ".csv", tidy_csv(entry.result.json[rows]));
-    write_plots(entry.result.plots, dir);  // NAME.svg and NAME.csv, as --plots writes them
-    analyses.push_back({{"name", analysis.name},
-                        {"analysis", analysis.request.command},
-                        {"input", analysis.input},
-                        {"options", requests[a].args},
-                        {"reused", entry.reused},
-                        {"key", entry.key},
-                        {"seconds", entry.seconds},
-                        {"result", entry.result.json}});
-    html.analyses.push_back({analysis.name, analysis.request.command, analysis.input, requests[a].args, entry.result.md,
-                             entry.result.csv, entry.result.plots, entry.seconds});
-  }
-  Json input_json = Json::array();
-  for (const StudyInput& input : study.inputs) {
-    HtmlInput html_input{input.name, inputs[input.name].files};
-    Json files = Json::array();
-    for (const auto& [path, sha256] : html_input.files) files.push_back({{"path", path}, {"sha256", sha256}});
-    input_json.push_back({{"name", input.name}, {"files", files}});
-    html.inputs.push_back(std::move(html_input));
-  }
-  Json settings_json = {{"seed", settings.seed ? Json(*settings.seed) : Json(nullptr)},
-                        {"replicates", settings.replicates ? Json(*settings.replicates) : Json(nullptr)},
-                        {"draws", settings.draws ? Json(*settings.draws) : Json(nullptr)},
-                        {"ci", settings.ci ? Json(*settings.ci) : Json(nullptr)},
-                        {"level", settings.level ? Json(*settings.level) : Json(nullptr)},
-                        {"backend", settings.backend},
-                        {"target", target_key}};
-  for (const auto& [name, value] : settings_json.items())
-    if (!value.is_null()) html.settings.emplace_back(name, value.is_string() ? value.get<std::string>() : value.dump());
-  const Json results = {{"study",
-                         {{"tool", "judgestat"},
-                          {"version", JUDGESTAT_VERSION},
-                          {"path", study.path},
-                          {"title", study.title},
-                          {"inputs", input_json},
-                          {"settings", settings_json},
-                          {"timing", {{"total_s", now_s() - start}}}}},
-                        {"analyses", analyses}};
-  outcome.results_path = run.out_dir + "/results.json";
-  outcome.report_path = run.out_dir + "/report.html";
-  study::write_file_atomic(outcome.results_path, dump_json(results, 1) + "\n");
-  study::write_file_atomic(outcome.report_path, html_report(html));
-
-  // Entries no analysis of this run uses are stale.
-  std::set<std::string> keep;
-  for (const Entry& entry : entries) keep.insert(entry.key + ".json");
-  for (const auto& file : fs::directory_iterator(cache_dir, error))
-    if (!keep.count(file.path().filename().string())) fs::remove(file.path(), error);
-  return outcome;
+  const std::string& stage = folder.stage();
+  const std::vector<std::string> files =
+      stage_outputs(state, stage, entries, requests, settings_json(settings, target_key), start);
+  std::vector<std::string> cache_entries;
+  for (const Entry& entry : entries) cache_entries.push_back(entry.cached.key + ".json");
+  if (run.before_swap) run.before_swap(stage);
+  folder.commit(files, cache_entries);
+  state.outcome.results_path = run.out_dir + "/results.json";
+  state.outcome.report_path = run.out_dir + "/report.html";
+  return state.outcome;
 }
 
 }  // namespace judgestat

@@ -63,6 +63,7 @@ struct BootstrapResult {
   int64_t n_clusters = 0;
   std::string backend, device;
   CiMethod ci = CiMethod::kPercentile;
+  double level = 0.95;
 };
 
 /// Compiles the plan, runs options.replicates replicates in memory-bounded chunks on the
@@ -116,6 +117,18 @@ void t_interval(Interval& interval, const JackknifeValues& jack, int64_t df, dou
 /// `jack` is needed for BCa only.
 Interval summarize(double estimate, std::vector<double> values, CiMethod method, double level,
                    const JackknifeValues* jack = nullptr);
+
+/// docs/statistics.md §7.3: a row's bootstrap p is withheld (NaN) where its replicates cannot
+/// support it: the statistic's strata hold one cluster each (every replicate repeats the data),
+/// more than kMaxUndefinedShareForP of the replicates are undefined (the defined ones are then a
+/// selected subset), or the row has no interval (both ends null) for a reason other than the
+/// method not applying to it (Interval::note).
+inline constexpr double kMaxUndefinedShareForP = 0.05;
+/// Why the row's p is withheld ("" when it stands), for a run of `replicates` replicates. Rows
+/// whose cluster count is unknown (0) are judged on the other two rules.
+std::string p_withheld_reason(const Interval& interval, uint64_t replicates);
+/// Sets p to NaN on every row with a p_withheld_reason.
+void withhold_unsupported_p(std::vector<Interval>& intervals, uint64_t replicates);
 
 /// Holm's step-down adjustment of p-values (R's p.adjust(p, "holm")): the i-th smallest of the m
 /// non-NaN values becomes max over j ≤ i of min(1, (m − j + 1) p_(j)). NaN entries stay NaN and

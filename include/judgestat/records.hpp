@@ -44,6 +44,8 @@ struct LoadOptions {
   /// An extra item-level column (or JSONL key) to keep, e.g. cascade's --select-column; every
   /// record of an item must carry the same value. "" keeps none.
   std::string item_column;
+  /// Show loading progress on stderr when stderr is a terminal (the CLI, unless --quiet).
+  bool progress = false;
 };
 
 /// Verdict codes of a cell besides a label index >= 0.
@@ -111,7 +113,11 @@ std::vector<Record> read_records(const std::string& path, std::string* sha256_ou
 ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::string& path,
                              const LoadOptions& options = {});
 
-/// read_records + build_item_matrix.
+/// read_records + build_item_matrix, planned before it is read: a folder, FIFO or device is
+/// refused, and so is a line longer than 16 MiB; the memory the load needs (the file's text, its
+/// records, then the matrix) is checked against the memory available when the load starts
+/// (MemAvailable, a cgroup limit, or JUDGESTAT_MEMORY_LIMIT in bytes when set) before each step
+/// allocates it, and a load that would not fit is refused with the figures. Throws InputError.
 ItemMatrix load_item_matrix(const std::string& path, const LoadOptions& options = {});
 
 /// Several record files as one matrix: their records concatenated, so records of different judges

@@ -61,22 +61,32 @@ struct StudyRunOptions {
   std::optional<uint64_t> seed, replicates;
   std::optional<std::string> backend, devices;
   std::optional<int> threads;
-  bool force = false;  // recompute every analysis
+  /// Recompute every analysis; and write into an --out folder that holds files but is not a
+  /// study folder (its files are kept).
+  bool force = false;
   bool quiet = false;
   /// Progress lines (the CLI writes them to stderr): per analysis "[i/n] name: done/total" as it
   /// runs and one line when it finishes (reused or computed, seconds).
   std::function<void(const std::string& line, bool transient)> log;
+  /// Called with the staged folder when every output is in it, before it replaces out_dir (tests
+  /// interrupt a run here by throwing).
+  std::function<void(const std::string& stage)> before_swap;
 };
 
 struct StudyOutcome {
   std::vector<std::string> computed, reused;  // analysis names
   std::string results_path, report_path;
+  /// What the run had to say besides progress (a cache entry that failed its check and was
+  /// recomputed, files of the user's kept aside); also in results.json's "notes" and on the log.
+  std::vector<std::string> notes;
 };
 
-/// Runs the study into run.out_dir (see the head of this file). A failing analysis stops the
-/// run: the analyses finished before it keep their cache entries, and the folder's previous
-/// results.json and report.html stay as they were (both are replaced only at the end, each by
-/// renaming a complete temporary file).
+/// Runs the study into run.out_dir (see the head of this file and docs/study.md, "The folder").
+/// The outputs are written into a folder beside out_dir that then takes its place in one step,
+/// so out_dir holds one complete run at every moment; a run that stops (a failing analysis, an
+/// interruption) leaves the previous run in place, and the analyses finished before it keep
+/// their cache entries. Only files the tool wrote are ever removed. UsageError when out_dir is a
+/// non-empty folder that is not a study folder (unless force) or another run is writing it.
 StudyOutcome run_study(const Study& study, const StudyRunOptions& run);
 
 /// The request an analysis runs with: its own flags, then the settings (after the run's

@@ -40,21 +40,63 @@ def _value_text(value, column):
                     "give text or numbers")
 
 
+_DOUBLE_MAX = 1.7976931348623157e308
+
+
+def _check_fits_double(value, column, codes, code):
+    """A Python int in a numeric field must fit a double (float() of it would overflow); the
+    error names the first row holding it."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and \
+            abs(int(value)) > _DOUBLE_MAX:
+        position = int(np.flatnonzero(codes == code)[0])
+        raise _RowError(position, column, f"expected a number a double can hold (within ±1.8e308), got an "
+                                          f"integer of {len(str(abs(int(value))))} digits")
+
+
+def _holds_nul(values):
+    """Whether a text of `values` holds a NUL character."""
+    try:
+        return "\0" in "".join(values)
+    except TypeError:  # missing values or numbers among the texts
+        return any("\0" in v for v in values if isinstance(v, str))
+
+
+def _factorize_exactly(values):
+    """pd.factorize compares texts up to their first NUL, so 'a\\0x' and 'a' would be one id; the CLI's
+    loader keeps them apart, and so does this dictionary (used only for texts with a NUL)."""
+    import pandas as pd
+    missing = np.asarray(pd.isna(values), dtype=bool)
+    ids = {}
+    codes = np.fromiter((-1 if missing[k] else ids.setdefault(v, len(ids)) for k, v in enumerate(values)),
+                        dtype=np.int64, count=len(values))
+    return codes, list(ids)
+
+
 def _codes_and_texts(values, column):
     import pandas as pd
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = np.asarray(values.cat.codes, dtype=np.int64) if hasattr(values, "cat") else \
             np.asarray(values.codes, dtype=np.int64)
         categories = values.cat.categories if hasattr(values, "cat") else values.categories
-        return codes, [_value_text(v, column) for v in categories]
-    try:
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    except TypeError:  # unhashable values: name the first
-        bad = next(v for v in values if not isinstance(v, (str, bytes, int, float, bool, np.generic, type(None))))
-        _value_text(bad, column)
-        raise
-    # factorize keeps None/NaN out of uniques (code -1); pd.NA and NaT too.
-    return np.asarray(codes, dtype=np.int64), [_value_text(v, column) for v in np.asarray(uniques, dtype=object)]
+        uniques = list(categories)
+    elif values.dtype == object and _holds_nul(np.asarray(values, dtype=object)):
+        codes, uniques = _factorize_exactly(np.asarray(values, dtype=object))
+    else:
+        try:
+            codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        except OverflowError:  # an int past a double's range: pandas fails to make an index of the values
+            codes, uniques = _factorize_exactly(np.asarray(values, dtype=object))
+        except TypeError:  # unhashable values: name the first
+            bad = next(v for v in values if not isinstance(v, (str, bytes, int, float, bool, np.generic, type(None))))
+            _value_text(bad, column)
+            raise
+        else:
+            # factorize keeps None/NaN out of uniques (code -1); pd.NA and NaT too.
+            codes, uniques = np.asarray(codes, dtype=np.int64), list(np.asarray(uniques, dtype=object))
+    if _is_numeric_field(column):
+        for code, value in enumerate(uniques):
+            _check_fits_double(value, column, codes, code)
+    return codes, [_value_text(v, column) for v in uniques]
 
 
 def _column_spec(name, values):
@@ -91,6 +133,9 @@ def _probs_columns(series, labels_seen):
                 labels_seen.append(label)
             try:
                 columns[label][position] = np.nan if p is None else float(p)
+            except OverflowError:  # an int past a double's range
+                raise _RowError(position, "probs", f"expected a probability for label '{label}' a double can hold "
+                                                   f"(within ±1.8e308), got an integer of {len(str(abs(p)))} digits")
             except (TypeError, ValueError):
                 raise _RowError(position, "probs", f"expected a probability for label '{label}', got {p!r}")
     return columns
@@ -140,7 +185,9 @@ def column_specs(records):
                 continue
             specs.append(_column_spec(name, values))
     except _RowError as error:
-        raise ValueError(f"{source} {row_names.name(error.position)}: column '{error.column}': {error.what}") from None
+        from . import _judgestat
+        raise _judgestat.InputError(f"{source} {row_names.name(error.position)}: column '{error.column}': "
+                                    f"{error.what}") from None
     return specs, rows, row_names, source
 
 

@@ -226,3 +226,34 @@ TEST(HumanAdjudication, NoAdjudicatedDifferenceWithoutADecision) {
   EXPECT_EQ(built.disputes[0].disputed, 1);
   EXPECT_EQ(built.disputes[0].sides_with_neither, 1);
 }
+
+TEST(PairedDifferences, NotesPairsThatShareUnderHalfTheirUnits) {
+  // R rates six items in three clusters; X rates the first `n` of them. The diff of acc reads
+  // the units each judge rated (its numerator and denominator columns).
+  auto notes_with = [](int n) {
+    std::string csv = "judge,item,cluster,gold,verdict\n";
+    const char* items[] = {"a", "b", "c", "d", "e", "f"};
+    for (int i = 0; i < 6; ++i) {
+      const std::string row = std::string(items[i]) + ",c" + std::to_string(1 + i / 2) + ",A,A\n";
+      csv += "R," + row;
+      if (i < n) csv += "X," + row;
+    }
+    const ItemMatrix m = load_item_matrix(write_temp("shared.csv", csv));
+    MetricsOptions options = options_with({"acc"});
+    return build_metrics_run_plan(m, select_records(m, {}), options).notes;
+  };
+  auto few_note = [](const std::vector<std::string>& notes) {
+    for (const auto& note : notes)
+      if (note.find("compares mostly different items") != std::string::npos) return note;
+    return std::string();
+  };
+  // 3 of 6 is half: no note. 2 of 6 (one cluster) and 1 of 6 are under half.
+  EXPECT_EQ(few_note(notes_with(3)), "");
+  EXPECT_EQ(few_note(notes_with(6)), "");
+  EXPECT_EQ(few_note(notes_with(2)),
+            "diff of acc between X and R compares mostly different items: they share 2 of X's 2 and R's 6 units "
+            "(1 clusters), under half of either's");
+  EXPECT_EQ(few_note(notes_with(1)),
+            "diff of acc between X and R compares mostly different items: they share 1 of X's 1 and R's 6 units "
+            "(1 clusters), under half of either's");
+}

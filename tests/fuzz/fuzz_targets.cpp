@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -14,7 +17,9 @@
 #include "records/pivot.hpp"
 #include "records/read_csv.hpp"
 #include "records/read_jsonl.hpp"
+#include "report/report.hpp"
 #include "sources/import.hpp"
+#include "study/study_cache.hpp"
 
 namespace judgestat::fuzz {
 namespace {
@@ -75,6 +80,88 @@ void study_file(std::string_view text) {
   expecting_clear_errors([&] { (void)load_study(path); });
 }
 
+namespace {
+
+// A small study (metrics with a figure, and items) run once into ROOT/out; its metrics entry is
+// the one the fuzzer's text replaces.
+struct FolderFixture {
+  std::string root, study, out, entry, key;
+};
+
+FolderFixture folder_fixture() {
+  FolderFixture f;
+  f.root = (std::filesystem::temp_directory_path() / ("judgestat_fuzz_folder_" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(f.root);
+  std::filesystem::create_directories(f.root);
+  std::string records = "judge,item,cluster,benchmark,condition,order,gold,verdict\n";
+  for (int item = 0; item < 12; ++item)
+    for (const char* judge : {"a", "b"})
+      for (int order = 0; order < 2; ++order)
+        records += std::string(judge) + ",i" + std::to_string(item) + "," + std::to_string(item / 2) + ",bench,c," +
+                   std::to_string(order) + ",A," + ((item + order + (judge[0] == 'b')) % 3 ? "A" : "B") + "\n";
+  std::ofstream(f.root + "/records.csv") << records;
+  std::ofstream(f.root + "/study.json") << R"({"settings": {"replicates": 20, "backend": "cpu", "threads": 1},
+    "inputs": {"r": "records.csv"},
+    "analyses": [{"name": "m", "analysis": "metrics", "input": "r"}, {"name": "i", "analysis": "items", "input": "r"}]})";
+  f.study = f.root + "/study.json";
+  f.out = f.root + "/out";
+  StudyRunOptions run;
+  run.out_dir = f.out;
+  run.quiet = true;
+  (void)run_study(load_study(f.study), run);
+  std::ifstream results(f.out + "/results.json");
+  f.key = nlohmann::json::parse(results)["analyses"][0]["key"].get<std::string>();
+  f.entry = f.out + "/cache/" + f.key + ".json";
+  std::ofstream(f.out + "/cache/notes.txt") << "mine";
+  std::ofstream(f.out + "/thesis.tmp-draft.txt") << "mine";
+  static std::string root;  // removed when the process ends
+  root = f.root;
+  std::atexit([] {
+    std::error_code error;
+    std::filesystem::remove_all(root, error);
+  });
+  return f;
+}
+
+[[noreturn]] void breach(const std::string& what) {
+  std::fprintf(stderr, "study_folder: %s\n", what.c_str());
+  std::abort();
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+void study_folder(std::string_view text) {
+  static const FolderFixture fixture = folder_fixture();
+  std::string entry(text);
+  try {
+    Json json = Json::parse(entry);
+    if (json.is_object()) {
+      if (!json.contains("key")) json["key"] = fixture.key;
+      json["digest"] = study::entry_digest(json);
+      entry = dump_json(json) + "\n";
+    }
+  } catch (const Json::exception&) {
+  }
+  std::ofstream(fixture.entry, std::ios::binary | std::ios::trunc) << entry;
+  StudyRunOptions run;
+  run.out_dir = fixture.out;
+  run.quiet = true;
+  expecting_clear_errors([&] { (void)run_study(load_study(fixture.study), run); });
+  for (const char* file : {"/cache/notes.txt", "/thesis.tmp-draft.txt"})
+    if (file_text(fixture.out + file) != "mine") breach(std::string("the user's file ") + file + " changed");
+  std::vector<std::string> beside;
+  for (const auto& item : std::filesystem::directory_iterator(fixture.root))
+    beside.push_back(item.path().filename().string());
+  std::sort(beside.begin(), beside.end());
+  if (beside != std::vector<std::string>{"out", "records.csv", "study.json"}) breach("a file beside the folder");
+  if (file_text(fixture.out + "/report.html").find("<script") != std::string::npos) breach("a script in report.html");
+}
+
 const std::vector<std::pair<std::string, std::function<void(std::string_view)>>>& targets() {
   static const std::vector<std::pair<std::string, std::function<void(std::string_view)>>> kTargets{
       {"csv", csv_records},
@@ -82,7 +169,8 @@ const std::vector<std::pair<std::string, std::function<void(std::string_view)>>>
       {"profile_config", profile_config},
       {"judgebench", judgebench_import},
       {"llmbar", llmbar_import},
-      {"study", study_file}};
+      {"study", study_file},
+      {"study_folder", study_folder}};
   return kTargets;
 }
 

@@ -18,6 +18,11 @@ void profile_config(std::string_view text);     // analyses/profile_config
 void judgebench_import(std::string_view text);  // sources/import, one outputs/*.jsonl file
 void llmbar_import(std::string_view text);      // sources/import, one result.json
 void study_file(std::string_view text);         // study/study_file (load_study), one study JSON
+/// study/study_run (run_study) into a study folder whose cache entry is the text (signed with a
+/// fresh digest when it is a JSON object, so the checks past the digest run too). Besides the
+/// errors above, a run must keep the user's files in DIR and DIR/cache, write nothing beside DIR
+/// and no <script> into report.html; a breach aborts.
+void study_folder(std::string_view text);
 
 /// name → target, the names of the fuzzer binaries (fuzz_<name>) and of the corpus folders.
 const std::vector<std::pair<std::string, std::function<void(std::string_view)>>>& targets();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../engine/sign_flip_cases.hpp"
+#include "../test_plans.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 
@@ -34,9 +35,8 @@ void expect_values(const std::vector<double>& got, const std::vector<double>& wa
 }  // namespace
 
 TEST(BootstrapP, HandCounts) {
-  // n = 11 defined (the NaN is left out); a = #≤0 = 2 (−0.3, 0); b = #≥0 = 10 (0 and nine
-  // positives): p = 2 (2 + 1) / 12 = 0.5.
-  EXPECT_DOUBLE_EQ(p_of({-0.3, 0, 0.2, 0.4, 0.5, 0.9, 1.1, 1.2, kNaN, 1.3, 0.7, 0.8}), 0.5);
+  // n = 11; a = #≤0 = 2 (−0.3, 0); b = #≥0 = 10 (0 and nine positives): p = 2 (2 + 1) / 12 = 0.5.
+  EXPECT_DOUBLE_EQ(p_of({-0.3, 0, 0.2, 0.4, 0.5, 0.9, 1.1, 1.2, 1.3, 0.7, 0.8}), 0.5);
   // −0 is 0: a = 1, b = 4, n = 4: 2 · 2 / 5 = 0.8.
   EXPECT_DOUBLE_EQ(p_of({-0.0, 1, 2, 3}), 0.8);
   // All 19 positive: a = 0: 2 · 1 / 20 = 0.1, the smallest p 19 replicates can give.
@@ -115,4 +115,98 @@ TEST(PAdjust, CapsAtOneAndTiesShareAValue) {
   // 3/1·0.02 = 0.06 → 0.03 both; 3/3·0.5 = 0.5.
   expect_values(holm_adjust({0.02, 0.5, 0.02}), {0.06, 0.5, 0.06});
   expect_values(bh_adjust({0.02, 0.5, 0.02}), {0.03, 0.5, 0.03});
+}
+
+// docs/statistics.md §7.3: p is withheld where the replicates cannot support it.
+
+TEST(WithheldP, UndefinedShareAboveFivePercent) {
+  // 20 replicates, 1 undefined (exactly 5%): the 19 defined are all positive, a = 0, so
+  // p = 2 · 1 / 20 = 0.1 stands.
+  std::vector<double> values(19, 0.25);
+  values.push_back(kNaN);
+  EXPECT_DOUBLE_EQ(p_of(values), 0.1);
+  // 19 replicates, 1 undefined (5.3%): withheld, though the 18 defined would give 2/19.
+  values.resize(18);
+  values.push_back(kNaN);
+  const Interval interval = summarize(0.0, values, CiMethod::kPercentile, 0.95);
+  EXPECT_TRUE(std::isnan(interval.p));
+  EXPECT_EQ(p_withheld_reason(interval, 19), "more than 5% of replicates undefined");
+  // The interval itself stays (the row's `undefined` reports the 1).
+  EXPECT_DOUBLE_EQ(interval.lo, 0.25);
+  EXPECT_EQ(interval.undefined, 1);
+}
+
+TEST(WithheldP, OneClusterGivesNoP) {
+  // One cluster of three units: every replicate draws it once, so every replicate is the data's
+  // Σa/Σb = (1 + 0 + 1) / 3 and the old rule's p would be its floor 2 / 101.
+  Plan plan = testing_support::plan_with_strata({1});
+  plan.unit_cluster = {0, 0, 0};
+  const int32_t ka = plan.add_column("a"), kb = plan.add_column("b");
+  plan.columns[ka] = {1, 0, 1};
+  plan.columns[kb] = {1, 1, 1};
+  plan.statistics.push_back({{"diff"}, ratio_program(ka, kb)});
+  BootstrapOptions options;
+  options.replicates = 100;
+  auto backend = make_cpu_backend(1);
+  for (CiMethod method : {CiMethod::kPercentile, CiMethod::kT}) {
+    options.ci = method;
+    const BootstrapResult result = run_bootstrap(plan, *backend, options);
+    const Interval& interval = result.intervals[0];
+    SCOPED_TRACE(to_string(method));
+    EXPECT_DOUBLE_EQ(interval.estimate, 2.0 / 3.0);
+    EXPECT_EQ(interval.clusters, 1);
+    EXPECT_TRUE(std::isnan(interval.p));
+    EXPECT_EQ(p_withheld_reason(interval, 100), "one cluster per stratum");
+    // percentile: both ends the estimate; t: df = 0, no interval.
+    if (method == CiMethod::kPercentile) EXPECT_DOUBLE_EQ(interval.lo, 2.0 / 3.0);
+    if (method == CiMethod::kT) EXPECT_TRUE(std::isnan(interval.lo) && std::isnan(interval.hi));
+  }
+  // Two strata of one cluster each resample nothing either; with a second cluster in one stratum
+  // the replicates vary and p stands (a = 0 of 100 defined positive values: 2 / 101).
+  Plan two = testing_support::plan_with_strata({1, 1});
+  two.unit_cluster = {0, 1};
+  const int32_t a2 = two.add_column("a"), b2 = two.add_column("b");
+  two.columns[a2] = {1, 1};
+  two.columns[b2] = {1, 1};
+  two.statistics.push_back({{"diff"}, ratio_program(a2, b2)});
+  options.ci = CiMethod::kPercentile;
+  EXPECT_TRUE(std::isnan(run_bootstrap(two, *backend, options).intervals[0].p));
+  Plan three = testing_support::plan_with_strata({1, 2});
+  three.unit_cluster = {0, 1, 2};
+  const int32_t a3 = three.add_column("a"), b3 = three.add_column("b");
+  three.columns[a3] = {1, 1, 0};
+  three.columns[b3] = {1, 1, 1};
+  three.statistics.push_back({{"diff"}, ratio_program(a3, b3)});
+  const Interval varied = run_bootstrap(three, *backend, options).intervals[0];
+  EXPECT_EQ(varied.undefined, 0);
+  EXPECT_DOUBLE_EQ(varied.p, 2.0 / 101.0);
+}
+
+TEST(WithheldP, NoIntervalUnlessTheMethodDoesNotApply) {
+  Interval interval;
+  interval.clusters = 30;
+  interval.strata = 1;
+  interval.lo = interval.hi = kNaN;
+  EXPECT_EQ(p_withheld_reason(interval, 1000), "no interval");
+  // studentized's null for a statistic it does not apply to says nothing about the replicates.
+  interval.note = "studentized applies to ratios and differences of two ratios only";
+  EXPECT_EQ(p_withheld_reason(interval, 1000), "");
+  // One end is enough to keep p (BCa can lose one end).
+  interval.note.clear();
+  interval.lo = 0.1;
+  EXPECT_EQ(p_withheld_reason(interval, 1000), "");
+  // 50 of 1,000 undefined is 5%: kept; 51 is not.
+  interval.undefined = 50;
+  EXPECT_EQ(p_withheld_reason(interval, 1000), "");
+  interval.undefined = 51;
+  EXPECT_EQ(p_withheld_reason(interval, 1000), "more than 5% of replicates undefined");
+  // Holm skips the withheld p: m = 2 among the other rows, 2 · 0.01 = 0.02.
+  std::vector<Interval> rows(3, interval);
+  rows[0].undefined = rows[2].undefined = 0;
+  rows[0].p = 0.01;
+  rows[1].p = 0.001;
+  rows[2].p = 0.3;
+  withhold_unsupported_p(rows, 1000);
+  EXPECT_TRUE(std::isnan(rows[1].p));
+  expect_values(holm_adjust({rows[0].p, rows[1].p, rows[2].p}), {0.02, kNaN, 0.3});
 }

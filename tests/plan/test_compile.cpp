@@ -154,7 +154,7 @@ void expect_same_compiled(const CompiledPlan& actual, const CompiledPlan& expect
 }
 
 /// The plan `judgestat metrics FILE [--by strata]` builds (accuracy family, then probability
-/// quality).
+/// quality on the same units).
 Plan metrics_command_plan(const std::string& file, const std::string& strata) {
   const ItemMatrix matrix = load_item_matrix(file);
   SelectionOptions select;
@@ -163,7 +163,7 @@ Plan metrics_command_plan(const std::string& file, const std::string& strata) {
   MetricsOptions options;
   options.per_group = !strata.empty();
   MetricsPlan built = build_metrics_plan(matrix, selection, options);
-  add_probability_quality(matrix, selection, options.per_group, built.plan);
+  add_probability_quality(matrix, selection, options.per_group, built.plan, &built.units);
   return std::move(built.plan);
 }
 

@@ -185,3 +185,44 @@ def test_float_columns_are_not_copied():
 def test_repr_html_names_the_counts():
     html = judgestat.load(JUDGEBENCH)._repr_html_()
     assert "4200 records" in html and "o1-mini-2024-09-12" in html
+
+
+def test_nul_characters_keep_ids_distinct_as_in_a_file():
+    # pandas' factorize compares texts only up to a NUL ('a\0x' == 'a'); the CLI's loader keeps
+    # them apart, and so must a DataFrame.
+    frame = small_frame(item=["i1\0x", "i1\0x", "i1", "i1", "i1\0x", "i1\0x", "i1", "i1"])
+    m = judgestat.load(frame)
+    assert m.items == ["i1\0x", "i1"]
+    with open_csv(frame.to_csv(index=False)) as path:
+        same_matrix(m, judgestat.load(path))
+    # A record that repeats a NUL id with another gold is named with the NUL shown escaped.
+    bad = small_frame(item=["a\0x", "a\0x", "a\0y", "a\0y", "a\0x", "a\0x", "a", "a"],
+                      gold=["A", "A", "B", "B", "A", "B", "B", "B"])
+    with pytest.raises(judgestat.InputError,
+                       match=r"^DataFrame row 'r5': column 'gold': item \"a\\x00x\" has gold \"B\" here but "
+                             r"\"A\" on row 'r0'"):
+        judgestat.load(bad)
+
+
+@pytest.mark.parametrize("column", ["p.A", "fee_usd", "order"])
+def test_int_past_a_double_names_the_row_and_column(column):
+    # 10**400 does not fit a double (float() of it overflows); pandas holds it in an object column.
+    frame = small_frame(fee_usd=[0.1] * 8)
+    values = list(frame[column])
+    values[3] = 10 ** 400
+    frame[column] = pd.Series(values, index=frame.index, dtype=object)
+    message = rf"^DataFrame row 'r3': column '{column}': expected a number a double can hold \(within ±1.8e308\), " \
+              r"got an integer of 401 digits"
+    with pytest.raises(judgestat.InputError, match=message):
+        judgestat.load(frame)
+    arrays = {name: np.asarray(frame[name].tolist(), dtype=object) for name in frame.columns}
+    with pytest.raises(judgestat.InputError, match=message.replace("DataFrame row 'r3'", "arrays row 3")):
+        judgestat.load(arrays)
+
+
+def test_int_past_a_double_in_probs_names_the_row():
+    frame = small_frame().drop(columns=["p.A", "p.B"])
+    frame["probs"] = [None] * 4 + [{"A": 0.9, "B": 0.1}, {"A": -(10 ** 400), "B": 0.2}, None, None]
+    with pytest.raises(judgestat.InputError, match=r"^DataFrame row 'r5': column 'probs': expected a probability "
+                                                   r"for label 'A' a double can hold"):
+        judgestat.load(frame)

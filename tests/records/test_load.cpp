@@ -591,8 +591,15 @@ TEST(LoadSteps, NumberingByFirstAppearanceWithDefaults) {
   EXPECT_EQ(numbered.records[1].verdict, 1);
   EXPECT_EQ(numbered.records[2].verdict, -1);  // empty: not given
   EXPECT_EQ(numbered.records[2].line, 4);
-  EXPECT_DOUBLE_EQ(numbered.probs[numbered.records[0].first_prob], 0.9);
-  EXPECT_TRUE(std::isnan(numbered.probs[numbered.records[1].first_prob]));
+  // One list of two labels: record k's probabilities are probs[2k], probs[2k + 1].
+  ASSERT_EQ(numbered.probs.size(), 6u);
+  EXPECT_DOUBLE_EQ(numbered.probs[0], 0.9);
+  EXPECT_DOUBLE_EQ(numbered.probs[1], 0.1);
+  EXPECT_TRUE(std::isnan(numbered.probs[2]));
+  // Item-level columns are kept once per item, from its first record.
+  ASSERT_EQ(numbered.item_columns.size(), 2u);
+  EXPECT_EQ(numbered.item_columns[1].first_record, 2u);
+  EXPECT_EQ(numbered.golds.name(numbered.item_columns[1].gold), "B");
 }
 
 TEST(LoadSteps, VerdictCodeOnNumberedRecord) {

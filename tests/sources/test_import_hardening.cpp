@@ -13,7 +13,7 @@ namespace {
 
 using testing_support::thrown_message;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using testing_support::contains;
 
 std::string pair_line(const std::string& pair_id, const std::string& judge, const std::string& extra = "") {
   return "{\"pair_id\":\"" + pair_id +

@@ -1,0 +1,50 @@
+// A study's cache entries (DIR/cache/KEY.json) and the checks an entry passes before it is
+// reused: its digest matches its contents, its figures' names are file names of the tool's own
+// kind and its SVG uses only the plot writer's markup (docs/study.md, "The cache").
+#pragma once
+#include <string>
+#include <vector>
+
+#include "judgestat/analysis.hpp"
+#include "judgestat/report.hpp"
+
+namespace judgestat::study {
+
+/// One analysis's outputs as the cache holds them.
+struct CacheEntry {
+  std::string key;
+  AnalysisResult result;
+  double seconds = 0;
+};
+
+/// The longest analysis and figure names: a folder name (NAME_MAX, 255 bytes) and a figure's
+/// file with its suffixes (FIGURE.svg.tmp-XXXXXX, 15 bytes more).
+constexpr size_t kMaxNameBytes = 255;
+constexpr size_t kMaxFigureNameBytes = 240;
+
+/// Letters, digits, '.', '_' and '-', not "." or "..", 1 to max_bytes bytes: a name that is one
+/// file or folder inside DIR and nothing else.
+bool is_plain_file_name(const std::string& name, size_t max_bytes);
+
+/// Why `svg` is not a figure as the plot writer makes it (an element or attribute outside its
+/// vocabulary: script, style, foreignObject, an event attribute, a reference or url(...)), or ""
+/// when it is one.
+std::string foreign_svg_markup(const std::string& svg);
+
+/// The entry as written to the cache: its fields and "digest", the SHA-256 of the rest.
+std::string entry_text(const CacheEntry& entry, const std::string& name, const std::string& command);
+
+/// The SHA-256 that entry_text stores for a parsed entry (its "digest" left out).
+std::string entry_digest(Json entry);
+
+enum class EntryState { kMissing, kValid, kRejected };
+
+/// Reads the entry at `path` for `key`: kMissing when absent or for another key, kRejected with
+/// `why` when it fails a check (unreadable, digest mismatch, a bad figure name or markup).
+EntryState read_entry(const std::string& path, const std::string& key, CacheEntry& entry, std::string& why);
+
+/// Whether a file name in DIR/cache is a cache entry's (64 lowercase hex digits, ".json") or the
+/// temporary file of one.
+bool is_entry_file_name(const std::string& name);
+
+}  // namespace judgestat::study
