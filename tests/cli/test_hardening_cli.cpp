@@ -18,8 +18,6 @@ namespace fs = std::filesystem;
 const std::string kData = kRoot + "/data/judgebench/gpt4o_split.csv";
 const std::string kTwoJudges = " --judges o1-mini-2024-09-12,internlm_internlm2-7b-reward";
 
-using testing_support::contains;
-
 TEST(CliHardening, UnwritableOutputFailsBeforeLoading) {
   // The input does not exist either: the output path is what the message names, so it was
   // checked first.
