@@ -229,6 +229,7 @@ std::string html_report(const HtmlStudy& study) {
   out += "<title>" + html_escape(study.title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   out += "<header>\n<h1>" + html_escape(study.title) + "</h1>\n";
   if (!study.description.empty()) out += "<p class=\"lead\">" + html_escape(study.description) + "</p>\n";
+  for (const std::string& note : study.notes) out += "<p class=\"note\">note: " + html_escape(note) + "</p>\n";
   out += "<nav><ol>\n";
   for (const HtmlAnalysis& a : study.analyses)
     out += "<li><a href=\"#" + html_escape(anchor(a.name)) + "\">" + html_escape(a.name) + "</a></li>\n";

@@ -30,6 +30,7 @@ struct HtmlStudy {
   std::vector<HtmlInput> inputs;
   std::vector<std::pair<std::string, std::string>> settings;  // name, value: seed, replicates, CI, backend …
   std::vector<HtmlAnalysis> analyses;
+  std::vector<std::string> notes;  // the run's own notes (a cache entry recomputed, files kept aside)
 };
 
 /// The page. Equal studies give equal bytes.

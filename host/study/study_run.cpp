@@ -344,7 +344,7 @@ std::vector<std::string> stage_outputs(RunState& state, const std::string& stage
   const Study& study = state.study;
   std::vector<std::string> files;
   Json analyses = Json::array();
-  HtmlStudy html{study.title, study.description, study.path, JUDGESTAT_VERSION, {}, {}, {}};
+  HtmlStudy html{study.title, study.description, study.path, JUDGESTAT_VERSION, {}, {}, {}, state.outcome.notes};
   for (size_t a = 0; a < study.analyses.size(); ++a) {
     const StudyAnalysis& analysis = study.analyses[a];
     const study::CacheEntry& entry = entries[a].cached;

@@ -297,8 +297,9 @@ class StudyRun:
 def run_study(study, out, *, seed=None, replicates=None, backend=None, threads=None, force=False):
     """`judgestat run STUDY --out DIR` (docs/study.md): every analysis of the study file into the
     folder `out` (results.json, tables, figures, report.html), recomputing only what changed since
-    the last run into it unless force=True. seed/replicates/backend/threads override the study's
-    settings. Returns a StudyRun."""
+    the last run into it unless force=True (which also allows writing into a non-empty folder that
+    is not a study folder; your own files there are kept). seed/replicates/backend/threads override
+    the study's settings. Returns a StudyRun."""
     for name, value in (("seed", seed), ("replicates", replicates), ("threads", threads)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             raise TypeError(f"run_study: {name} must be a non-negative int, got {value!r}")
