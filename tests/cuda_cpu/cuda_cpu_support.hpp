@@ -16,6 +16,7 @@
 
 #include "judgestat/backend.hpp"
 #include "judgestat/plan.hpp"
+#include "rank_term_statistics.hpp"
 
 namespace judgestat::cuda_cpu {
 
@@ -67,34 +68,7 @@ inline Plan make_plan(const PlanShape& shape) {
   plan.statistics.push_back(statistic("pa", ratio_program(half, n)));
   plan.statistics.push_back(
       statistic("acc_minus_pa", difference_program(ratio_program(correct, n), ratio_program(half, n))));
-  if (shape.rank_terms) {
-    const int32_t wrong = plan.add_column("wrong");
-    std::vector<int32_t> every_unit, every_other_unit;
-    std::vector<double> grid_scores, distinct_scores;
-    std::vector<uint8_t> every_error, every_other_error;
-    for (int64_t u = 0; u < n_units; ++u) {
-      const bool error = plan.columns[correct][u] == 0.0;
-      plan.columns[wrong][u] = error ? 1.0 : 0.0;
-      every_unit.push_back(static_cast<int32_t>(u));
-      grid_scores.push_back(static_cast<double>(rng() % 8) / 8.0);
-      every_error.push_back(error ? 1 : 0);
-      if (u % 2 == 0) {
-        every_other_unit.push_back(static_cast<int32_t>(u));
-        distinct_scores.push_back(uniform(rng));
-        every_other_error.push_back(error ? 1 : 0);
-      }
-    }
-    const int32_t coarse = plan.add_rank_term(every_unit, grid_scores, every_error);
-    const int32_t fine = plan.add_rank_term(every_other_unit, distinct_scores, every_other_error);
-    plan.statistics.push_back(statistic("auroc_err", {{OpCode::kRank, coarse},
-                                                      {OpCode::kColumn, wrong},
-                                                      {OpCode::kColumn, correct},
-                                                      {OpCode::kMul},
-                                                      {OpCode::kConstant, 0, 2.0},
-                                                      {OpCode::kMul},
-                                                      {OpCode::kDiv}}));
-    plan.statistics.push_back(statistic("twice_u_every_other", {{OpCode::kRank, fine}}));
-  }
+  if (shape.rank_terms) testing_support::add_rank_term_statistics(plan, correct, n_units, rng, uniform);
   if (!shape.counts_only) {
     const int32_t conf = plan.add_column("conf"), signed_values = plan.add_column("signed");
     for (int64_t u = 0; u < n_units; ++u) {

@@ -25,6 +25,7 @@
 #include "judgestat/replicate_summary.hpp"
 #include "test_plans.hpp"
 #include "test_support.hpp"
+#include "w2_pool.hpp"
 #ifdef JUDGESTAT_HAVE_CUDA
 #include "kernels/bootstrap/cuda_backend_paths.hpp"
 #endif
@@ -36,37 +37,7 @@ bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
 }
 
-// tests/data/w2_pool.csv (the W2 pool, strata = benchmark), as test_budget.cpp reads it.
-CascadePool w2_pool() {
-  const std::string path = testing_support::kRoot + "/tests/data/w2_pool.csv";
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::string line;
-  std::getline(in, line);
-  CascadePool pool;
-  pool.first = "F";
-  pool.fallback = "S";
-  pool.strata_key = "benchmark";
-  while (std::getline(in, line)) {
-    std::stringstream fields(line);
-    std::vector<std::string> f(8);
-    for (std::string& field : f) std::getline(fields, field, ',');
-    int32_t stratum = 0;
-    while (stratum < pool.n_strata() && pool.strata_names[stratum] != f[1]) ++stratum;
-    if (stratum == pool.n_strata()) pool.strata_names.push_back(f[1]);
-    pool.item.push_back(static_cast<int32_t>(pool.item.size()));
-    pool.c1.push_back(std::stod(f[2]));
-    pool.c2.push_back(std::stod(f[3]));
-    pool.q.push_back(std::stod(f[4]));
-    pool.gate_ok.push_back(f[5] == "1" ? 1 : 0);
-    pool.fee_first.push_back(std::stod(f[6]));
-    pool.fee_fallback.push_back(std::stod(f[7]));
-    pool.latency_first.push_back(0.1);
-    pool.latency_fallback.push_back(1.0);
-    pool.stratum.push_back(stratum);
-  }
-  return pool;
-}
+using testing_support::w2_pool;
 
 void expect_same_outcomes(const DrawOutcomes& got, const DrawOutcomes& expected) {
   EXPECT_EQ(got.heldout_2d, expected.heldout_2d);
