@@ -10,11 +10,11 @@
 #      a TSan fiber, so a missing barrier is a reported race); the planted-race test must be
 #      reported by TSan.
 # Sized for CI's 30 minutes on 2 cores (scripts/ci-sanitizers.sh prints each stage's time);
-# FUZZ_SECONDS (default 20), JOBS (2) and STAGES ("fuzz suite tsan") tune it.
+# FUZZ_SECONDS (default 12), JOBS (2) and STAGES ("fuzz suite tsan") tune it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
-FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+FUZZ_SECONDS=${FUZZ_SECONDS:-12}
 STAGES=${STAGES:-fuzz suite tsan}
 TARGETS=(csv jsonl profile_config judgebench llmbar study study_folder)
 

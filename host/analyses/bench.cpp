@@ -70,7 +70,7 @@ Plan w1_plan(const W1Input& in) {
   plan.unit_cluster = in.item_cluster;
   const size_t N = in.item_cluster.size();
   const int32_t ones = plan.add_column("items");
-  std::fill(plan.columns[ones].begin(), plan.columns[ones].end(), 1.0);
+  plan.columns[ones] = std::vector<double>(N, 1.0);
   std::vector<std::vector<Op>> acc_program;
   for (size_t j = 0; j < in.judges.size(); ++j) {
     const auto& c = in.correct[j];
@@ -83,9 +83,9 @@ Plan w1_plan(const W1Input& in) {
         sum += order[i];
         all = std::min<double>(all, order[i]);
       }
-      plan.columns[acc][i] = c[0][i];
-      plan.columns[pa][i] = sum / c.size();
-      plan.columns[bc][i] = all;
+      plan.columns[acc].set(i, c[0][i]);
+      plan.columns[pa].set(i, sum / c.size());
+      plan.columns[bc].set(i, all);
     }
     for (auto [name, column] : {std::pair{"acc", acc}, {"pa", pa}, {"bc", bc}}) {
       StatisticDef stat;

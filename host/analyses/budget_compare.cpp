@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analyses/judge_validity.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/label_budget.hpp"
 #include "records/selection.hpp"
@@ -192,6 +193,7 @@ BudgetCompareReport run_budget_compare(const ItemMatrix& matrix, const BudgetCom
   const CompareValues values = compare_values(matrix, compared, ja, jb, options.statistic == "pa");
   const CompareProblem problem = make_compare_problem(values.d, values.scale);
   BudgetCompareReport report = report_head(options, compared, values, matrix);
+  report.validity = judge_validity(matrix, {ja, jb});
   const std::vector<uint32_t> ks = budgets(options, report.items, report.notes);
   for (uint32_t k : ks) check_compare_k(problem, k);
   report.setup_s = seconds_from(setup_start);

@@ -257,7 +257,7 @@ class CascadePlanBuilder {
   int32_t column(const std::string& name, ValueOf value_of) {
     const int32_t k = plan_.add_column(prefix_ + name);
     for (size_t u = 0; u < units_.size(); ++u)
-      if (in_scope_(units_[u])) plan_.columns[k][u] = value_of(units_[u]);
+      if (in_scope_(units_[u])) plan_.columns[k].set(u, value_of(units_[u]));
     return k;
   }
 

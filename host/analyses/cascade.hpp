@@ -3,7 +3,7 @@
 // oracle, latency quantiles, the selection / held-out split, the threshold rules' selection-set
 // trials and chosen policies, and temperature scaling of the first stage.
 //
-// Per pool item (host/cascade_pool.hpp): c1, c2, q, gate_ok, fees, latencies. A policy accepts a
+// Per pool item (host/analyses/cascade_pool.hpp): c1, c2, q, gate_ok, fees, latencies. A policy accepts a
 // set of items (accepted_i = gate_ok_i and q_i >= τ for a threshold; nothing for `all`); every
 // statistic is a ratio of per-item column sums, so one plan carries a whole sweep and every
 // statistic shares the same replicates:

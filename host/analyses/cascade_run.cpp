@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyses/cascade.hpp"
+#include "analyses/judge_validity.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
 
@@ -192,6 +193,14 @@ void count_parts(const CascadePool& pool, const PoolClusters& clusters, const st
   }
 }
 
+/// run_bootstrap on a plan given up: compiled, its columns freed as they are read.
+BootstrapResult resample_plan(Plan&& plan, Backend& backend, const BootstrapOptions& options) {
+  std::vector<StatLabel> labels;
+  for (const StatisticDef& stat : plan.statistics) labels.push_back(stat.label);
+  const CompiledPlan compiled = compile(std::move(plan));
+  return run_bootstrap(compiled, labels, backend, options);
+}
+
 // The rules chosen on the selection part; returns the held-out plan of their policies (empty
 // scopes when nothing is held out). rules.heldout is filled by the bootstrap later.
 CascadePlan choose_rules(const ItemMatrix& m, const CascadePool& pool, const PoolGroups* groups,
@@ -246,6 +255,7 @@ CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& option
       build_cascade_pool(matrix, options.first, options.fallback, options.gate_orders, options.strata, options.fee,
                          options.latency, kept_items(matrix, options.benchmarks));
   report.items = pool.size();
+  report.validity = judge_validity(matrix, {matrix.judge_index(options.first), matrix.judge_index(options.fallback)});
   report.first_orders = pool.first_orders;
   report.fewer_orders = pool.fewer_orders;
   report.escalated_for_missing_orders = pool.escalated_for_missing_orders;
@@ -309,20 +319,20 @@ CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& option
   boot.progress = [&](uint64_t done, uint64_t) {
     if (progress) progress(before + done, total);
   };
-  // Each plan is freed once resampled: the next resampling need not hold its per-unit columns.
-  report.sweep.result = run_bootstrap(sweep.plan, *backend, boot);
-  sweep.plan = Plan();
+  // Each plan is given up to compile(), which frees its columns as it compiles them, so the
+  // heavier of the per-unit columns and the compiled per-cluster sums is not held beside the
+  // other in full (issue 26 part 7).
+  report.sweep.result = resample_plan(std::move(sweep.plan), *backend, boot);
   boot.keep_replicates = false;
   if (scored) {
     before += replicates;
-    report.rules->heldout = run_bootstrap(heldout_plan.plan, *backend, boot);
-    heldout_plan.plan = Plan();
+    report.rules->heldout = resample_plan(std::move(heldout_plan.plan), *backend, boot);
     report.rules->heldout_scopes = heldout_plan.scopes;
     summarise_scopes(pool, rule_policies, heldout, by, report.fees, report.rules->heldout_scopes);
   }
   if (report.frozen) {
     before += replicates;
-    report.frozen->result = run_bootstrap(frozen_plan.plan, *backend, boot);
+    report.frozen->result = resample_plan(std::move(frozen_plan.plan), *backend, boot);
     report.frozen->scopes = frozen_plan.scopes;
     summarise_scopes(pool, frozen_policies, frozen_items, by, report.fees, report.frozen->scopes);
   }

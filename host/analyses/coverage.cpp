@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "analyses/judge_validity.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/philox.hpp"
 #include "judgestat/plan.hpp"
@@ -230,8 +231,8 @@ Plan batch_plan(const CoverageDesign& design, const std::vector<std::vector<uint
     std::vector<int32_t> right(J);
     for (int32_t j = 0; j < J; ++j) right[j] = plan.add_column("r" + std::to_string(k) + "_" + std::to_string(j));
     for (int64_t u = 0; u < U; ++u) {
-      plan.columns[count][k * U + u] = 1;
-      for (int32_t j = 0; j < J; ++j) plan.columns[right[j]][k * U + u] = data[k][j * U + u];
+      plan.columns[count].set(k * U + u, 1);
+      for (int32_t j = 0; j < J; ++j) plan.columns[right[j]].set(k * U + u, data[k][j * U + u]);
     }
     for (int32_t j = 0; j < J; ++j)
       plan.statistics.push_back({{"acc", design.judges[j].name}, ratio_program(right[j], count)});
@@ -266,6 +267,8 @@ CoverageReport run_coverage(const ItemMatrix& matrix, const CoverageOptions& opt
   report.options = options;
   report.design = coverage_design(matrix, options.judges, options.icc);
   const CoverageDesign& design = report.design;
+  for (const CoverageJudge& judge : design.judges)
+    report.validity.push_back(judge_validity(matrix, {matrix.judge_index(judge.name)}).front());
   const auto J = static_cast<int32_t>(design.judges.size());
   const int32_t per_dataset = 2 * J - 1;
   std::vector<double> truth;

@@ -71,19 +71,24 @@ bool order0_disagree(const std::vector<const JudgeUnits*>& facts, size_t u) {
   return present >= 2 && (differ || invalid);
 }
 
-// One judge's facts on every unit, with its q per unit (all NaN without probabilities).
+// One judge's facts on a block of units, with its q per unit (all NaN without probabilities);
+// has_q: whether any unit of the whole table has a q (the judge then has a `.q` column).
 struct JudgeColumns {
   int32_t judge;
+  bool has_q = false;
   JudgeUnits facts;
   std::vector<double> q;
-  bool has_q = false;
 };
+
+// Units per block: the judges' facts are about eleven doubles per unit each, so a block bounds
+// them to a few MB whatever the table's size.
+constexpr size_t kBlockUnits = 4096;
 
 class ItemsTableBuilder {
  public:
   ItemsTableBuilder(const ItemMatrix& m, const Selection& sel) : m_(m), sel_(sel) {}
 
-  ItemsReport build(bool disagree_only) {
+  int64_t stream(bool disagree_only, ItemsSink& sink) {
     Plan scratch;  // accuracy_units records clusters in a plan; the table needs none
     units_ = accuracy_units(m_, sel_, scratch);
     orders_ = sel_.orders;
@@ -91,33 +96,47 @@ class ItemsTableBuilder {
     with_adjudicated_ = m_.has_adjudicated;
     if (with_adjudicated_ && m_.item_adjudicated.size() != m_.items.size())
       throw std::logic_error("run_items: the matrix has an adjudicated column but no decision per item");
-    for (int32_t j : sel_.judges) judges_.push_back(judge_columns(j));
-    // Pointers, not copies: each judge's facts are about eleven doubles per unit.
-    std::vector<const JudgeUnits*> facts;
-    for (const JudgeColumns& judge : judges_) facts.push_back(&judge.facts);
-    add_columns();
-    for (size_t u = 0; u < units_.size(); ++u) {
-      const bool disagree = order0_disagree(facts, u);
-      report_.disagreeing += disagree;
-      if (!disagree_only || disagree) report_.rows.push_back(row(u));
+    for (int32_t j : sel_.judges) judges_.push_back({j, any_q(j), {}, {}});
+    sink.columns(column_names());
+    int64_t disagreeing = 0;
+    std::vector<ItemsValue> values;
+    for (size_t first = 0; first < units_.size(); first += kBlockUnits) {
+      const std::vector<AccuracyUnit> block(units_.begin() + first,
+                                            units_.begin() + std::min(first + kBlockUnits, units_.size()));
+      // Pointers, not copies: each judge's facts are about eleven doubles per unit.
+      std::vector<const JudgeUnits*> facts;
+      for (JudgeColumns& judge : judges_) {
+        fill_block(judge, block);
+        facts.push_back(&judge.facts);
+      }
+      for (size_t u = 0; u < block.size(); ++u) {
+        const bool disagree = order0_disagree(facts, u);
+        disagreeing += disagree;
+        if (disagree_only && !disagree) continue;
+        row(block, u, values);
+        sink.row(values);
+      }
     }
-    return std::move(report_);
+    return disagreeing;
   }
 
  private:
-  JudgeColumns judge_columns(int32_t j) const {
-    JudgeColumns out{j, judge_units(m_, j, units_, orders_, false), std::vector<double>(units_.size(), NAN)};
-    if (!m_.has_probs) return out;
-    for (size_t u = 0; u < units_.size(); ++u) {
-      out.q[u] = order_averaged_q(m_, j, units_[u], orders_);
-      out.has_q = out.has_q || !std::isnan(out.q[u]);
-    }
-    return out;
+  // Whether judge j has a q on any unit: the first one found decides (no probabilities: none).
+  bool any_q(int32_t j) const {
+    if (!m_.has_probs) return false;
+    return std::any_of(units_.begin(), units_.end(),
+                       [&](const AccuracyUnit& unit) { return !std::isnan(order_averaged_q(m_, j, unit, orders_)); });
   }
 
-  void add_columns() {
-    std::vector<std::string>& c = report_.columns;
-    c.push_back("item");
+  void fill_block(JudgeColumns& judge, const std::vector<AccuracyUnit>& block) const {
+    judge.facts = judge_units(m_, judge.judge, block, orders_, false);
+    judge.q.assign(block.size(), NAN);
+    if (!judge.has_q) return;
+    for (size_t u = 0; u < block.size(); ++u) judge.q[u] = order_averaged_q(m_, judge.judge, block[u], orders_);
+  }
+
+  std::vector<std::string> column_names() const {
+    std::vector<std::string> c{"item"};
     if (with_variant_) c.push_back("variant");
     c.insert(c.end(), {"cluster", "benchmark", "condition", "gold"});
     if (with_adjudicated_) c.push_back("adjudicated");
@@ -132,12 +151,14 @@ class ItemsTableBuilder {
       if (orders_ >= 2) c.push_back(name + ".consistent");
     }
     c.push_back("wrong0");
+    return c;
   }
 
-  std::vector<ItemsValue> row(size_t u) const {
-    const int32_t i = units_[u].item;
-    std::vector<ItemsValue> out{m_.items[i]};
-    if (with_variant_) out.push_back(m_.variants[units_[u].variant]);
+  // Row of unit u of the block into `out` (reused between rows).
+  void row(const std::vector<AccuracyUnit>& block, size_t u, std::vector<ItemsValue>& out) const {
+    const int32_t i = block[u].item;
+    out.assign({m_.items[i]});
+    if (with_variant_) out.push_back(m_.variants[block[u].variant]);
     out.insert(out.end(), {m_.clusters[m_.item_cluster[i]], m_.benchmarks[m_.item_benchmark[i]],
                            text_or_null(m_.conditions[m_.item_condition[i]]), m_.labels[m_.gold[i]]});
     if (with_adjudicated_) out.push_back(adjudicated_value(m_, i));
@@ -145,7 +166,7 @@ class ItemsTableBuilder {
     for (const JudgeColumns& judge : judges_) {
       const JudgeUnits& f = judge.facts;
       for (int o = 0; o < orders_; ++o) {
-        const size_t c = m_.cell(judge.judge, i, o, units_[u].variant);
+        const size_t c = m_.cell(judge.judge, i, o, block[u].variant);
         const bool present = f.present[o][u] > 0;
         out.push_back(present ? ItemsValue(verdict_text(m_, m_.verdict[c])) : kNull);
         out.push_back(present ? ItemsValue(f.correct[o][u]) : kNull);
@@ -156,7 +177,6 @@ class ItemsTableBuilder {
       wrong0 += f.present[0][u] > 0 && f.correct[0][u] == 0;
     }
     out.push_back(static_cast<double>(wrong0));
-    return out;
   }
 
   const ItemMatrix& m_;
@@ -165,12 +185,21 @@ class ItemsTableBuilder {
   std::vector<JudgeColumns> judges_;
   int orders_ = 1;
   bool with_variant_ = false, with_adjudicated_ = false;
-  ItemsReport report_;
 };
 
-}  // namespace
+// Keeps the streamed table: run_items's report.
+class ItemsCollector : public ItemsSink {
+ public:
+  explicit ItemsCollector(ItemsReport& report) : report_(report) {}
+  void columns(const std::vector<std::string>& names) override { report_.columns = names; }
+  void row(const std::vector<ItemsValue>& values) override { report_.rows.push_back(values); }
 
-ItemsReport run_items(const ItemMatrix& matrix, const ItemsOptions& options) {
+ private:
+  ItemsReport& report_;
+};
+
+// The selection of the options, with run_items's checks of the names and of `disagree`.
+Selection items_selection(const ItemMatrix& matrix, const ItemsOptions& options) {
   std::set<std::string> named;
   for (const std::string& judge : options.judges)
     if (!named.insert(judge).second)
@@ -180,11 +209,25 @@ ItemsReport run_items(const ItemMatrix& matrix, const ItemsOptions& options) {
   select.benchmarks = options.benchmarks;
   select.conditions = options.conditions;
   select.variants = options.variants;
-  const Selection selection = select_records(matrix, select);
+  Selection selection = select_records(matrix, select);
   if (options.disagree && selection.judges.size() < 2)
     throw std::invalid_argument("disagree: needs at least two judges to compare order-0 verdicts, and " +
                                 std::to_string(selection.judges.size()) + " is selected; select two or more judges");
-  return ItemsTableBuilder(matrix, selection).build(options.disagree);
+  return selection;
+}
+
+}  // namespace
+
+int64_t stream_items(const ItemMatrix& matrix, const ItemsOptions& options, ItemsSink& sink) {
+  const Selection selection = items_selection(matrix, options);
+  return ItemsTableBuilder(matrix, selection).stream(options.disagree, sink);
+}
+
+ItemsReport run_items(const ItemMatrix& matrix, const ItemsOptions& options) {
+  ItemsReport report;
+  ItemsCollector collector(report);
+  report.disagreeing = stream_items(matrix, options, collector);
+  return report;
 }
 
 }  // namespace judgestat

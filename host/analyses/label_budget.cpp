@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "analyses/cascade_pool.hpp"
+#include "analyses/judge_validity.hpp"
 
 namespace judgestat {
 namespace {
@@ -87,6 +88,7 @@ BudgetReport run_budget(const ItemMatrix& matrix, const BudgetOptions& options, 
 
   BudgetReport report = report_head(options, pool, problem, *engine, draws);
   report.setup_s = setup_s;
+  report.validity = judge_validity(matrix, {matrix.judge_index(options.first), matrix.judge_index(options.fallback)});
   simulate_all(*engine, problem, options, report);
   return report;
 }

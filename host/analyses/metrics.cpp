@@ -24,14 +24,9 @@ using Unit = AccuracyUnit;
 JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& units, int orders, bool invalid_match) {
   const size_t U = units.size();
   JudgeUnits out;
-  out.present.assign(orders, std::vector<double>(U, 0.0));
-  out.correct.assign(orders, std::vector<double>(U, 0.0));
-  out.any_present.assign(U, 0.0);
-  out.order_mean.assign(U, 0.0);
-  out.complete.assign(U, 0.0);
-  out.all_correct.assign(U, 0.0);
-  out.consistent.assign(U, 0.0);
-  out.jb_positive.assign(U, 0.0);
+  out.present.assign(orders, PlanColumn(U));
+  out.correct.assign(orders, PlanColumn(U));
+  out.any_present = out.order_mean = out.complete = out.all_correct = out.consistent = out.jb_positive = PlanColumn(U);
   out.verdict0.assign(U, kAbsent);
   for (size_t u = 0; u < U; ++u) {
     const int32_t i = units[u].item, v = units[u].variant;
@@ -80,7 +75,7 @@ double total(const std::vector<double>& values) {
 // `kappa_agreement`): categories are the labels, `tie` and invalid, each its own category.
 // Returns a note when the units exist but κ is 0/0 (every verdict in one category).
 std::optional<std::string> add_order_kappa(const ItemMatrix& m, int32_t j, const std::vector<AccuracyUnit>& units,
-                                           const std::vector<double>& complete, const std::vector<double>& mask,
+                                           const PlanColumn& complete, const std::vector<double>& mask,
                                            const std::string& tag, StatLabel label, Plan& plan) {
   std::vector<int32_t> first(units.size(), -1), second(units.size(), -1);
   bool any = false;
@@ -155,7 +150,9 @@ class MetricsPlanBuilder {
     }
   }
 
-  std::vector<double> masked(const std::vector<double>& values, const std::vector<double>& mask) const {
+  // Values is std::vector<double> or PlanColumn (a judge's facts).
+  template <typename Values>
+  std::vector<double> masked(const Values& values, const std::vector<double>& mask) const {
     std::vector<double> out_values(U_);
     for (size_t u = 0; u < U_; ++u) out_values[u] = values[u] * mask[u];
     return out_values;
@@ -175,8 +172,9 @@ class MetricsPlanBuilder {
   }
 
   // sum(num) / sum(den) on the scope's units; nothing when den is 0 there.
+  template <typename Num, typename Den>
   void add_ratio(int32_t j, size_t s, const std::string& tag, const std::string& name, std::optional<int> order,
-                 const std::vector<double>& num, const std::vector<double>& den) {
+                 const Num& num, const Den& den) {
     const MetricsScope& scope = scopes_[s];
     const std::vector<double> den_values = masked(den, scope.mask);
     const int64_t n = static_cast<int64_t>(total(den_values));
@@ -442,8 +440,10 @@ void check_per_call_judges(const ItemMatrix& m, const Selection& sel, const Metr
 // per judge the overall scope certainly gets acc (num, den) in each order it answered, pa (num,
 // den); with two or more orders and a unit answered in all of them bc, cons, stable_wrong and
 // jb_score (2 + 2 + 3 + 2); per presentation with probabilities n, brier, nll and an ece bin.
+// Counts take a byte per unit (PlanColumn), the rest a double: at least the presentations' brier,
+// nll and ece bin columns are fractions.
 struct PlanSize {
-  int64_t columns = 0, units = 0;
+  int64_t byte_columns = 0, double_columns = 0, units = 0;
 };
 
 bool has_probabilities(const ItemMatrix& m, size_t cell) {
@@ -482,8 +482,9 @@ PlanSize minimum_plan_size(const ItemMatrix& m, const Selection& sel) {
       presentations += with_probs[jj * orders + o];
     }
     if (presentations > 0 && orders >= 2) ++presentations;  // the order-averaged one
-    size.columns += 2 * orders_answered + (orders_answered > 0 ? 2 : 0) + (sel.orders >= 2 && complete[jj] ? 9 : 0) +
-                    4 * presentations;
+    size.byte_columns +=
+        2 * orders_answered + (orders_answered > 0 ? 2 : 0) + (sel.orders >= 2 && complete[jj] ? 9 : 0) + presentations;
+    size.double_columns += 3 * presentations;
   }
   return size;
 }
@@ -496,14 +497,18 @@ double matrix_bytes(const ItemMatrix& m) {
 }
 
 // Refuses, before the plan is built and anything is resampled, a run whose plan alone (at least
-// minimum_plan_size's columns of doubles) would not fit the memory budget with the matrix.
+// minimum_plan_size's columns) would not fit the memory budget with the matrix.
 void check_plan_fits(const ItemMatrix& m, const Selection& sel) {
   const PlanSize size = minimum_plan_size(m, sel);
-  const double plan_bytes = static_cast<double>(size.columns) * static_cast<double>(size.units) * sizeof(double);
-  loading::check_analysis_fits(
-      "metrics", matrix_bytes(m), plan_bytes,
-      "at least " + std::to_string(size.columns) + " columns x " + std::to_string(size.units) + " units x 8 bytes",
-      loading::memory_budget());
+  const double units = static_cast<double>(size.units);
+  const double plan_bytes = static_cast<double>(size.byte_columns) * units +
+                            static_cast<double>(size.double_columns) * units * sizeof(double);
+  const std::string per_units = " x " + std::to_string(size.units) + " units x ";
+  loading::check_analysis_fits("metrics", matrix_bytes(m), plan_bytes,
+                               "at least " + std::to_string(size.byte_columns) + " count columns" + per_units +
+                                   "1 byte + " + std::to_string(size.double_columns) + " columns" + per_units +
+                                   "8 bytes",
+                               loading::memory_budget());
 }
 
 // Holm and BH over the run's `diff` rows (docs/statistics.md §7.3); other rows stay NaN.
@@ -549,8 +554,7 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   // the resampling allocates its replicates.
   std::vector<StatLabel> labels;
   for (const StatisticDef& stat : built.plan.statistics) labels.push_back(stat.label);
-  const CompiledPlan compiled = compile(built.plan);
-  built.plan = Plan();
+  const CompiledPlan compiled = compile(std::move(built.plan));
   report.statistics = run_bootstrap(compiled, labels, *backend, options.bootstrap);
   report.probability = std::move(built.probability);
   report.validity = std::move(built.validity);

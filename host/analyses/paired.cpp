@@ -78,9 +78,9 @@ void add_sign_flip_test(const StatisticDef& mine, const StatisticDef& theirs, in
     return;
   if (mine.program.size() == 5 && mine.program[3].value != theirs.program[3].value) return;
   const int32_t k = plan.add_column("perm/" + std::to_string(statistic));
-  const std::vector<double>& x = plan.columns[a->first];
-  const std::vector<double>& y = plan.columns[b->first];
-  for (size_t u = 0; u < x.size(); ++u) plan.columns[k][u] = x[u] - y[u];
+  const PlanColumn& x = plan.columns[a->first];
+  const PlanColumn& y = plan.columns[b->first];
+  for (size_t u = 0; u < x.size(); ++u) plan.columns[k].set(u, x[u] - y[u]);
   plan.sign_flip_tests.push_back({statistic, k});
 }
 
@@ -90,7 +90,7 @@ std::vector<uint8_t> units_read(const std::vector<Op>& program, const Plan& plan
   std::vector<uint8_t> read(plan.unit_cluster.size(), 0);
   for (const Op& op : program) {
     if (op.code == OpCode::kColumn) {
-      const std::vector<double>& column = plan.columns[op.arg];
+      const PlanColumn& column = plan.columns[op.arg];
       for (size_t u = 0; u < column.size(); ++u) read[u] |= column[u] != 0.0;
     } else if (op.code == OpCode::kRank) {
       for (int32_t u : plan.rank_terms[op.arg].units) read[u] = 1;

@@ -246,7 +246,7 @@ Presentation order_averaged(const ItemMatrix& m, int32_t j, const std::vector<Un
 int64_t append_units(Plan& plan, const std::vector<int32_t>& clusters) {
   const int64_t offset = plan.n_units();
   plan.unit_cluster.insert(plan.unit_cluster.end(), clusters.begin(), clusters.end());
-  for (auto& column : plan.columns) column.resize(plan.unit_cluster.size(), 0.0);
+  for (auto& column : plan.columns) column.resize(plan.unit_cluster.size());
   return offset;
 }
 
@@ -343,9 +343,9 @@ class ProbabilityPlanBuilder {
     }
   }
 
-  // Columns are non-zero on this builder's units only: at(k, u) is unit u's entry of column k.
+  // Columns are non-zero on this builder's units only: set(k, u, v) writes unit u's entry of column k.
   int32_t add_column(const std::string& name) { return plan_.add_column(name); }
-  double& at(int32_t k, size_t u) { return plan_.columns[k][unit_index_[u]]; }
+  void set(int32_t k, size_t u, double v) { plan_.columns[k].set(unit_index_[u], v); }
 
   StatLabel label_for(const std::string& name, int32_t judge, const Scope& scope, const std::optional<int>& order,
                       int64_t n) const {
@@ -402,10 +402,10 @@ class ProbabilityPlanBuilder {
       if (bin_used[b]) k_gap[b] = add_column(tag + "/ece/" + std::to_string(b));
     for (size_t u = 0; u < U; ++u) {
       if (!scope.in[u] || !pres.has[u]) continue;
-      at(k_n, u) = 1;
-      at(k_brier, u) = pres.brier[u];
-      at(k_nll, u) = pres.nll[u];
-      at(k_gap[confidence_bin(pres.q[u])], u) = pres.correct[u] - pres.q[u];
+      set(k_n, u, 1);
+      set(k_brier, u, pres.brier[u]);
+      set(k_nll, u, pres.nll[u]);
+      set(k_gap[confidence_bin(pres.q[u])], u, pres.correct[u] - pres.q[u]);
     }
     plan_.statistics.push_back({label_for("brier", j, scope, pres.order, n), ratio_program(k_brier, k_n)});
     plan_.statistics.push_back({label_for("nll", j, scope, pres.order, n), ratio_program(k_nll, k_n)});
@@ -430,8 +430,8 @@ class ProbabilityPlanBuilder {
       for (size_t u = 0; u < U; ++u) {
         if (!scope.in[u] || !pres.has[u]) continue;
         const bool error = pres.correct[u] < 1.0;
-        at(k_pos, u) = error;
-        at(k_neg, u) = !error;
+        set(k_pos, u, error);
+        set(k_neg, u, !error);
       }
       plan_.statistics.push_back({label_for("auroc_err", j, scope, pres.order, n),
                                   {{OpCode::kRank, term},

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "analyses/judge_validity.hpp"
 #include "analyses/profile.hpp"
 
 namespace judgestat {
@@ -22,6 +23,8 @@ ProfileReport run_profile(const ItemMatrix& matrix, const ProfileOptions& option
   const double plan_start = seconds_now();
   report.plan = build_profile_plan(matrix, options.config, options);
   report.plan_s = seconds_now() - plan_start;
+  for (const std::string& judge : report.plan.judges)
+    report.validity.push_back(judge_validity(matrix, {matrix.judge_index(judge)}).front());
 
   auto backend = make_backend(target);
   report.result = run_bootstrap(report.plan.plan, *backend, options.bootstrap);

@@ -41,7 +41,7 @@ class SelectiveView {
   int32_t column(const std::string& name, Value value) {
     const int32_t k = plan_.add_column(labels_.tag + "/" + name);
     for (size_t u = 0; u < plan_.columns[k].size(); ++u)
-      if (in(u)) plan_.columns[k][u] = value(u);
+      if (in(u)) plan_.columns[k].set(u, value(u));
     return k;
   }
 

@@ -17,6 +17,7 @@
 #include "judgestat/label_budget.hpp"
 #include "judgestat/metrics.hpp"
 #include "judgestat/profile.hpp"
+#include "report/report_from_json.hpp"
 
 namespace judgestat {
 
@@ -47,8 +48,8 @@ struct RunContext {
   std::string* formatted = nullptr;
 };
 
-/// A report's writers' outputs: its JSON, its tables (text, csv, md, and the CLI's --format) and
-/// its figures. The caller adds the replicate statistics where the analysis has them.
+/// A report's writers' outputs: its JSON, its tables (text, csv, md, and the CLI's --format),
+/// its figures and its render state. The caller adds the replicate statistics where the analysis has them.
 template <typename Report>
 AnalysisResult analysis_result(const Report& report, const RunContext& context) {
   AnalysisResult result;
@@ -58,6 +59,7 @@ AnalysisResult analysis_result(const Report& report, const RunContext& context) 
   result.md = tables(report, "md");
   if (context.formatted) *context.formatted = tables(report, context.format);
   result.plots = plot_files(report);
+  result.render = render_state(report);  // what a study's cache renders the tables from again
   return result;
 }
 

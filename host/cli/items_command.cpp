@@ -127,21 +127,26 @@ int command_items(int argc, char** argv) {
 
   const ItemMatrix matrix = load_item_matrix(parsed.common.file, parsed.common.load);
   const bool jsonl = ends_with(out_path, ".jsonl") || ends_with(out_path, ".json");
-  std::string text;
-  const AnalysisHooks hooks;
-  const ReportHead head;
-  const AnalysisResult result = run_items_analysis(parsed, matrix, {head, hooks, jsonl ? "jsonl" : "csv", &text});
+  // The table is streamed to its destination as it is built, never held whole: a large file's
+  // table outweighs the file (issue 26 part 7). Selection errors are thrown before any text.
+  ItemsTextWriter writer(jsonl, [&](std::string_view text) {
+    if (!writes) return;
+    if (out)
+      out->write(text);
+    else
+      std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
+  });
+  const int64_t disagreeing =
+      with_flag_names(items_flags(), [&] { return stream_items(matrix, parsed.items, writer); });
+  writer.flush();
   if (!writes) return 0;
-  if (out) {
-    out->write(text);
+  if (out)
     out->commit();
-  } else {
-    std::cout << text;
+  else
     flush_stdout();
-  }
   if (!quiet)
-    std::fprintf(stderr, "items: %zu rows (%lld items with disagreeing verdicts)\n", result.json["rows"].size(),
-                 static_cast<long long>(result.json["disagreeing"].get<int64_t>()));
+    std::fprintf(stderr, "items: %lld rows (%lld items with disagreeing verdicts)\n",
+                 static_cast<long long>(writer.rows()), static_cast<long long>(disagreeing));
   return 0;
 }
 

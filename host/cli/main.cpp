@@ -1,5 +1,5 @@
 // judgestat CLI: dispatches `judgestat <command> …` and turns errors into clear messages.
-// Under mpirun every rank runs the command (host/distributed.hpp); rank 0 prints the result.
+// Under mpirun every rank runs the command (host/distributed/distributed.hpp); rank 0 prints the result.
 #include <fcntl.h>
 #include <unistd.h>
 

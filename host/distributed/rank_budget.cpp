@@ -73,7 +73,7 @@ BudgetSummary simulate_budget(BudgetEngine& engine, const BudgetProblem& problem
   if (draws == 0 || draws > (uint64_t{1} << 32))
     throw std::invalid_argument("draws: expected 1 to 2^32 (draw indices are 32-bit Philox counters)");
   const auto start = std::chrono::steady_clock::now();
-  // Under MPI (host/distributed.hpp) each rank simulates its contiguous share of the draws and
+  // Under MPI (host/distributed/distributed.hpp) each rank simulates its contiguous share of the draws and
   // summarises it; rank 0 combines the summarizers (exact: counts and fee ratios) and every rank
   // returns its summary. A rank that fails (no device, out of memory) fails the run everywhere.
   const distributed::Range mine = distributed::my_share(draws);

@@ -14,11 +14,6 @@
 namespace judgestat::distributed {
 namespace {
 
-bool device_summaries_allowed() {
-  const char* setting = std::getenv("JUDGESTAT_DEVICE_SUMMARIES");
-  return !(setting && std::string(setting) == "0");
-}
-
 // The replicate values live on the host (B × S doubles, twice that when kept): refuse a run
 // that cannot fit in this machine's memory up front, with the numbers, rather than failing an
 // allocation or being killed by the system part-way.
@@ -112,7 +107,7 @@ KeptRun run_replicates_kept_everywhere(Backend& backend, const CompiledPlan& pla
                                        bool keep_values, const std::function<void(uint64_t)>& progress) {
   const int32_t S = plan.n_statistics;
   KeptRun run;
-  if (size() == 1 && !keep_values && device_summaries_allowed()) {
+  if (size() == 1 && !keep_values) {  // a backend may decline (JUDGESTAT_DEVICE_SUMMARIES=0: CudaTuning)
     run.kept = backend.run_replicates_kept(plan, seed, B, progress);
     if (run.kept) return run;
   }

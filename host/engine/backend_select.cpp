@@ -14,6 +14,7 @@
 #include "engine/split_range.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/budget.hpp"
+#include "judgestat/exec_target.hpp"
 #include "judgestat/records.hpp"
 #include "support/parallel.hpp"
 
@@ -24,14 +25,14 @@ bool cuda_available(std::string* why) {
   if (why) *why = "this build has no CUDA backend (nvcc was not found or -DJUDGESTAT_CUDA=OFF)";
   return false;
 }
-std::unique_ptr<Backend> make_cuda_backend(int, uint64_t) {
+std::unique_ptr<Backend> make_cuda_backend(int, uint64_t, const CudaTuning&) {
   std::string why;
   cuda_available(&why);
   throw std::invalid_argument("cuda: " + why);
 }
 
 // No CUDA budget engine either (kernels/budget/budget.cu implements it in CUDA builds).
-std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem&, int) {
+std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem&, int, const CudaTuning&) {
   throw std::runtime_error("this judgestat was built without CUDA (use --backend cpu)");
 }
 #endif

@@ -1,9 +1,47 @@
 // One execution target for every engine (include/judgestat/exec_target.hpp).
 #include "judgestat/exec_target.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 
 namespace judgestat {
+
+namespace {
+
+/// A bootstrap switch: unset, empty or 0 is off, 1 is on; anything else is an error, so that a
+/// mistyped session setting cannot silently time the default twice.
+bool read_switch(const EnvironmentLookup& lookup, const char* name, std::string& error) {
+  const char* value = lookup(name);
+  if (!value || !*value || std::string(value) == "0") return false;
+  if (std::string(value) == "1") return true;
+  if (error.empty()) error = std::string(name) + ": expected 0 or 1, got '" + value + "'";
+  return false;
+}
+
+}  // namespace
+
+CudaTuning cuda_tuning_from(const EnvironmentLookup& lookup) {
+  CudaTuning tuning;
+  tuning.tile_prefetch = read_switch(lookup, "JUDGESTAT_TILE_PREFETCH", tuning.bootstrap_error);
+  tuning.tile_shared_program = read_switch(lookup, "JUDGESTAT_TILE_SHARED_PROGRAM", tuning.bootstrap_error);
+  tuning.gather_rows = read_switch(lookup, "JUDGESTAT_GATHER_ROWS", tuning.bootstrap_error);
+  tuning.summary_reuse = read_switch(lookup, "JUDGESTAT_SUMMARY_REUSE", tuning.bootstrap_error);
+  // Only 0 turns device summaries off (as before the switch moved here): any other value keeps them.
+  const char* summaries = lookup("JUDGESTAT_DEVICE_SUMMARIES");
+  tuning.device_summaries = !(summaries && std::string(summaries) == "0");
+  if (const char* variant = lookup("JUDGESTAT_BUDGET_KERNEL"); variant && *variant) {
+    const std::string text = variant;
+    if (text == "1" || text == "2")
+      tuning.budget_kernel = text == "2" ? 2 : 1;
+    else
+      tuning.budget_error = "JUDGESTAT_BUDGET_KERNEL: expected 1 or 2, got '" + text + "'";
+  }
+  return tuning;
+}
+
+CudaTuning cuda_tuning_from_environment() {
+  return cuda_tuning_from([](const char* name) -> const char* { return std::getenv(name); });
+}
 
 std::string to_string(ExecTarget::Kind kind) {
   switch (kind) {
@@ -52,15 +90,24 @@ std::vector<int> devices_of(const ExecTarget& target) {
 std::unique_ptr<Backend> make_backend(const ExecTarget& target) {
   if (!exec_target_uses_cuda(target)) return make_cpu_backend(target.threads, target.chunk);
   std::vector<std::unique_ptr<Backend>> parts;
-  for (int device : devices_of(target)) parts.push_back(make_cuda_backend(device, target.chunk));
+  for (int device : devices_of(target)) parts.push_back(make_cuda_backend(device, target.chunk, target.cuda_tuning));
   return make_split_backend(std::move(parts));
 }
 
 std::unique_ptr<BudgetEngine> make_budget_engine(const BudgetProblem& problem, const ExecTarget& target) {
   if (!exec_target_uses_cuda(target)) return make_cpu_budget_engine(problem, target.threads);
   std::vector<std::unique_ptr<BudgetEngine>> parts;
-  for (int device : devices_of(target)) parts.push_back(make_cuda_budget_engine(problem, device));
+  for (int device : devices_of(target)) parts.push_back(make_cuda_budget_engine(problem, device, target.cuda_tuning));
   return make_split_budget_engine(problem, std::move(parts));
+}
+
+// The forms without a target are edges too: they read the environment when called.
+std::unique_ptr<Backend> make_cuda_backend(int device, uint64_t max_chunk) {
+  return make_cuda_backend(device, max_chunk, cuda_tuning_from_environment());
+}
+
+std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem& problem, int device) {
+  return make_cuda_budget_engine(problem, device, cuda_tuning_from_environment());
 }
 
 }  // namespace judgestat

@@ -60,7 +60,7 @@ class ProductColumns {
     if (found != index_.end()) return found->second;
     const int32_t k = mini_.add_column("studentized " + std::to_string(x) + "x" + std::to_string(y));
     for (int64_t c = plan_.stratum_offset[h]; c < plan_.stratum_offset[h + 1]; ++c)
-      mini_.columns[k][c] = real_sum(plan_, c, x) * (y >= 0 ? real_sum(plan_, c, y) : 1.0);
+      mini_.columns[k].set(c, real_sum(plan_, c, x) * (y >= 0 ? real_sum(plan_, c, y) : 1.0));
     index_.emplace(key, k);
     return k;
   }

@@ -3,6 +3,9 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -15,8 +18,56 @@
 
 namespace judgestat {
 
+PlanColumn& PlanColumn::operator=(const std::vector<double>& values) {
+  if (std::all_of(values.begin(), values.end(), holds_as_byte)) {
+    kind_ = Kind::kByte;
+    bytes_.assign(values.begin(), values.end());
+    doubles_.clear();
+    doubles_.shrink_to_fit();
+  } else {
+    kind_ = Kind::kDouble;
+    doubles_ = values;
+    bytes_.clear();
+    bytes_.shrink_to_fit();
+  }
+  return *this;
+}
+
+void PlanColumn::resize(size_t n) {
+  if (kind_ == Kind::kByte)
+    bytes_.resize(n, 0);
+  else
+    doubles_.resize(n, 0.0);
+}
+
+std::vector<double> PlanColumn::values() const {
+  if (kind_ == Kind::kDouble) return doubles_;
+  return std::vector<double>(bytes_.begin(), bytes_.end());
+}
+
+void PlanColumn::widen() {
+  if (kind_ == Kind::kDouble) return;
+  doubles_.assign(bytes_.begin(), bytes_.end());
+  bytes_.clear();
+  bytes_.shrink_to_fit();
+  kind_ = Kind::kDouble;
+}
+
+void PlanColumn::set_wide(size_t u, double v) {
+  widen();
+  doubles_[u] = v;
+}
+
+bool PlanColumn::operator==(const PlanColumn& other) const {
+  if (kind_ == Kind::kByte && other.kind_ == Kind::kByte) return bytes_ == other.bytes_;
+  if (size() != other.size()) return false;
+  for (size_t u = 0; u < size(); ++u)
+    if (!((*this)[u] == other[u])) return false;
+  return true;
+}
+
 int32_t Plan::add_column(const std::string& name) {
-  columns.emplace_back(unit_cluster.size(), 0.0);
+  columns.emplace_back(unit_cluster.size());
   column_names.push_back(name);
   return static_cast<int32_t>(columns.size()) - 1;
 }
@@ -143,30 +194,28 @@ uint64_t bits_zero_unsigned(double v) {
 
 /// A column's values' bits weighted by position, −0 read as +0, so that columns equal value for
 /// value hash alike. The weights are odd: columns differing in one value never collide.
-uint64_t column_hash(const std::vector<double>& values) {
+uint64_t column_hash(const PlanColumn& values) {
   constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
   uint64_t hash = values.size(), weight = kGolden | 1;
-  for (double v : values) {
-    hash += bits_zero_unsigned(v) * weight;
+  for (size_t u = 0; u < values.size(); ++u) {
+    hash += bits_zero_unsigned(values[u]) * weight;
     weight += 2 * kGolden;
   }
   return hash ^ (hash >> 32);
 }
 
-/// Value for value equality (−0 equal to +0); bytes first, as the columns compared mostly match.
-bool same_values(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && (std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0 || a == b);
-}
+/// Value for value equality (−0 equal to +0).
+bool same_values(const PlanColumn& a, const PlanColumn& b) { return a == b; }
 
 struct KeptColumns {
-  std::vector<const std::vector<double>*> values;  // per kept column
-  std::vector<int32_t> first_column;               // per kept column: its plan column
-  std::vector<int32_t> of_column;                  // plan column -> kept column
+  std::vector<const PlanColumn*> values;  // per kept column
+  std::vector<int32_t> first_column;      // per kept column: its plan column
+  std::vector<int32_t> of_column;         // plan column -> kept column
 };
 
 /// Identical columns (a count shared by several statistics) are stored once: each column maps to
 /// the first column in plan order that equals it value for value (−0 equal to +0).
-KeptColumns deduplicate_columns(const std::vector<std::vector<double>>& columns, uint64_t max_threads) {
+KeptColumns deduplicate_columns(const std::vector<PlanColumn>& columns, uint64_t max_threads) {
   const int64_t n_columns = static_cast<int64_t>(columns.size());
   std::vector<uint64_t> hashes(n_columns);
   for_each_index(n_columns, max_threads, [&](int64_t k) { hashes[k] = column_hash(columns[k]); });
@@ -204,14 +253,19 @@ constexpr int64_t kRankEntriesPerThread = 1 << 14;
 
 /// Compiles kept columns [first, last): per-column shift, unscale, totals and fits_int32, and
 /// their entries of cluster_sums.
-void compile_column_group(const Plan& plan, const KeptColumns& kept, int32_t first, int32_t last, CompiledPlan& out,
-                          std::vector<uint8_t>& fits_int32) {
+/// Returns the group's sums column-major (entry (k − first) · n_clusters + c); with `release`, each
+/// kept column is freed once read.
+std::vector<int64_t> compile_column_group(const Plan& plan, const KeptColumns& kept, int32_t first, int32_t last,
+                                          CompiledPlan& out, std::vector<uint8_t>& fits_int32,
+                                          std::vector<PlanColumn>* release) {
   const int64_t n_clusters = plan.n_clusters();
   std::vector<double> abs_cluster(n_clusters);
   std::vector<uint64_t> sums_at_max_shift(n_clusters);
   std::vector<int64_t> group_sums(static_cast<size_t>(last - first) * n_clusters, 0);
   for (int32_t k = first; k < last; ++k) {
-    const std::vector<double>& values = *kept.values[k];
+    // Widened one column at a time: the scan and the sums below read doubles, as before the
+    // columns had kinds, so a narrow column compiles exactly as its doubles did.
+    const std::vector<double> values = kept.values[k]->values();
     std::fill(abs_cluster.begin(), abs_cluster.end(), 0.0);
     std::fill(sums_at_max_shift.begin(), sums_at_max_shift.end(), 0);
     const ColumnScan scan = scan_column(values, plan.unit_cluster, abs_cluster, sums_at_max_shift);
@@ -242,7 +296,14 @@ void compile_column_group(const Plan& plan, const KeptColumns& kept, int32_t fir
       for (size_t u = 0; u < values.size(); ++u) sums[plan.unit_cluster[u]] += round_half_away(values[u] * scale);
     }
     out.totals[k] = std::accumulate(sums, sums + n_clusters, int64_t{0});
+    if (release != nullptr) (*release)[kept.first_column[k]] = PlanColumn();
   }
+  return group_sums;
+}
+
+/// Writes a group's column-major sums into cluster_sums' rows.
+void scatter_group(const std::vector<int64_t>& group_sums, int32_t first, int32_t last, CompiledPlan& out) {
+  const int64_t n_clusters = out.n_clusters;
   for (int64_t c = 0; c < n_clusters; ++c)
     for (int32_t k = first; k < last; ++k)
       out.cluster_sums[static_cast<size_t>(c) * out.n_columns + k] =
@@ -346,9 +407,26 @@ std::vector<SignFlipTest> compile_sign_flip_tests(const Plan& plan, const KeptCo
   return tests;
 }
 
-}  // namespace
+/// Gives the freed columns' pages back to the system: glibc keeps freed blocks below its (dynamic) mmap
+/// threshold in the heap, where the process's resident size still counts them.
+void return_freed_memory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
 
-CompiledPlan compile(const Plan& plan) {
+/// Bytes the kept columns hold (a byte or a double per unit).
+size_t column_bytes(const KeptColumns& kept) {
+  size_t bytes = 0;
+  for (const PlanColumn* column : kept.values)
+    bytes += column->size() * (column->kind() == PlanColumn::Kind::kByte ? 1 : sizeof(double));
+  return bytes;
+}
+
+/// compile()'s body. With `release` (the plan itself, when the caller gives it up), each column and
+/// rank term is freed as soon as it is compiled, so the heavier of the columns and cluster_sums is
+/// not held in full beside the other (issue 26 part 7). The result is the same either way.
+CompiledPlan compile_plan(const Plan& plan, Plan* release) {
   const int64_t n_units = plan.n_units();
   const int64_t n_clusters = plan.n_clusters();
   if (n_clusters <= 0) throw std::logic_error("plan: no clusters");
@@ -367,15 +445,43 @@ CompiledPlan compile(const Plan& plan) {
   out.n_clusters = n_clusters;
   out.n_columns = static_cast<int32_t>(kept.values.size());
   out.stratum_offset = plan.stratum_offset;
-  out.cluster_sums.assign(static_cast<size_t>(n_clusters) * out.n_columns, 0);
   out.column_unscale.resize(out.n_columns);
   out.totals.assign(out.n_columns, 0);
   std::vector<uint8_t> fits_int32(out.n_columns);
   const int32_t n_groups = (out.n_columns + kColumnGroup - 1) / kColumnGroup;
-  for_each_index(n_groups, column_threads, [&](int64_t g) {
-    const int32_t first = static_cast<int32_t>(g) * kColumnGroup;
-    compile_column_group(plan, kept, first, std::min(first + kColumnGroup, out.n_columns), out, fits_int32);
-  });
+  const auto group_end = [&](int64_t g) {
+    return std::min(static_cast<int32_t>(g) * kColumnGroup + kColumnGroup, out.n_columns);
+  };
+  // Given up, the plan loses its duplicate columns now (they were compared already) and each kept
+  // column once its group is compiled. Where the columns outweigh the compiled sums (doubles), the
+  // groups' sums wait until every column is gone before cluster_sums is allocated; otherwise
+  // cluster_sums comes first, as for a plan that is kept.
+  if (release != nullptr)
+    for (size_t k = 0; k < release->columns.size(); ++k)
+      if (kept.first_column[kept.of_column[k]] != static_cast<int32_t>(k)) release->columns[k] = PlanColumn();
+  const size_t sums_bytes = static_cast<size_t>(n_clusters) * out.n_columns * sizeof(int64_t);
+  std::vector<PlanColumn>* released_columns = release != nullptr ? &release->columns : nullptr;
+  if (release == nullptr || column_bytes(kept) <= sums_bytes) {
+    out.cluster_sums.assign(static_cast<size_t>(n_clusters) * out.n_columns, 0);
+    for_each_index(n_groups, column_threads, [&](int64_t g) {
+      const int32_t first = static_cast<int32_t>(g) * kColumnGroup;
+      scatter_group(compile_column_group(plan, kept, first, group_end(g), out, fits_int32, released_columns), first,
+                    group_end(g), out);
+    });
+  } else {
+    std::vector<std::vector<int64_t>> groups(n_groups);
+    for_each_index(n_groups, column_threads, [&](int64_t g) {
+      groups[g] = compile_column_group(plan, kept, static_cast<int32_t>(g) * kColumnGroup, group_end(g), out,
+                                       fits_int32, released_columns);
+    });
+    return_freed_memory();
+    out.cluster_sums.assign(static_cast<size_t>(n_clusters) * out.n_columns, 0);
+    for (int32_t g = 0; g < n_groups; ++g) {
+      scatter_group(groups[g], g * kColumnGroup, group_end(g), out);
+      groups[g] = std::vector<int64_t>();
+    }
+  }
+  if (release != nullptr) return_freed_memory();
   out.fits_int32 = std::all_of(fits_int32.begin(), fits_int32.end(), [](uint8_t f) { return f; });
 
   out.n_rank_terms = static_cast<int32_t>(plan.rank_terms.size());
@@ -385,8 +491,10 @@ CompiledPlan compile(const Plan& plan) {
   out.rank_cluster.resize(n_entries);
   out.rank_positive.resize(n_entries);
   out.rank_tie_start.resize(n_entries);
-  for_each_index(out.n_rank_terms, n_entries / kRankEntriesPerThread + 1,
-                 [&](int64_t t) { compile_rank_term(plan.rank_terms[t], plan.unit_cluster, out.rank_offset[t], out); });
+  for_each_index(out.n_rank_terms, n_entries / kRankEntriesPerThread + 1, [&](int64_t t) {
+    compile_rank_term(plan.rank_terms[t], plan.unit_cluster, out.rank_offset[t], out);
+    if (release != nullptr) release->rank_terms[t] = RankTerm();
+  });
 
   for (const StatisticDef& stat : plan.statistics)
     for (const Op& op : stat.program)
@@ -407,6 +515,16 @@ CompiledPlan compile(const Plan& plan) {
   }
   out.n_statistics = static_cast<int32_t>(plan.statistics.size());
   out.sign_flip_tests = compile_sign_flip_tests(plan, kept);
+  return out;
+}
+
+}  // namespace
+
+CompiledPlan compile(const Plan& plan) { return compile_plan(plan, nullptr); }
+
+CompiledPlan compile(Plan&& plan) {
+  CompiledPlan out = compile_plan(plan, &plan);
+  plan = Plan();  // what is left (names, statistics, clusters) goes too: the plan was given up
   return out;
 }
 

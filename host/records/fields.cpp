@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -41,11 +42,44 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
+namespace {
+
+/// `text` as DIGITS or DIGITS.DIGITS with at most 19 digits, an integer part and fraction that a
+/// double holds exactly (below 2^53, and at most 22 decimals, 10^22 being the largest exact power):
+/// then one division gives the correctly rounded value, the same double as from_chars (Clinger's
+/// fast path). False, without touching `out`, for any other text. Probabilities are written so
+/// (0.2028), and from_chars cost a tenth of a large load.
+bool parse_plain_decimal(std::string_view text, double& out) {
+  static constexpr double kPowersOfTen[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (text.empty() || text.size() > 20) return false;
+  uint64_t digits = 0;
+  size_t k = 0, point = text.size();
+  for (; k < text.size(); ++k) {
+    const char c = text[k];
+    if (c >= '0' && c <= '9') {
+      digits = digits * 10 + static_cast<uint64_t>(c - '0');
+    } else if (c == '.' && point == text.size() && k > 0 && k + 1 < text.size()) {
+      point = k;
+    } else {
+      return false;
+    }
+  }
+  const size_t decimals = point == text.size() ? 0 : text.size() - point - 1;
+  const size_t n_digits = text.size() - (point == text.size() ? 0 : 1);
+  if (n_digits > 19 || digits > (uint64_t{1} << 53)) return false;
+  out = static_cast<double>(digits) / kPowersOfTen[decimals];
+  return true;
+}
+
+}  // namespace
+
 /// A whole-field decimal number (from_chars also accepts nan and inf, which validity handles).
 bool parse_double(std::string_view text, double& out) {
   text = trim(text);
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
   if (text.empty()) return false;
+  if (parse_plain_decimal(text, out)) return true;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, out);
   if (ec == std::errc::result_out_of_range && ptr == end) {

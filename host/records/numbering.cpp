@@ -1,11 +1,107 @@
 // Numbering records: from CSV bytes through RecordViews, or from Records.
 #include "records/numbering.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include "records/memory.hpp"
 #include "records/progress.hpp"
 #include "records/read_csv.hpp"
 
 namespace judgestat::loading {
+namespace {
+
+/// murmur3's 64-bit finalizer: every input bit reaches every output bit.
+uint64_t mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
+}
+
+/// A hash of `text` eight bytes at a time (names are short: item ids, cluster ids).
+uint64_t hash_text(std::string_view text) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL ^ text.size();
+  const char* at = text.data();
+  size_t left = text.size();
+  for (; left >= 8; at += 8, left -= 8) {
+    uint64_t word;
+    std::memcpy(&word, at, 8);
+    h = (h ^ mix(word)) * 0x9e3779b97f4a7c15ULL;
+  }
+  uint64_t tail = 0;
+  if (left > 0) std::memcpy(&tail, at, left);  // an empty name may have no data at all
+  return mix(h ^ tail);
+}
+
+constexpr size_t kBlockBytes = size_t{1} << 16;
+
+}  // namespace
+
+int32_t Numbering::look_up(std::string_view text) {
+  if (views_.size() <= kFewNames) {
+    // Labels, judges, benchmarks: comparing with each name beats hashing.
+    for (size_t k = 0; k < views_.size(); ++k) {
+      if (same_text(text, views_[k])) return static_cast<int32_t>(k);
+    }
+    return add(text, hash_text(text));
+  }
+  const uint64_t hash = hash_text(text);
+  const size_t mask = table_.size() - 1;
+  const auto high = static_cast<uint32_t>(hash >> 32);
+  for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+    const Slot& at = table_[slot];
+    if (at.id < 0) return add(text, hash);
+    if (at.hash_high == high && same_text(text, views_[at.id])) return at.id;
+  }
+}
+
+int32_t Numbering::add(std::string_view text, uint64_t hash) {
+  const auto id = static_cast<int32_t>(views_.size());
+  views_.push_back(keep(text));
+  hashes_.push_back(hash);
+  if (2 * views_.size() > table_.size()) {
+    grow_table();  // places every id, this one included
+  } else {
+    table_[free_slot(hash)] = {static_cast<uint32_t>(hash >> 32), id};
+  }
+  return id;
+}
+
+size_t Numbering::free_slot(uint64_t hash) const {
+  const size_t mask = table_.size() - 1;
+  size_t slot = hash & mask;
+  while (table_[slot].id >= 0) slot = (slot + 1) & mask;
+  return slot;
+}
+
+void Numbering::grow_table() {
+  const size_t size = std::max<size_t>(64, 2 * table_.size());  // a power of two
+  table_.assign(size, Slot{0, -1});
+  for (size_t id = 0; id < views_.size(); ++id) {
+    table_[free_slot(hashes_[id])] = {static_cast<uint32_t>(hashes_[id] >> 32), static_cast<int32_t>(id)};
+  }
+}
+
+std::string_view Numbering::keep(std::string_view text) {
+  if (text.size() > block_left_) {
+    // A long name gets a block of its own; the current block keeps its free bytes for short ones.
+    if (text.size() > kBlockBytes / 4) {
+      blocks_.emplace_back(new char[text.size()]);
+      std::memcpy(blocks_.back().get(), text.data(), text.size());
+      return {blocks_.back().get(), text.size()};
+    }
+    blocks_.emplace_back(new char[kBlockBytes]);
+    block_free_ = blocks_.back().get();
+    block_left_ = kBlockBytes;
+  }
+  if (!text.empty()) std::memcpy(block_free_, text.data(), text.size());
+  const std::string_view kept(block_free_, text.size());
+  block_free_ += text.size();
+  block_left_ -= text.size();
+  return kept;
+}
 
 void NumberedRecords::reserve(size_t n_records, size_t probabilities) {
   records.reserve(n_records);

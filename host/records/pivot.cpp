@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -37,7 +38,7 @@ struct LabelIndex {
 constexpr int32_t kNotALabel = -3;  // an adjudicated text that is no label of the set
 
 /// docs/statistics.md §7.2: empty = not adjudicated, "indecisive", else a label of the set.
-int32_t adjudicated_code(const std::string& text, int32_t label) {
+int32_t adjudicated_code(std::string_view text, int32_t label) {
   if (text.empty()) return kNotAdjudicated;
   if (text == "indecisive") return kIndecisive;
   return label >= 0 ? label : kNotALabel;
@@ -49,9 +50,9 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
                           ItemMatrix& m) {
   LabelIndex index;
   std::unordered_map<std::string, int32_t> label_ids;
-  auto add_label = [&](const std::string& label) {
-    if (label_ids.try_emplace(label, static_cast<int32_t>(m.labels.size())).second) {
-      m.labels.push_back(label);
+  auto add_label = [&](std::string_view label) {
+    if (label_ids.try_emplace(std::string(label), static_cast<int32_t>(m.labels.size())).second) {
+      m.labels.emplace_back(label);
     }
   };
   index.explicit_labels = !options.labels.empty();
@@ -75,8 +76,8 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
     throw InputError(file + ": column 'gold': expected at most " + std::to_string(INT16_MAX) + " labels, got " +
                      std::to_string(m.labels.size()));
   }
-  auto label_of = [&](const std::string& text) {
-    auto found = label_ids.find(text);
+  auto label_of = [&](std::string_view text) {
+    auto found = label_ids.find(std::string(text));
     return found == label_ids.end() ? -1 : found->second;
   };
   index.gold_label.resize(numbered.golds.size());
@@ -85,7 +86,7 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
   }
   index.verdict_meaning.resize(numbered.verdicts.size());
   for (size_t v = 0; v < index.verdict_meaning.size(); ++v) {
-    const std::string& text = numbered.verdicts.name(v);
+    const std::string_view text = numbered.verdicts.name(v);
     index.verdict_meaning[v] = {label_of(text), text == "tie"};
   }
   for (const auto& labels : numbered.prob_label_lists) {
@@ -93,7 +94,7 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
     for (const std::string& label : labels) slots.push_back(label_of(label));
   }
   for (size_t a = 0; a < numbered.adjudications.size(); ++a) {
-    const std::string& text = numbered.adjudications.name(static_cast<int32_t>(a));
+    const std::string_view text = numbered.adjudications.name(static_cast<int32_t>(a));
     index.adjudicated_code.push_back(adjudicated_code(text, label_of(text)));
   }
   return index;
@@ -192,7 +193,7 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
       m.item_flag.push_back(0);
       if (m.has_adjudicated) m.item_adjudicated.push_back(item_adjudication(numbered, index, file, record, m));
       if (!options.item_column.empty())
-        m.item_column_value.push_back(numbered.item_column_values.name(item.item_column));
+        m.item_column_value.emplace_back(numbered.item_column_values.name(item.item_column));
     } else if (numbered.mismatch.record == k) {
       fail_item_mismatch(numbered, file, record, options.item_column);
     }

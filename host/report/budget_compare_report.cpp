@@ -130,7 +130,9 @@ Json to_json(const BudgetCompareReport& report, const ReportHead& head) {
   Json rows = Json::array();
   for (const auto& s : report.summaries) rows.push_back(compare_row(report, s));
   json["budget"] = rows;
-  json["notes"] = report.notes;
+  std::vector<std::string> notes = all_invalid_notes(report.validity);
+  notes.insert(notes.end(), report.notes.begin(), report.notes.end());
+  json["notes"] = notes;
   json["timing"] = {{"load_s", head.load_s + report.setup_s},
                     {"resample_s", report.resample_s},
                     {"draws_per_s", draws_per_s(report)}};
@@ -144,7 +146,7 @@ std::string tables(const BudgetCompareReport& report, const std::string& format)
     table.rows.push_back({std::to_string(s.k), std::to_string(s.draws), percent(s.power, 2), percent(s.wrong_sign, 2),
                           fixed(s.d_median) + " (" + fixed(s.d_q[0]) + ", " + fixed(s.d_q[1]) + ")"});
   table.notes = table_notes(report);
-  return table.render(format);
+  return all_invalid_warnings(report.validity, format) + table.render(format);
 }
 
 std::vector<PlotFile> plot_files(const BudgetCompareReport& report) {

@@ -234,6 +234,8 @@ Json to_json(const BudgetReport& report, const ReportHead& head) {
   Json rows = Json::array();
   for (const auto& s : report.summaries) rows.push_back(summary_json(s, report.grid));
   json["budget"] = rows;
+  // Only when there is one: the key is new, and outputs without such a judge keep their bytes.
+  if (const auto notes = all_invalid_notes(report.validity); !notes.empty()) json["notes"] = notes;
   json["timing"] = {{"load_s", head.load_s + report.setup_s},
                     {"resample_s", report.resample_s},
                     {"draws_per_s", draws_per_s(report)}};
@@ -259,7 +261,7 @@ std::string tables(const BudgetReport& report, const std::string& format) {
                           most_chosen(s, report.grid), percent(s.escalate_all_share, 2)});
   }
   table.notes = table_notes(report);
-  return table.render(format);
+  return all_invalid_warnings(report.validity, format) + table.render(format);
 }
 
 std::vector<PlotFile> plot_files(const BudgetReport& report) {

@@ -727,13 +727,19 @@ Json to_json(const CascadeReport& r, const ReportHead& head) {
   reliability["order"] = r.first_orders == 1 ? Json(0) : Json(nullptr);
   json["reliability"] = reliability;
   json["risk_coverage"] = risk_coverage_json(gate.summaries.front().risk_coverage);
-  json["notes"] = r.notes;
+  std::vector<std::string> notes = r.notes;
+  const std::vector<std::string> all_invalid = all_invalid_notes(r.validity);
+  const size_t after = r.grouping && r.grouping->domain ? 1 : 0;  // docs/statistics.md §2's note stays first
+  notes.insert(notes.begin() + static_cast<std::ptrdiff_t>(std::min(after, notes.size())), all_invalid.begin(),
+               all_invalid.end());
+  json["notes"] = notes;
   json["timing"] = timing_json(r, head.load_s);
   return json;
 }
 
 std::string tables(const CascadeReport& r, const std::string& format) {
-  std::string text = (format == "text" ? "Threshold sweep (docs/statistics.md §3.3):\n"
+  std::string text = all_invalid_warnings(r.validity, format) +
+                     (format == "text" ? "Threshold sweep (docs/statistics.md §3.3):\n"
                       : format == "md" ? "**Threshold sweep (docs/statistics.md §3.3)**\n\n"
                                        : "") +
                      sweep_table(r, r.sweep.pooled()).render(format);

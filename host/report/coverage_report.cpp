@@ -85,7 +85,7 @@ std::string wide_table(const CoverageReport& report, const std::string& format) 
 
 std::string tables(const CoverageReport& report, const std::string& format) {
   if (format == "csv") return tidy_csv(report);
-  return wide_table(report, format);
+  return all_invalid_warnings(report.validity, format) + wide_table(report, format);
 }
 
 Json to_json(const CoverageReport& report, const ReportHead& head) {
@@ -124,6 +124,8 @@ Json to_json(const CoverageReport& report, const ReportHead& head) {
                      {"mc_se", c.mc_se},
                      {"mean_width", c.mean_width}});
   json["coverage"] = cells;
+  // Only when there is one: the key is new, and outputs without such a judge keep their bytes.
+  if (const auto notes = all_invalid_notes(report.validity); !notes.empty()) json["notes"] = notes;
   json["timing"] = {{"load_s", head.load_s}, {"run_s", report.seconds}};
   return json;
 }

@@ -3,6 +3,8 @@
 // precision), so 0.5 stays "0.5" for people opening the CSV and every value round-trips.
 #include <charconv>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "judgestat/items.hpp"
 #include "records/csv.hpp"
@@ -36,35 +38,68 @@ void append_json_cell(std::string& out, const ItemsValue& value) {
     out += "null";
 }
 
+void append_csv_header(std::string& out, const std::vector<std::string>& columns) {
+  for (size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_field(columns[c]);
+  out += '\n';
+}
+
+void append_csv_row(std::string& out, const std::vector<ItemsValue>& row) {
+  for (size_t c = 0; c < row.size(); ++c) {
+    if (c) out += ',';
+    append_csv_cell(out, row[c]);
+  }
+  out += '\n';
+}
+
+void append_jsonl_row(std::string& out, const std::vector<std::string>& columns, const std::vector<ItemsValue>& row) {
+  out += '{';
+  for (size_t c = 0; c < row.size(); ++c) {
+    if (c) out += ',';
+    append_json_string(out, columns[c]);
+    out += ':';
+    append_json_cell(out, row[c]);
+  }
+  out += "}\n";
+}
+
+// What ItemsTextWriter buffers before handing text on: large enough that the writes are few.
+constexpr size_t kEmitBytes = size_t{1} << 20;
+
 }  // namespace
 
 std::string items_csv(const ItemsReport& report) {
   std::string out;
-  for (size_t c = 0; c < report.columns.size(); ++c) out += (c ? "," : "") + csv_field(report.columns[c]);
-  out += '\n';
-  for (const auto& row : report.rows) {
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (c) out += ',';
-      append_csv_cell(out, row[c]);
-    }
-    out += '\n';
-  }
+  append_csv_header(out, report.columns);
+  for (const auto& row : report.rows) append_csv_row(out, row);
   return out;
 }
 
 std::string items_jsonl(const ItemsReport& report) {
   std::string out;
-  for (const auto& row : report.rows) {
-    out += '{';
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (c) out += ',';
-      append_json_string(out, report.columns[c]);
-      out += ':';
-      append_json_cell(out, row[c]);
-    }
-    out += "}\n";
-  }
+  for (const auto& row : report.rows) append_jsonl_row(out, report.columns, row);
   return out;
+}
+
+ItemsTextWriter::ItemsTextWriter(bool jsonl, std::function<void(std::string_view)> emit)
+    : jsonl_(jsonl), emit_(std::move(emit)) {}
+
+void ItemsTextWriter::columns(const std::vector<std::string>& names) {
+  columns_ = names;
+  if (!jsonl_) append_csv_header(buffer_, columns_);
+}
+
+void ItemsTextWriter::row(const std::vector<ItemsValue>& values) {
+  if (jsonl_)
+    append_jsonl_row(buffer_, columns_, values);
+  else
+    append_csv_row(buffer_, values);
+  ++rows_;
+  if (buffer_.size() >= kEmitBytes) flush();
+}
+
+void ItemsTextWriter::flush() {
+  if (!buffer_.empty()) emit_(buffer_);
+  buffer_.clear();
 }
 
 }  // namespace judgestat

@@ -205,23 +205,9 @@ std::vector<std::string> footer(const MetricsReport& report) {
   return lines;
 }
 
-// docs/statistics.md §1: a judge none of whose records is valid gets no probability metrics and
-// every accuracy-type statistic at 0; named above the tables (and in the JSON's notes) with the
-// most common reason.
-std::vector<std::string> all_invalid_notes(const MetricsReport& report) {
-  std::vector<std::string> notes;
-  for (const auto& v : report.validity)
-    if (v.records > 0 && v.invalid == v.records)
-      notes.push_back("every record of judge " + v.judge + " is invalid (" + std::to_string(v.invalid) + " of " +
-                      std::to_string(v.records) + "), most often " + v.invalid_reason +
-                      "; its accuracy-type statistics count each as an error and it has no probability metrics");
-  return notes;
-}
-
 std::string sections_text(const MetricsReport& report, const std::string& format) {
   const std::vector<Row> rows = all_rows(report);
-  std::string out;
-  for (const auto& note : all_invalid_notes(report)) out += "WARNING: " + note + "\n";
+  std::string out = all_invalid_warnings(report.validity, format);
   for (const Section& section : sections()) {
     const Table table = section_table(report, section, rows);
     const bool probability = std::string(section.name) == "probability quality";
@@ -408,7 +394,7 @@ Json to_json(const MetricsReport& report, const ReportHead& head) {
   for (const auto& v : report.validity)
     validity.push_back({{"judge", v.judge}, {"records", v.records}, {"invalid", v.invalid}});
   json["validity"] = validity;
-  std::vector<std::string> notes = all_invalid_notes(report);
+  std::vector<std::string> notes = all_invalid_notes(report.validity);
   notes.insert(notes.end(), report.notes.begin(), report.notes.end());
   if (!report.strata_note.empty()) notes.insert(notes.begin(), report.strata_note);
   json["notes"] = notes;

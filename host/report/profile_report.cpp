@@ -820,14 +820,16 @@ Json to_json(const ProfileReport& report, const ReportHead& head) {
   writer.add_stress(json);
   writer.add_l1(json);
   writer.add_corrections_and_leave_out(json);
-  json["notes"] = report.plan.notes;
+  std::vector<std::string> notes = all_invalid_notes(report.validity);
+  notes.insert(notes.end(), report.plan.notes.begin(), report.plan.notes.end());
+  json["notes"] = notes;
   json["timing"] = bootstrap_timing_json(head.load_s + report.plan_s, result);
   return json;
 }
 
 std::string tables(const ProfileReport& report, const std::string& format) {
   const ProfileWriter writer(report, format);
-  std::string text;
+  std::string text = all_invalid_warnings(report.validity, format);
   writer.coverage_table(text);
   writer.benchmark_tables(text);
   writer.spearman_condition_tables(text);

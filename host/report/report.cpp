@@ -492,4 +492,24 @@ void Progress::finish() {
   shown_ = false;
 }
 
+// docs/statistics.md §1: a judge none of whose records is valid gets no probability metrics and
+// every accuracy-type statistic at 0; named above the tables (and in the JSON's notes) with the
+// most common reason, so that a file written in percent is not read as a judge that is always wrong.
+std::vector<std::string> all_invalid_notes(const std::vector<JudgeValidity>& validity) {
+  std::vector<std::string> notes;
+  for (const auto& v : validity)
+    if (v.records > 0 && v.invalid == v.records)
+      notes.push_back("every record of judge " + v.judge + " is invalid (" + std::to_string(v.invalid) + " of " +
+                      std::to_string(v.records) + "), most often " + v.invalid_reason +
+                      "; its accuracy-type statistics count each as an error and it has no probability metrics");
+  return notes;
+}
+
+std::string all_invalid_warnings(const std::vector<JudgeValidity>& validity, const std::string& format) {
+  if (format == "csv") return "";
+  std::string out;
+  for (const auto& note : all_invalid_notes(validity)) out += "WARNING: " + note + "\n";
+  return out;
+}
+
 }  // namespace judgestat

@@ -23,6 +23,14 @@ void append_17g(std::string& out, double v);
 /// infinities print as null.
 std::string dump_json(const Json& value, int indent = -1);
 
+/// docs/statistics.md §1: one note per judge none of whose records is valid, naming it with the
+/// most common reason; every analysis with judges puts these first in its JSON's notes.
+std::vector<std::string> all_invalid_notes(const std::vector<JudgeValidity>& validity);
+
+/// The same notes as lines above a report's tables ("WARNING: …\n") in text and md; csv stays
+/// one table that pandas.read_csv loads as is (the notes are in the JSON), so "" there.
+std::string all_invalid_warnings(const std::vector<JudgeValidity>& validity, const std::string& format);
+
 /// The envelope's head: tool, version, command, argv, input (path, sha256, records, invalid).
 Json json_envelope(const std::string& command, int argc, char** argv, const ItemMatrix& input);
 

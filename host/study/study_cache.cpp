@@ -7,6 +7,7 @@
 
 #include "records/sha256.hpp"
 #include "report/report.hpp"
+#include "report/report_from_json.hpp"
 #include "study/atomic_file.hpp"
 
 namespace judgestat::study {
@@ -116,23 +117,57 @@ std::string entry_digest(Json entry) {
 }
 
 std::string entry_text(const CacheEntry& entry, const std::string& name, const std::string& command) {
-  Json plots = Json::array();
-  for (const PlotFile& plot : entry.result.plots)
-    plots.push_back({{"name", plot.name}, {"svg", plot.svg}, {"csv", plot.csv}});
-  Json json = {{"key", entry.key},
-               {"name", name},
-               {"analysis", command},
-               {"seconds", entry.seconds},
-               {"result", entry.result.json},
-               {"text", entry.result.text},
-               {"csv", entry.result.csv},
-               {"md", entry.result.md},
-               {"plots", plots}};
+  Json json = {{"key", entry.key},    {"format", kEntryFormat},   {"name", name},
+               {"analysis", command}, {"seconds", entry.seconds}, {"result", entry.result.json}};
+  if (renders_from_json(command, entry.result.json)) {
+    if (!entry.result.render.is_null()) json["render"] = entry.result.render;
+  } else {
+    Json plots = Json::array();
+    for (const PlotFile& plot : entry.result.plots)
+      plots.push_back({{"name", plot.name}, {"svg", plot.svg}, {"csv", plot.csv}});
+    json.update({{"text", entry.result.text}, {"csv", entry.result.csv}, {"md", entry.result.md}, {"plots", plots}});
+  }
   json["digest"] = entry_digest(json);
   return dump_json(json) + "\n";
 }
 
-EntryState read_entry(const std::string& path, const std::string& key, CacheEntry& entry, std::string& why) {
+namespace {
+
+// The tables and figures an entry keeps (where they are not rendered from its result), each
+// figure checked; "" or why they are refused.
+std::string read_stored_outputs(const Json& json, AnalysisResult& result) {
+  result.text = json.at("text").get<std::string>();
+  result.csv = json.at("csv").get<std::string>();
+  result.md = json.at("md").get<std::string>();
+  for (const Json& plot : json.at("plots")) {
+    PlotFile file{plot.at("name"), plot.at("svg"), plot.at("csv")};
+    if (!is_plain_file_name(file.name, kMaxFigureNameBytes))
+      return "figure name '" + file.name + "' is not a plain file name";
+    if (const std::string foreign = foreign_svg_markup(file.svg); !foreign.empty())
+      return "figure '" + file.name + "' holds markup the plot writer does not write (" + foreign + ")";
+    result.plots.push_back(std::move(file));
+  }
+  return "";
+}
+
+// The tables and figures rendered from the result; "" or why its report cannot be read back.
+std::string render_outputs(const std::string& command, AnalysisResult& result) {
+  try {
+    RenderedReport rendered = render_from_json(command, result.json, result.render);
+    result.text = std::move(rendered.text);
+    result.csv = std::move(rendered.csv);
+    result.md = std::move(rendered.md);
+    result.plots = std::move(rendered.plots);
+    return "";
+  } catch (const std::exception& failure) {
+    return std::string("its result cannot be read back as a report (") + failure.what() + ")";
+  }
+}
+
+}  // namespace
+
+EntryState read_entry(const std::string& path, const std::string& key, const std::string& command, CacheEntry& entry,
+                      std::string& why) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) return EntryState::kMissing;
   try {
@@ -146,25 +181,18 @@ EntryState read_entry(const std::string& path, const std::string& key, CacheEntr
       why = "its digest does not match its contents (edited or damaged)";
       return EntryState::kRejected;
     }
+    if (!json.contains("format") || json["format"] != kEntryFormat) {
+      why = "it is not in the cache's format " + std::to_string(kEntryFormat);
+      return EntryState::kRejected;
+    }
     CacheEntry read;
     read.key = key;
     read.seconds = json.at("seconds").get<double>();
     read.result.json = json.at("result");
-    read.result.text = json.at("text").get<std::string>();
-    read.result.csv = json.at("csv").get<std::string>();
-    read.result.md = json.at("md").get<std::string>();
-    for (const Json& plot : json.at("plots")) {
-      PlotFile file{plot.at("name"), plot.at("svg"), plot.at("csv")};
-      if (!is_plain_file_name(file.name, kMaxFigureNameBytes)) {
-        why = "figure name '" + file.name + "' is not a plain file name";
-        return EntryState::kRejected;
-      }
-      if (const std::string foreign = foreign_svg_markup(file.svg); !foreign.empty()) {
-        why = "figure '" + file.name + "' holds markup the plot writer does not write (" + foreign + ")";
-        return EntryState::kRejected;
-      }
-      read.result.plots.push_back(std::move(file));
-    }
+    if (json.contains("render")) read.result.render = json["render"];
+    why = renders_from_json(command, read.result.json) ? render_outputs(command, read.result)
+                                                       : read_stored_outputs(json, read.result);
+    if (!why.empty()) return EntryState::kRejected;
     entry = std::move(read);
     return EntryState::kValid;
   } catch (const std::exception& failure) {

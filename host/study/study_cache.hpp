@@ -1,6 +1,9 @@
 // A study's cache entries (DIR/cache/KEY.json) and the checks an entry passes before it is
 // reused: its digest matches its contents, its figures' names are file names of the tool's own
-// kind and its SVG uses only the plot writer's markup (docs/study.md, "The cache").
+// kind and its SVG uses only the plot writer's markup (docs/study.md, "The cache"). Where the
+// report can be read back from the result (report/report_from_json.hpp), the entry holds the
+// result and the report's render state, and its tables and figures are rendered from the report
+// read back, whose to_json must give the result again, so they cannot disagree with it.
 #pragma once
 #include <string>
 #include <vector>
@@ -17,6 +20,10 @@ struct CacheEntry {
   double seconds = 0;
 };
 
+/// The entries' format; part of the key, so an entry an older format wrote is simply not found.
+/// 2: tables and figures left out where they are rendered from the result.
+constexpr int kEntryFormat = 2;
+
 /// The longest analysis and figure names: a folder name (NAME_MAX, 255 bytes) and a figure's
 /// file with its suffixes (FIGURE.svg.tmp-XXXXXX, 15 bytes more).
 constexpr size_t kMaxNameBytes = 255;
@@ -31,7 +38,9 @@ bool is_plain_file_name(const std::string& name, size_t max_bytes);
 /// when it is one.
 std::string foreign_svg_markup(const std::string& svg);
 
-/// The entry as written to the cache: its fields and "digest", the SHA-256 of the rest.
+/// The entry as written to the cache: its fields and "digest", the SHA-256 of the rest. Where
+/// renders_from_json(command, result) is true, the result's render state (when it has one) as
+/// "render"; else the tables and figures.
 std::string entry_text(const CacheEntry& entry, const std::string& name, const std::string& command);
 
 /// The SHA-256 that entry_text stores for a parsed entry (its "digest" left out).
@@ -39,9 +48,11 @@ std::string entry_digest(Json entry);
 
 enum class EntryState { kMissing, kValid, kRejected };
 
-/// Reads the entry at `path` for `key`: kMissing when absent or for another key, kRejected with
-/// `why` when it fails a check (unreadable, digest mismatch, a bad figure name or markup).
-EntryState read_entry(const std::string& path, const std::string& key, CacheEntry& entry, std::string& why);
+/// Reads the entry at `path` for `key` of the analysis `command`: kMissing when absent or for
+/// another key, kRejected with `why` when it fails a check (unreadable, another format, digest
+/// mismatch, a result its report cannot be read back from, a bad figure name or markup).
+EntryState read_entry(const std::string& path, const std::string& key, const std::string& command, CacheEntry& entry,
+                      std::string& why);
 
 /// Whether a file name in DIR/cache is a cache entry's (64 lowercase hex digits, ".json") or the
 /// temporary file of one.

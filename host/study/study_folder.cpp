@@ -47,6 +47,14 @@ int lock_folder(const std::string& dir) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) throw std::runtime_error("--out: cannot open '" + dir + "': " + std::strerror(errno));
+    if (detail::folder_hooks().between_open_and_lock) {
+      try {
+        detail::folder_hooks().between_open_and_lock(dir);
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+    }
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       ::close(fd);
       return -1;
@@ -151,7 +159,10 @@ class Absorb {
         keep_aside(kStagingMarker);
     }
     walk("", false);
+    // The manifest goes last: were the carry-back stopped before the end, the next run's recovery
+    // must still tell the old run's outputs from the user's files by it.
     std::error_code error;
+    fs::remove(old_ + "/" + kManifestName, error);
     fs::remove(old_, error);  // empty by now; a leftover (an unreadable entry) stays where it is
     if (kept_ > 0)
       note_(std::to_string(kept_) + " file(s) of yours had the name of a new output; kept in " + kept_dir_);
@@ -183,6 +194,8 @@ class Absorb {
           walk(path, false);
         else
           keep_aside(path);
+      } else if (!users && rel.empty() && path == kManifestName) {
+        continue;  // removed by run() once everything else is carried back
       } else if (!users && manifest_.is_tool_file(path)) {
         fs::remove(entry.path(), error);
       } else if (!exists_no_follow(target)) {
@@ -195,6 +208,7 @@ class Absorb {
   }
 
   void move(const std::string& path, const std::string& target) {
+    if (detail::folder_hooks().before_carry_back) detail::folder_hooks().before_carry_back(path);
     std::error_code error;
     fs::create_directories(fs::path(target).parent_path(), error);
     fs::rename(old_ + "/" + path, target, error);
@@ -227,6 +241,11 @@ bool swap_paths(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+detail::FolderHooks& detail::folder_hooks() {
+  static FolderHooks hooks;
+  return hooks;
+}
 
 bool Manifest::is_tool_file(const std::string& path) const {
   if (files.count(path) || path == kManifestName) return true;
@@ -268,8 +287,10 @@ StudyFolder::StudyFolder(const std::string& dir, bool force, std::function<void(
   // point (rename gives EBUSY, and a stage beside it lies on another file system).
   struct stat dir_stat {
   }, parent_stat{};
-  const bool mount_point = ::stat(dir_.c_str(), &dir_stat) == 0 && ::stat(parent.c_str(), &parent_stat) == 0 &&
-                           dir_stat.st_dev != parent_stat.st_dev;
+  const bool mount_point = detail::folder_hooks().is_mount_point
+                               ? detail::folder_hooks().is_mount_point(dir_)
+                               : ::stat(dir_.c_str(), &dir_stat) == 0 && ::stat(parent.c_str(), &parent_stat) == 0 &&
+                                     dir_stat.st_dev != parent_stat.st_dev;
   in_place_ = parent == fs::path(dir_) || cwd_text.rfind(dir_ + "/", 0) == 0 || mount_point;
   sibling_prefix_ =
       (parent / (".judgestat-stage-" + sha256_hex(fs::path(dir_).filename().string()).substr(0, 12) + "-")).string();
@@ -315,16 +336,21 @@ void StudyFolder::recover_siblings() {
   for (const fs::path& sibling : found) {
     int fd = lock_folder(sibling.string());
     if (fd < 0) continue;  // a live run's
-    if (is_marker(sibling / kStagingMarker)) {
-      fs::remove_all(sibling, error);
-    } else {
-      Manifest old;
-      try {
-        old = parse_manifest((sibling / kManifestName).string());
-      } catch (const std::exception&) {
-        // Without its manifest every file counts as the user's: all move back.
+    try {
+      if (is_marker(sibling / kStagingMarker)) {
+        fs::remove_all(sibling, error);
+      } else {
+        Manifest old;
+        try {
+          old = parse_manifest((sibling / kManifestName).string());
+        } catch (const std::exception&) {
+          // Without its manifest every file counts as the user's: all move back.
+        }
+        Absorb(sibling.string(), dir_, old, note_).run();
       }
-      Absorb(sibling.string(), dir_, old, note_).run();
+    } catch (...) {
+      unlock(fd);  // held on, the lock would make this process's next run skip the sibling
+      throw;
     }
     unlock(fd);
   }
@@ -405,7 +431,13 @@ void StudyFolder::commit_by_exchange(const std::vector<std::string>& files,
   committed_ = true;
   const std::string previous = stage_;
   stage_.clear();
-  Absorb(previous, dir_, manifest_, note_).run();
+  try {
+    Absorb(previous, dir_, manifest_, note_).run();
+  } catch (const std::exception& failure) {
+    throw std::runtime_error("--out: the new run is complete in " + dir_ + ", but carrying your files back stopped (" +
+                             failure.what() + "); those not yet back are in " + previous + ", and the next run into " +
+                             dir_ + " gives them back");
+  }
 }
 
 // Swapped in, the stage becomes DIR: it takes DIR's group (where allowed) and mode, not the umask's.

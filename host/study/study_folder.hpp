@@ -69,4 +69,23 @@ class StudyFolder {
 /// Writes the manifest listing `files` into `dir`.
 void write_manifest(const std::string& dir, const std::vector<std::string>& files);
 
+namespace detail {
+
+/// Test-only seams into the folder's rare branches (tests/study/test_study_folder_branches.cpp),
+/// which no file system fault or mount can be made to reach from a test. Empty (the default)
+/// everywhere but in those tests; nothing outside a test sets them, and no environment is read.
+struct FolderHooks {
+  /// Called in lock_folder between open() and flock() of `dir` (a test replaces the folder there:
+  /// the lock re-check's retry).
+  std::function<void(const std::string& dir)> between_open_and_lock;
+  /// Called before each file or folder `rel` of the user's is carried back into DIR after the
+  /// swap (a throw stands for any failure there).
+  std::function<void(const std::string& rel)> before_carry_back;
+  /// Replaces the st_dev comparison that tells whether `dir` is a mount point.
+  std::function<bool(const std::string& dir)> is_mount_point;
+};
+FolderHooks& folder_hooks();
+
+}  // namespace detail
+
 }  // namespace judgestat::study

@@ -73,10 +73,11 @@ const std::string& engine_build_identity() {
   return identity;
 }
 
-// What the result depends on: the engine's build, command, flags, the input's bytes, the option
+// What the result depends on: the engine's build, the cache's format, command, flags, the input's bytes, the option
 // files, where it runs (the JSON names the backend and device).
 std::string cache_key(const AnalysisRequest& request, const InputFiles& input, const std::string& target) {
-  std::string text = engine_build_identity() + "\ncommand " + request.command + "\n";
+  std::string text = engine_build_identity() + "\ncache format " + std::to_string(study::kEntryFormat) + "\ncommand " +
+                     request.command + "\n";
   for (const std::string& arg : request.args) text += "arg " + arg + "\n";
   for (const auto& [path, sha256] : input.files) text += "input " + sha256 + "\n";
   text += option_file_digests(request) + "target " + target + "\n";
@@ -271,7 +272,7 @@ Entry obtain_entry(RunState& state, size_t a, const AnalysisRequest& request, co
   const std::string cache_path = cache_dir + "/" + entry.cached.key + ".json";
   std::string why;
   if (!state.run.force) {
-    const study::EntryState found = study::read_entry(cache_path, entry.cached.key, entry.cached, why);
+    const study::EntryState found = study::read_entry(cache_path, entry.cached.key, request.command, entry.cached, why);
     if (found == study::EntryState::kValid) {
       refresh_paths(entry.cached.result.json, command_words(request, files), files.size());
       state.log(count_prefix(a, n) + analysis.name + ": reused (cached)", false);

@@ -60,6 +60,10 @@ struct AnalysisResult {
   std::string text, csv, md;
   /// plot_files(report); empty for items and where a report has no figures.
   std::vector<PlotFile> plots;
+  /// What the report's writers read that `json` lacks (render_state in host/report/
+  /// report_from_json.hpp), so that a study's cache renders the tables and figures again from
+  /// json and this alone; null where json holds all of it. Not part of any --json output.
+  Json render;
   /// The replicate statistics where the analysis has them (metrics, profile, cascade's sweep);
   /// null for budget and items.
   std::shared_ptr<const BootstrapResult> bootstrap;

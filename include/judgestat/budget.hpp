@@ -172,7 +172,7 @@ class BudgetSummarizer {
  public:
   BudgetSummarizer(const BudgetProblem& problem, const BudgetRun& run, uint64_t draws);
   void add(const DrawOutcomes& chunk, uint64_t first_draw, uint32_t count);
-  /// A run over MPI ranks (host/distributed.hpp) gives each rank a contiguous range of draws:
+  /// A run over MPI ranks (host/distributed/distributed.hpp) gives each rank a contiguous range of draws:
   /// adds every rank's counts into rank 0's and appends their fee ratios after its own, in rank
   /// (= draw) order, so rank 0's finish() is that of one process. Collective; nothing in one.
   void combine_ranks();

@@ -166,7 +166,7 @@ class CompareSummarizer {
  public:
   CompareSummarizer(const CompareProblem& problem, const CompareRun& run);
   void add(const CompareOutcomes& chunk, uint32_t count);
-  /// Under MPI (host/distributed.hpp): sums every rank's counts and gives every rank the totals.
+  /// Under MPI (host/distributed/distributed.hpp): sums every rank's counts and gives every rank the totals.
   /// Collective; nothing in one process.
   void combine_ranks();
   CompareSummary finish() const;

@@ -258,6 +258,7 @@ struct CascadeReport {
   CascadeSweep sweep;
   std::optional<CascadeRules> rules;    // absent when select = 0 (and no own set)
   std::optional<CascadeFrozen> frozen;  // with `tau`
+  std::vector<JudgeValidity> validity;  // first's and fallback's records on the whole input (docs/statistics.md §1)
   /// F's gate confidence q and correctness on the items with q > 0: the reliability diagram
   /// and risk–coverage curve of the first stage.
   std::vector<double> gate_q, gate_correct;

@@ -65,7 +65,8 @@ struct CoverageCell {
 struct CoverageReport {
   CoverageDesign design;
   CoverageOptions options;
-  std::vector<CoverageCell> cells;  // statistic-major, then method
+  std::vector<CoverageCell> cells;      // statistic-major, then method
+  std::vector<JudgeValidity> validity;  // the design's judges' records on the whole input (docs/statistics.md §1)
   std::string backend, device;
   double seconds = 0;
 };

@@ -8,7 +8,9 @@
 //   std::string csv = items_csv(report);  std::string jsonl = items_jsonl(report);
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -54,6 +56,40 @@ struct ItemsReport {
 /// names that are not in the data or an empty subset, as run_metrics) and builds the table.
 /// std::invalid_argument("disagree: …") when `disagree` is asked with fewer than two judges.
 ItemsReport run_items(const ItemMatrix& matrix, const ItemsOptions& options);
+
+/// Receives run_items's table as it is built: `columns` once, then each row in order.
+class ItemsSink {
+ public:
+  virtual ~ItemsSink() = default;
+  virtual void columns(const std::vector<std::string>& names) = 0;
+  virtual void row(const std::vector<ItemsValue>& values) = 0;
+};
+
+/// run_items's table, streamed: the same columns and rows into `sink`, computed a block of units
+/// at a time, so memory holds one block of judges' facts and one row, not the table (a 2M-record
+/// file's table is larger than the file). Returns the report's `disagreeing`. The same errors as
+/// run_items, all thrown before `sink` receives anything.
+int64_t stream_items(const ItemMatrix& matrix, const ItemsOptions& options, ItemsSink& sink);
+
+/// Formats the rows it receives as items_csv (a header row first) or items_jsonl and hands the
+/// text to `emit` in pieces of about 1 MiB (and the rest on flush()): the writer of a streamed
+/// table. Its output is byte-identical to items_csv / items_jsonl of run_items's report.
+class ItemsTextWriter : public ItemsSink {
+ public:
+  ItemsTextWriter(bool jsonl, std::function<void(std::string_view)> emit);
+  void columns(const std::vector<std::string>& names) override;
+  void row(const std::vector<ItemsValue>& values) override;
+  /// Emits what is buffered; call once the table is done.
+  void flush();
+  int64_t rows() const { return rows_; }
+
+ private:
+  bool jsonl_;
+  std::function<void(std::string_view)> emit_;
+  std::vector<std::string> columns_;
+  std::string buffer_;
+  int64_t rows_ = 0;
+};
 
 /// The table as CSV: a header row, then one line per row; fields quoted as RFC 4180 where they
 /// hold a comma, quote or line break; numbers in their shortest form that reads back exactly;

@@ -56,6 +56,7 @@ struct BudgetReport {
   // The cascade pool.
   int64_t pool_items = 0, gate_ok = 0;   // items covered by first; those with every order valid
   std::vector<std::string> pool_strata;  // the problem's strata ("all" when pooled)
+  std::vector<JudgeValidity> validity;   // first's and fallback's records on the whole input (docs/statistics.md §1)
   /// One per (k, rule), k-major in the options' order.
   std::vector<BudgetSummary> summaries;
   uint64_t total_draws = 0;  // draws × ks × rules
@@ -116,6 +117,7 @@ struct BudgetCompareReport {
   double value_a = 0, value_b = 0, pool_diff = 0;
   std::vector<CompareSummary> summaries;  // one per k, in the options' order
   std::vector<std::string> notes;
+  std::vector<JudgeValidity> validity;  // a's and b's records on the whole input (docs/statistics.md §1)
   uint64_t total_draws = 0;
   double setup_s = 0, resample_s = 0;
 };

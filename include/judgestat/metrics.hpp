@@ -55,13 +55,6 @@ struct MetricsOptions {
   BootstrapOptions bootstrap;
 };
 
-/// Records and invalid verdicts of one judge on the analysed units.
-struct JudgeValidity {
-  std::string judge;
-  int64_t records = 0, invalid = 0;
-  std::string invalid_reason;  // the most common reason its invalid records are invalid; "" when none
-};
-
 /// Gold × verdict counts of one judge's order-0 records on one scope (docs/statistics.md §7.1).
 struct Confusion {
   std::string judge;

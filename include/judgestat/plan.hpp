@@ -71,15 +71,87 @@ struct SignFlipTest {
   int32_t column = 0;
 };
 
+/// One plan column: a value per unit. Most columns are 0/1 indicators, small counts or paired
+/// differences of them (−1, 0, 1), stored one signed byte per unit; a column widens to doubles at
+/// its first other value (a fraction, −0, outside −128…127, non-finite). Reading gives back exactly the double written,
+/// so a plan compiles to the same CompiledPlan whatever its columns' kinds (issue 26 part 7: the columns were most of a
+/// command's memory at one double per unit).
+class PlanColumn {
+ public:
+  enum class Kind : uint8_t { kByte, kDouble };
+
+  PlanColumn() = default;
+  /// n zeros, as bytes.
+  explicit PlanColumn(size_t n) : bytes_(n, 0) {}
+  /// The values, in the narrowest kind that holds every one exactly.
+  PlanColumn(const std::vector<double>& values) { *this = values; }  // NOLINT: a column is its values
+  PlanColumn& operator=(const std::vector<double>& values);
+
+  size_t size() const { return kind_ == Kind::kByte ? bytes_.size() : doubles_.size(); }
+  Kind kind() const { return kind_; }
+  double operator[](size_t u) const { return kind_ == Kind::kByte ? bytes_[u] : doubles_[u]; }
+  /// Value u of a column being written: reads as the double, and assigning stores through set().
+  class Ref {
+   public:
+    Ref(PlanColumn& column, size_t u) : column_(column), u_(u) {}
+    operator double() const { return static_cast<const PlanColumn&>(column_)[u_]; }  // NOLINT: reads as its value
+    Ref& operator=(double v) {
+      column_.set(u_, v);
+      return *this;
+    }
+    Ref& operator=(const Ref& other) { return *this = static_cast<double>(other); }
+    Ref& operator+=(double v) {
+      column_.add(u_, v);
+      return *this;
+    }
+
+   private:
+    PlanColumn& column_;
+    size_t u_;
+  };
+  Ref operator[](size_t u) { return {*this, u}; }
+  /// Value u becomes v (widening the column when a byte cannot hold v).
+  void set(size_t u, double v) {
+    if (kind_ == Kind::kByte && holds_as_byte(v))
+      bytes_[u] = static_cast<int8_t>(v);
+    else
+      set_wide(u, v);
+  }
+  void add(size_t u, double v) { set(u, static_cast<const PlanColumn&>(*this)[u] + v); }
+  /// Every value becomes v.
+  void fill(double v) { *this = std::vector<double>(size(), v); }
+  /// n values; new ones are 0.
+  void resize(size_t n);
+  /// Every value as a double (a copy).
+  std::vector<double> values() const;
+  /// Stores doubles from now on (for tests and for writers that set mostly fractions).
+  void widen();
+  /// Value for value, as std::vector<double>'s == (−0 equals +0, NaN equals nothing).
+  bool operator==(const PlanColumn& other) const;
+  bool operator!=(const PlanColumn& other) const { return !(*this == other); }
+
+  /// Whether a signed byte holds v exactly: an integer −128…127, and not −0.
+  static bool holds_as_byte(double v) {
+    return v >= -128.0 && v <= 127.0 && v == static_cast<double>(static_cast<int8_t>(v)) &&
+           !(v == 0.0 && std::signbit(v));
+  }
+
+ private:
+  void set_wide(size_t u, double v);
+  Kind kind_ = Kind::kByte;
+  std::vector<int8_t> bytes_;    // kByte
+  std::vector<double> doubles_;  // kDouble
+};
+
 /// Builder-side plan: units with clusters, named value columns, statistics.
 struct Plan {
   // Clusters are numbered stratum-major: stratum h owns clusters
   // [stratum_offset[h], stratum_offset[h+1]), in first-appearance order within the stratum.
   std::vector<int64_t> stratum_offset{0, 0};
   std::vector<std::string> stratum_names{"all"};
-  std::vector<std::string> cluster_names;    // for messages
-  std::vector<int32_t> unit_cluster;         // per unit
-  std::vector<std::vector<double>> columns;  // columns[k][unit]
+  std::vector<std::string> cluster_names;  // for messages
+  std::vector<int32_t> unit_cluster;       // per unit
+  std::vector<PlanColumn> columns;         // columns[k][unit]
   std::vector<std::string> column_names;
   std::vector<StatisticDef> statistics;
   std::vector<RankTerm> rank_terms;           // referenced by {OpCode::kRank, term}
@@ -126,6 +198,10 @@ struct CompiledPlan {
 /// Quantises columns to per-column power-of-two fixed point (exact for counts and halves;
 /// 2^-k resolution otherwise, chosen so no replicate sum can overflow), sums per cluster.
 CompiledPlan compile(const Plan& plan);
+/// The same, freeing each column and rank term of `plan` as soon as it is compiled (the plan is
+/// left empty): the heavier of the plan's columns and the compiled sums is never held in full
+/// beside the other.
+CompiledPlan compile(Plan&& plan);
 
 /// Evaluates a statistic's program on column sums `sums` (fixed point); NaN when undefined.
 /// `extras` holds the replicate's normal draws (kNormal), then its rank terms' 2U (kRank).

@@ -224,7 +224,8 @@ struct ProfileReport {
   ProfilePlan plan;
   BootstrapResult result;  // parallel to plan.stats
   ProfileSummary summary;
-  double plan_s = 0;  // building the plan (joins the load time in `timing`)
+  double plan_s = 0;                    // building the plan (joins the load time in `timing`)
+  std::vector<JudgeValidity> validity;  // the plan's judges' records on the whole input (docs/statistics.md §1)
 };
 
 /// Builds the plan, runs the bootstrap on `target` and summarizes. UsageError names the

@@ -4,6 +4,7 @@
 // format)` (text, md or csv) and, where it has plots, `plot_files(const XReport&)` (the figures in
 // memory, which the study report inlines) and `plots(const XReport&, dir)` (the same, written).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,15 @@ using Json = nlohmann::ordered_json;
 struct ReportHead {
   Json envelope = Json::object();
   double load_s = 0;
+};
+
+/// Records and invalid verdicts of one judge on the analysed units (docs/statistics.md §1
+/// validity); every analysis with judges carries its judges' so that one whose records are all
+/// invalid is named above its tables.
+struct JudgeValidity {
+  std::string judge;
+  int64_t records = 0, invalid = 0;
+  std::string invalid_reason;  // the most common reason its invalid records are invalid; "" when none
 };
 
 /// One figure of a report: its file stem ("cascade_accuracy_fee"), the SVG text and the plotted

@@ -1,10 +1,13 @@
 // CUDA backend: replicate statistics of a compiled plan (docs/statistics.md §2) on one GPU, bit-identical to
-// the CPU backend (host/cpu_backend.cpp) for the same seed.
+// the CPU backend (host/engine/cpu_backend.cpp) for the same seed.
 //
 // Layering, in the spirit of CUB (dispatch -> kernel -> per-block agent):
-//   * dispatch (this file, CudaBackend): validates and uploads a plan once, picks the kernel
-//     path for it, sizes grids from occupancy, splits a call into slices so that copying one
-//     slice's results to the host overlaps the next slice's kernel, and checks every CUDA call.
+//   * dispatch (this file, CudaBackend): picks the kernel path for a plan and its kernel under
+//     the execution target's CudaTuning (detail/kernel_choice.cuh), sizes grids from occupancy,
+//     splits a call into slices so that copying one slice's results to the host overlaps the
+//     next slice's kernel, and checks every CUDA call. Beside it, a plan is checked once by
+//     plan_validation.cu (detail/plan_validation.hpp) and copied to the device by plan_upload.cu
+//     (detail/uploaded_plan.cuh); every kernel is named in this file alone.
 //   * kernels (detail/*_agent.cuh, bottom of each): a grid-stride loop over work units of the
 //     chunk (tiles of 16 replicates, or single replicates) that hands each unit to an agent.
 //   * agents: what one thread block does for one unit, phase by phase, with its shared memory:
@@ -26,8 +29,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -41,239 +42,35 @@
 #include "../summaries/device_summary.hpp"
 #include "cuda_backend_paths.hpp"
 #include "detail/byte_planes.hpp"
-#include "detail/gather_agent.cuh"
-#include "detail/multiplicity_tile_agent.cuh"
+#include "detail/kernel_choice.cuh"
 #include "detail/plan_tables.hpp"
-#include "detail/replicate_common.cuh"
+#include "detail/plan_validation.hpp"
+#include "detail/uploaded_plan.cuh"
 #include "judgestat/backend.hpp"
+#include "judgestat/exec_target.hpp"
 #include "judgestat/plan.hpp"
 
 namespace judgestat {
 namespace {
 
-using cuda_detail::b_fragments;
 using cuda_detail::DeviceBuffer;
-using cuda_detail::gather_words;
+using cuda_detail::gather_kernel_for;
+using cuda_detail::kGatherThreads;
+using cuda_detail::kTileThreads;
 using cuda_detail::plane_layout;
 using cuda_detail::PlaneLayout;
-using cuda_detail::rank_slots;
-using cuda_detail::RankSlots;
-using cuda_detail::stratum_vectors;
-using cuda_detail::StratumVectors;
 using cuda_detail::tile_counter_refusal;
-
-// The kernels of each path, one per combination of its performance switches (bench/NOTES.md):
-// separate instantiations, so that the default's registers and code stay as they were.
-using TileKernel = void (*)(cuda_detail::TilePlanView, uint64_t, uint64_t, uint64_t, double*);
-template <typename Word>
-using GatherKernel = void (*)(cuda_detail::GatherPlanView<Word>, uint64_t, uint64_t, uint64_t, double*);
-
-TileKernel tile_kernel(int options) {
-  static const TileKernel kernels[cuda_detail::kTileOptionCount] = {
-      cuda_detail::multiplicity_tile_kernel<0>, cuda_detail::multiplicity_tile_kernel<1>,
-      cuda_detail::multiplicity_tile_kernel<2>, cuda_detail::multiplicity_tile_kernel<3>};
-  return kernels[options];
-}
-template <typename Word>
-GatherKernel<Word> gather_kernel_for(bool rows_in_flight) {
-  return rows_in_flight ? cuda_detail::gather_kernel<Word, true> : cuda_detail::gather_kernel<Word, false>;
-}
-
-/// A performance switch (bench/NOTES.md): `name` set to 1 turns it on; anything but 0 or 1 is an
-/// error, so a mistyped session setting cannot silently time the default twice.
-bool switch_on(const char* name) {
-  const char* value = std::getenv(name);
-  if (!value || !*value || std::string(value) == "0") return false;
-  if (std::string(value) == "1") return true;
-  throw std::runtime_error(std::string(name) + ": expected 0 or 1, got '" + value + "'");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Plan checks: a malformed plan must fail here with a message, not as an illegal address in a
-// kernel.
-
-[[noreturn]] void reject_plan(const std::string& why) {
-  throw std::invalid_argument("CUDA backend: malformed compiled plan: " + why);
-}
-
-void validate_plan(const CompiledPlan& plan) {
-  if (plan.n_columns < 0 || plan.n_statistics < 0 || plan.n_normals < 0 || plan.n_rank_terms < 0)
-    reject_plan("negative column, statistic, normal or rank-term count");
-  if (plan.stratum_offset.size() < 2 || plan.stratum_offset.front() != 0 ||
-      plan.stratum_offset.back() != plan.n_clusters)
-    reject_plan("stratum_offset must run from 0 to n_clusters");
-  for (size_t h = 1; h < plan.stratum_offset.size(); ++h)
-    if (plan.stratum_offset[h] < plan.stratum_offset[h - 1])
-      reject_plan("stratum_offset decreases at stratum " + std::to_string(h - 1));
-  // Draws and clusters are numbered in uint32 on the device (Philox counter words are 32 bits).
-  if (plan.n_clusters >= (int64_t(1) << 31))
-    reject_plan("more than 2^31 - 1 clusters (" + std::to_string(plan.n_clusters) + ")");
-  if (plan.cluster_sums.size() != size_t(plan.n_clusters) * size_t(plan.n_columns))
-    reject_plan("cluster_sums is not n_clusters x n_columns");
-  if (plan.column_unscale.size() != size_t(plan.n_columns))
-    reject_plan("column_unscale does not have n_columns entries");
-  const size_t n_entries = plan.rank_cluster.size();
-  if (plan.rank_offset.size() != size_t(plan.n_rank_terms) + 1 || plan.rank_offset.front() != 0 ||
-      plan.rank_offset.back() != int64_t(n_entries) || plan.rank_positive.size() != n_entries ||
-      plan.rank_tie_start.size() != n_entries)
-    reject_plan("rank_offset must run from 0 to the entry count over n_rank_terms + 1 entries");
-  for (int32_t t = 0; t < plan.n_rank_terms; ++t)
-    if (plan.rank_offset[t + 1] < plan.rank_offset[t])
-      reject_plan("rank_offset decreases at term " + std::to_string(t));
-  for (int32_t c : plan.rank_cluster)
-    if (c < 0 || c >= plan.n_clusters) reject_plan("a rank entry names cluster " + std::to_string(c));
-  if (plan.op_offset.size() != size_t(plan.n_statistics) + 1 || plan.op_offset.front() != 0 ||
-      plan.op_offset.back() != int64_t(plan.ops.size()))
-    reject_plan("op_offset must run from 0 to ops.size() over n_statistics + 1 entries");
-  for (int32_t s = 0; s < plan.n_statistics; ++s) {
-    if (plan.op_offset[s + 1] < plan.op_offset[s]) reject_plan("op_offset decreases at statistic " + std::to_string(s));
-    // The stack discipline evaluate() relies on: no underflow, no overflow past kMaxStack.
-    int depth = 0;
-    for (int32_t i = plan.op_offset[s]; i < plan.op_offset[s + 1]; ++i) {
-      const Op& op = plan.ops[i];
-      switch (op.code) {
-        case OpCode::kColumn:
-          if (op.arg < 0 || op.arg >= plan.n_columns)
-            reject_plan("statistic " + std::to_string(s) + " reads column " + std::to_string(op.arg));
-          ++depth;
-          break;
-        case OpCode::kNormal:
-          if (op.arg < 0 || op.arg >= plan.n_normals)
-            reject_plan("statistic " + std::to_string(s) + " reads normal draw " + std::to_string(op.arg));
-          ++depth;
-          break;
-        case OpCode::kRank:  // extras[n_normals + t] holds rank term t's 2U
-          if (op.arg < plan.n_normals || op.arg >= plan.n_normals + plan.n_rank_terms)
-            reject_plan("statistic " + std::to_string(s) + " reads rank extra " + std::to_string(op.arg));
-          ++depth;
-          break;
-        case OpCode::kConstant:
-          ++depth;
-          break;
-        case OpCode::kAbs:
-          if (depth < 1) reject_plan("statistic " + std::to_string(s) + ": abs of nothing");
-          break;
-        default:
-          if (depth < 2) reject_plan("statistic " + std::to_string(s) + ": binary op on a short stack");
-          --depth;
-      }
-      if (depth > kMaxStack) reject_plan("statistic " + std::to_string(s) + " needs more than kMaxStack slots");
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Plan identity: the cache is keyed on the plan's address and a hash of its whole content, so
-// a different plan that happens to reuse an address (a plan rebuilt in a loop) is re-uploaded.
-
-class ContentHash {
- public:
-  void add(uint64_t word) {
-    // Four interleaved multiply-xorshift lanes keep long arrays near memory speed.
-    uint64_t& lane = lanes_[count_++ & 3];
-    lane = (lane ^ word) * 0x9E3779B97F4A7C15ull;
-    lane ^= lane >> 29;
-  }
-  template <typename T>
-  void add_all(const std::vector<T>& values) {
-    add(values.size());
-    for (const T& v : values) add(static_cast<uint64_t>(v));
-  }
-  void add_all(const std::vector<double>& values) {
-    add(values.size());
-    for (double v : values) {
-      uint64_t bits;
-      std::memcpy(&bits, &v, sizeof bits);
-      add(bits);
-    }
-  }
-  uint64_t value() const {
-    uint64_t h = count_;
-    for (uint64_t lane : lanes_) h = (h ^ lane) * 0xBF58476D1CE4E5B9ull, h ^= h >> 31;
-    return h;
-  }
-
- private:
-  uint64_t lanes_[4] = {1, 2, 3, 4};
-  uint64_t count_ = 0;
-};
-
-uint64_t plan_fingerprint(const CompiledPlan& plan) {
-  ContentHash hash;
-  hash.add(uint64_t(plan.n_clusters));
-  hash.add(uint64_t(uint32_t(plan.n_columns)) << 32 | uint32_t(plan.n_statistics));
-  hash.add(uint64_t(uint32_t(plan.n_normals)) << 1 | (plan.fits_int32 ? 1u : 0u));
-  hash.add(uint64_t(uint32_t(plan.n_rank_terms)));
-  hash.add_all(plan.rank_offset);
-  hash.add_all(plan.rank_cluster);
-  hash.add_all(plan.rank_positive);
-  hash.add_all(plan.rank_tie_start);
-  hash.add_all(plan.stratum_offset);
-  hash.add_all(plan.cluster_sums);
-  hash.add_all(plan.column_unscale);
-  hash.add_all(plan.op_offset);
-  hash.add(plan.ops.size());
-  for (const Op& op : plan.ops) {
-    uint64_t value_bits;
-    std::memcpy(&value_bits, &op.value, sizeof value_bits);
-    hash.add(uint64_t(op.code) << 32 | uint32_t(op.arg));
-    hash.add(value_bits);
-  }
-  return hash.value();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Host-side tables the kernels read: detail/plan_tables.hpp.
-
-// ---------------------------------------------------------------------------------------------
-// A plan as uploaded for one kernel path.
-
-struct UploadedPlan {
-  const CompiledPlan* address = nullptr;
-  uint64_t fingerprint = 0;
-  CudaKernelPath path = CudaKernelPath::kGather;
-  bool narrow_words = false;  // gather path: uint32 per-cluster sums
-  size_t shared_bytes = 0;    // dynamic shared memory per block
-  int threads = 0;            // per block
-  int blocks_per_sm = 0;      // resident blocks per multiprocessor at that shared memory
-  uint32_t replicates_per_block = 1;
-  int tile_options = 0;      // tile path: its kernel (kTilePrefetch | kTileSharedProgram)
-  bool gather_rows = false;  // gather path: the rows-in-flight kernel
-
-  DeviceBuffer<uint32_t> cluster_offset, block_offset;
-  DeviceBuffer<int64_t> rank_offset;
-  DeviceBuffer<int32_t> rank_cluster, rank_entry_slot, rank_cluster_slot;
-  DeviceBuffer<uint8_t> rank_positive, rank_tie_start;
-  DeviceBuffer<uint32_t> rank_slot_counts;  // gather path: per resident block, n_slots counters
-  uint32_t rank_slots = 0;
-  uint64_t max_gather_blocks = 0;  // gather path: blocks the counters were allocated for
-  DeviceBuffer<Op> ops;
-  DeviceBuffer<int32_t> op_offset;
-  DeviceBuffer<double> column_unscale;
-  DeviceBuffer<uint32_t> fragments;  // two words (one uint2) per [tile][k_step][lane]
-  DeviceBuffer<int32_t> column_first_plane;
-  DeviceBuffer<int64_t> column_min;
-  DeviceBuffer<unsigned int> values32;
-  DeviceBuffer<unsigned long long> values64;
-
-  cuda_detail::StratumTable strata{};
-  cuda_detail::ProgramView program{};
-  cuda_detail::RankView rank{};
-  cuda_detail::TilePlanView tile{};
-  cuda_detail::GatherPlanView<unsigned int> gather32{};
-  cuda_detail::GatherPlanView<unsigned long long> gather64{};
-};
+using cuda_detail::tile_kernel;
+using cuda_detail::UploadedPlan;
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend(int device, uint64_t max_chunk, CudaKernelPath path)
+  CudaBackend(int device, uint64_t max_chunk, CudaKernelPath path, const CudaTuning& tuning)
       : device_(device),
         max_chunk_(max_chunk),
         forced_path_(path),
-        tile_prefetch_(switch_on("JUDGESTAT_TILE_PREFETCH")),
-        tile_shared_program_(switch_on("JUDGESTAT_TILE_SHARED_PROGRAM")),
-        gather_rows_(switch_on("JUDGESTAT_GATHER_ROWS")),
-        summary_scratch_(switch_on("JUDGESTAT_SUMMARY_REUSE") ? cuda_detail::make_summary_scratch() : nullptr) {
+        tuning_(tuning),
+        summary_scratch_(tuning.summary_reuse ? cuda_detail::make_summary_scratch() : nullptr) {
     int n_devices = 0;
     JS_CUDA_CHECK(cudaGetDeviceCount(&n_devices));
     if (device < 0 || device >= n_devices)
@@ -408,7 +205,8 @@ class CudaBackend final : public Backend {
   // working space (and the caller set no smaller chunk); otherwise nullptr and the host path.
   std::unique_ptr<KeptReplicates> run_replicates_kept(const CompiledPlan& plan, uint64_t seed, uint64_t count,
                                                       const std::function<void(uint64_t)>& progress) override {
-    if (count == 0 || plan.n_statistics == 0 || (max_chunk_ && max_chunk_ < count)) return nullptr;
+    if (!tuning_.device_summaries || count == 0 || plan.n_statistics == 0 || (max_chunk_ && max_chunk_ < count))
+      return nullptr;
     JS_CUDA_CHECK(cudaSetDevice(device_));
     const UploadedPlan& uploaded = prepare(plan);
     output_.allocate(0);  // the chunk buffer is not needed on this path
@@ -460,14 +258,14 @@ class CudaBackend final : public Backend {
 
   /// The uploaded form of `plan`, uploading it when it is not the cached one.
   const UploadedPlan& prepare(const CompiledPlan& plan) {
-    const uint64_t fingerprint = plan_fingerprint(plan);
+    const uint64_t fingerprint = cuda_detail::plan_fingerprint(plan);
     if (uploaded_ && uploaded_->address == &plan && uploaded_->fingerprint == fingerprint) return *uploaded_;
     uploaded_.reset();  // free the old plan's device memory before taking the new one's
-    validate_plan(plan);
+    cuda_detail::validate_plan(plan);
     auto up = std::make_unique<UploadedPlan>();
     up->address = &plan;
     up->fingerprint = fingerprint;
-    upload_common(plan, *up);
+    cuda_detail::upload_common(plan, *up);
     const std::string refusal = choose_path(plan, *up);
     if (!refusal.empty()) throw std::invalid_argument("CUDA backend: " + refusal);
     // The uploads are pageable cudaMemcpy on the legacy stream, which may return before the
@@ -477,91 +275,57 @@ class CudaBackend final : public Backend {
     return *uploaded_;
   }
 
-  void upload_common(const CompiledPlan& plan, UploadedPlan& up) {
-    const StratumVectors tables = stratum_vectors(plan);
-    up.cluster_offset.upload(tables.cluster_offset);
-    up.block_offset.upload(tables.block_offset);
-    up.ops.upload(plan.ops);
-    up.op_offset.upload(plan.op_offset);
-    up.column_unscale.upload(plan.column_unscale);
-    up.strata = {up.cluster_offset.data(), up.block_offset.data(), plan.n_strata(), tables.block_offset.back()};
-    up.program = {up.ops.data(),  up.op_offset.data(), up.column_unscale.data(), plan.n_statistics,
-                  plan.n_columns, plan.n_normals,      plan.n_rank_terms};
-    up.rank_offset.upload(plan.rank_offset);
-    up.rank_cluster.upload(plan.rank_cluster);
-    up.rank_positive.upload(plan.rank_positive);
-    up.rank_tie_start.upload(plan.rank_tie_start);
-    up.rank = {up.rank_offset.data(),   up.rank_cluster.data(),   nullptr,
-               up.rank_positive.data(), up.rank_tie_start.data(), plan.n_rank_terms};
-  }
-
   /// Uploads the path-specific data; returns why the requested path is impossible, or "".
   std::string choose_path(const CompiledPlan& plan, UploadedPlan& up) {
     if (forced_path_ != CudaKernelPath::kGather) {
-      std::string refusal = tile_counter_refusal(plan);
-      PlaneLayout layout;
-      size_t shared_bytes = 0;
-      size_t program_bytes = 0;
-      if (refusal.empty()) {
-        layout = plane_layout(plan);
-        shared_bytes =
-            cuda_detail::TileSharedLayout::of(plan.n_columns, up.program.n_extras(), layout.n_tiles, layout.row_stride)
-                .total;
-        // The tables' shared copy only where it fits beside the histograms.
-        const size_t program = cuda_detail::SharedProgramLayout::of(static_cast<int32_t>(plan.ops.size()),
-                                                                    plan.n_statistics, plan.n_columns)
-                                   .total;
-        if (tile_shared_program_ && shared_bytes + program <= size_t(props_.sharedMemPerBlockOptin)) {
-          program_bytes = program;
-          shared_bytes += program;
-        }
-        if (shared_bytes > size_t(props_.sharedMemPerBlockOptin))
-          refusal = "16 multiplicity histograms of " + std::to_string(plan.n_clusters) + " clusters need " +
-                    std::to_string(shared_bytes) + " bytes of shared memory; the device offers " +
-                    std::to_string(props_.sharedMemPerBlockOptin);
-      }
-      int blocks_per_sm = 0;
-      const int options =
-          (tile_prefetch_ ? cuda_detail::kTilePrefetch : 0) | (program_bytes ? cuda_detail::kTileSharedProgram : 0);
-      if (refusal.empty()) {
-        JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, tile_kernel(options),
-                                                                    cuda_detail::kTileThreads, shared_bytes));
-        if (blocks_per_sm == 0) refusal = "the tile kernel cannot be resident on this device";
-      }
-      if (refusal.empty()) {
-        up.fragments.upload(b_fragments(plan, layout));
-        up.column_first_plane.upload(layout.column_first_plane);
-        up.column_min.upload(layout.column_min);
-        up.tile = {up.strata,
-                   up.program,
-                   up.rank,
-                   static_cast<uint32_t>(plan.n_clusters),
-                   layout.row_stride,
-                   layout.k_steps,
-                   layout.n_tiles,
-                   reinterpret_cast<const uint2*>(up.fragments.data()),  // cudaMalloc: aligned
-                   up.column_first_plane.data(),
-                   up.column_min.data(),
-                   static_cast<uint32_t>(program_bytes),
-                   static_cast<int32_t>(plan.ops.size())};
-        up.path = CudaKernelPath::kMultiplicityTile;
-        up.tile_options = options;
-        up.shared_bytes = shared_bytes;
-        up.threads = cuda_detail::kTileThreads;
-        up.blocks_per_sm = blocks_per_sm;
-        up.replicates_per_block = cuda_detail::kTileReplicates;
-        return "";
-      }
+      const std::string refusal = try_tile_path(plan, up);
+      if (refusal.empty()) return "";
       if (forced_path_ == CudaKernelPath::kMultiplicityTile)
         return "the multiplicity-tile path cannot run this plan: " + refusal;
     }
-    return upload_gather(plan, up);
+    return try_gather_path(plan, up);
   }
 
-  std::string upload_gather(const CompiledPlan& plan, UploadedPlan& up) {
+  /// The multiplicity-tile path when the plan's counters and histograms fit: "" and `up` set for
+  /// it, else why not.
+  std::string try_tile_path(const CompiledPlan& plan, UploadedPlan& up) {
+    const std::string refusal = tile_counter_refusal(plan);
+    if (!refusal.empty()) return refusal;
+    const size_t optin = props_.sharedMemPerBlockOptin;
+    const PlaneLayout layout = plane_layout(plan);
+    size_t shared_bytes =
+        cuda_detail::TileSharedLayout::of(plan.n_columns, up.program.n_extras(), layout.n_tiles, layout.row_stride)
+            .total;
+    // The tables' shared copy only where it fits beside the histograms.
+    const size_t program =
+        cuda_detail::SharedProgramLayout::of(static_cast<int32_t>(plan.ops.size()), plan.n_statistics, plan.n_columns)
+            .total;
+    const int options = cuda_detail::tile_kernel_options(tuning_, shared_bytes + program <= optin);
+    const size_t program_bytes = (options & cuda_detail::kTileSharedProgram) ? program : 0;
+    shared_bytes += program_bytes;
+    if (shared_bytes > optin)
+      return "16 multiplicity histograms of " + std::to_string(plan.n_clusters) + " clusters need " +
+             std::to_string(shared_bytes) + " bytes of shared memory; the device offers " + std::to_string(optin);
+    int blocks_per_sm = 0;
+    JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, tile_kernel(options), kTileThreads,
+                                                                shared_bytes));
+    if (blocks_per_sm == 0) return "the tile kernel cannot be resident on this device";
+    cuda_detail::upload_tile_tables(plan, layout, program_bytes, up);
+    up.path = CudaKernelPath::kMultiplicityTile;
+    up.tile_options = options;
+    up.shared_bytes = shared_bytes;
+    up.threads = kTileThreads;
+    up.blocks_per_sm = blocks_per_sm;
+    up.replicates_per_block = cuda_detail::kTileReplicates;
+    return "";
+  }
+
+  /// The gather path, which runs any plan whose columns fit one block's shared memory.
+  std::string try_gather_path(const CompiledPlan& plan, UploadedPlan& up) {
     // fits_int32: every replicate sum fits int32, so sums modulo 2^32 of the per-cluster sums
     // modulo 2^32 are exact; half the bytes to gather.
     up.narrow_words = plan.fits_int32;
+    up.gather_rows = tuning_.gather_rows;
     const int32_t n_extras = up.program.n_extras();
     up.shared_bytes = up.narrow_words ? cuda_detail::gather_shared_bytes<unsigned int>(plan.n_columns, n_extras)
                                       : cuda_detail::gather_shared_bytes<unsigned long long>(plan.n_columns, n_extras);
@@ -570,52 +334,18 @@ class CudaBackend final : public Backend {
              " normal draws and rank terms needs " + std::to_string(up.shared_bytes) +
              " bytes of shared memory per block; the " + "device offers " +
              std::to_string(props_.sharedMemPerBlockOptin);
-    if (up.narrow_words) {
-      up.values32.upload(gather_words<unsigned int>(plan));
-      JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&up.blocks_per_sm,
-                                                                  gather_kernel_for<unsigned int>(gather_rows_),
-                                                                  cuda_detail::kGatherThreads, up.shared_bytes));
-    } else {
-      up.values64.upload(gather_words<unsigned long long>(plan));
-      JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&up.blocks_per_sm,
-                                                                  gather_kernel_for<unsigned long long>(gather_rows_),
-                                                                  cuda_detail::kGatherThreads, up.shared_bytes));
-    }
+    cuda_detail::upload_gather_words(plan, up);
+    if (up.narrow_words)
+      JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &up.blocks_per_sm, gather_kernel_for<unsigned int>(up.gather_rows), kGatherThreads, up.shared_bytes));
+    else
+      JS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &up.blocks_per_sm, gather_kernel_for<unsigned long long>(up.gather_rows), kGatherThreads, up.shared_bytes));
     if (up.blocks_per_sm == 0) return "the gather kernel cannot be resident on this device";
     up.max_gather_blocks = uint64_t(up.blocks_per_sm) * props_.multiProcessorCount;
-    if (plan.n_rank_terms > 0) {
-      // Each block counts its replicate's draws of the rank terms' clusters in its own
-      // counters; fewer blocks run when all of them would take over 1/8 of free memory.
-      const RankSlots slots = rank_slots(plan);
-      up.rank_slots = slots.n_slots;
-      up.rank_cluster_slot.upload(slots.cluster_slot);
-      up.rank_entry_slot.upload(slots.entry_slot);
-      up.rank.entry_slot = up.rank_entry_slot.data();
-      size_t free_bytes = 0, total_bytes = 0;
-      JS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-      const uint64_t per_block = std::max<uint64_t>(1, slots.n_slots) * sizeof(uint32_t);
-      up.max_gather_blocks =
-          std::max<uint64_t>(1, std::min<uint64_t>(up.max_gather_blocks, free_bytes / 8 / per_block));
-      up.rank_slot_counts.allocate(up.max_gather_blocks * std::max<uint32_t>(1, slots.n_slots));
-    }
-    const cuda_detail::ProgramView& program = up.program;
-    up.gather32 = {up.strata,
-                   program,
-                   up.rank,
-                   up.values32.data(),
-                   up.rank_cluster_slot.data(),
-                   up.rank_slots,
-                   up.rank_slot_counts.data()};
-    up.gather64 = {up.strata,
-                   program,
-                   up.rank,
-                   up.values64.data(),
-                   up.rank_cluster_slot.data(),
-                   up.rank_slots,
-                   up.rank_slot_counts.data()};
+    cuda_detail::upload_gather_counters(plan, up);
     up.path = CudaKernelPath::kGather;
-    up.gather_rows = gather_rows_;
-    up.threads = cuda_detail::kGatherThreads;
+    up.threads = kGatherThreads;
     up.replicates_per_block = 1;
     return "";
   }
@@ -643,8 +373,8 @@ class CudaBackend final : public Backend {
   int device_;
   uint64_t max_chunk_;
   CudaKernelPath forced_path_;
-  bool tile_prefetch_, tile_shared_program_, gather_rows_;        // the switches, read when made
-  std::shared_ptr<cuda_detail::SummaryScratch> summary_scratch_;  // JUDGESTAT_SUMMARY_REUSE
+  CudaTuning tuning_;                                             // the execution target's switches
+  std::shared_ptr<cuda_detail::SummaryScratch> summary_scratch_;  // tuning_.summary_reuse
   cudaDeviceProp props_{};
   cudaStream_t compute_stream_ = nullptr, copy_stream_ = nullptr;
   cudaEvent_t slice_done_[2] = {nullptr, nullptr};
@@ -686,14 +416,16 @@ bool cuda_available(std::string* why) {
   return false;
 }
 
-std::unique_ptr<Backend> make_cuda_backend_with_path(int device, uint64_t max_chunk, CudaKernelPath path) {
+std::unique_ptr<Backend> make_cuda_backend_with_path(int device, uint64_t max_chunk, CudaKernelPath path,
+                                                     const CudaTuning& tuning) {
   std::string why;
   if (!cuda_available(&why)) throw std::runtime_error("CUDA backend unavailable: " + why);
-  return std::make_unique<CudaBackend>(device, max_chunk, path);
+  if (!tuning.bootstrap_error.empty()) throw std::runtime_error(tuning.bootstrap_error);
+  return std::make_unique<CudaBackend>(device, max_chunk, path, tuning);
 }
 
-std::unique_ptr<Backend> make_cuda_backend(int device, uint64_t max_chunk) {
-  return make_cuda_backend_with_path(device, max_chunk, CudaKernelPath::kAuto);
+std::unique_ptr<Backend> make_cuda_backend(int device, uint64_t max_chunk, const CudaTuning& tuning) {
+  return make_cuda_backend_with_path(device, max_chunk, CudaKernelPath::kAuto, tuning);
 }
 
 }  // namespace judgestat

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "judgestat/backend.hpp"
+#include "judgestat/exec_target.hpp"
 
 namespace judgestat {
 
@@ -15,8 +16,10 @@ enum class CudaKernelPath {
   kGather,            // one replicate per block, rows of drawn clusters added directly
 };
 
-/// make_cuda_backend with a fixed kernel path. A plan the forced path cannot run makes
-/// run_replicates throw std::invalid_argument saying why.
-std::unique_ptr<Backend> make_cuda_backend_with_path(int device, uint64_t max_chunk, CudaKernelPath path);
+/// make_cuda_backend with a fixed kernel path and the given switches (by default this process's
+/// environment, read when called). A plan the forced path cannot run makes run_replicates throw
+/// std::invalid_argument saying why.
+std::unique_ptr<Backend> make_cuda_backend_with_path(int device, uint64_t max_chunk, CudaKernelPath path,
+                                                     const CudaTuning& tuning = cuda_tuning_from_environment());
 
 }  // namespace judgestat

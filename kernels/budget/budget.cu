@@ -12,10 +12,12 @@
 //      stratum, the preferred passing threshold with one atomicMax on (accepted << 8 | g);
 //   3. scores the chosen policy on the held-out items as pool totals minus the selection's part,
 //      in integers (Σ 2d, escalated items and fixed-point fees), reduced across the warp by shuffles.
-// The CPU engine (host/budget.cpp) performs the same integer steps, so outcomes are identical.
+// The CPU engine (host/engine/cpu_budget_engine.cpp) performs the same integer steps, so outcomes are
+// identical. The steps are a BudgetWarpAgent's (detail/budget_agent.cuh); this file is the
+// dispatch: the engine's device tables, the grid from occupancy, the launch and the copies back.
 //
-// Two variants of steps 1 and 2 (JUDGESTAT_BUDGET_KERNEL=1|2, read when an engine is made; 1 is
-// the default until a GPU session has measured and checked 2 — bench/NOTES.md):
+// Two variants of steps 1 and 2 (JUDGESTAT_BUDGET_KERNEL=1|2, in the execution target's
+// CudaTuning; 1 is the default until a GPU session has measured and checked 2 — bench/NOTES.md):
 //   1: each lane computes the whole Philox block of its step (4x the Philox work: the 4 lanes of
 //      a block compute it alike); the rule sums the levels above g for each g (O(grid²));
 //   2: a lane computes one block per 128 steps and the words reach their steps by shuffles;
@@ -23,20 +25,20 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "../detail/cuda_check.cuh"
-#include "budget_kernel.cuh"
+#include "detail/budget_agent.cuh"
 #include "judgestat/budget.hpp"
+#include "judgestat/exec_target.hpp"
 
 namespace judgestat {
 namespace {
 
 constexpr int kWarpsPerBlockMax = 8;
-using cuda_detail::budget_kernel;
+using cuda_detail::budget_kernel_for;
 using cuda_detail::budget_warp_words;
 using cuda_detail::BudgetKernelArgs;
 
@@ -48,7 +50,8 @@ void reserve(cuda_detail::DeviceBuffer<T>& buffer, size_t count) {
 
 class CudaBudgetEngine final : public BudgetEngine {
  public:
-  CudaBudgetEngine(const BudgetProblem& problem, int device) : problem_(problem), device_(device) {
+  CudaBudgetEngine(const BudgetProblem& problem, int device, const CudaTuning& tuning)
+      : problem_(problem), device_(device), kernel_(budget_kernel_for(tuning)) {
     int devices = 0;
     JS_CUDA_CHECK(cudaGetDeviceCount(&devices));
     if (device < 0 || device >= devices)
@@ -56,12 +59,6 @@ class CudaBudgetEngine final : public BudgetEngine {
                                std::to_string(devices) + " devices)");
     JS_CUDA_CHECK(cudaSetDevice(device));
     JS_CUDA_CHECK(cudaGetDeviceProperties(&properties_, device));
-    if (const char* chosen = std::getenv("JUDGESTAT_BUDGET_KERNEL"); chosen && *chosen) {
-      const std::string text = chosen;
-      if (text != "1" && text != "2")
-        throw std::runtime_error("JUDGESTAT_BUDGET_KERNEL: expected 1 or 2, got '" + text + "'");
-      kernel_ = text == "2" ? budget_kernel<2> : budget_kernel<1>;
-    }
     item_code_.upload(problem.item_code);
     fee_first_.upload(problem.fee_first_fx);
     fee_fallback_.upload(problem.fee_fallback_fx);
@@ -172,7 +169,7 @@ class CudaBudgetEngine final : public BudgetEngine {
 
   const BudgetProblem& problem_;
   int device_;
-  void (*kernel_)(BudgetKernelArgs) = budget_kernel<1>;  // JUDGESTAT_BUDGET_KERNEL picks the variant
+  cuda_detail::BudgetKernel kernel_;  // the tuning's variant (JUDGESTAT_BUDGET_KERNEL)
   cudaDeviceProp properties_{};
   cuda_detail::DeviceBuffer<uint32_t> item_code_;
   cuda_detail::DeviceBuffer<int64_t> fee_first_, fee_fallback_, total_accepted_2d_, total_cascade_fee_,
@@ -186,8 +183,10 @@ class CudaBudgetEngine final : public BudgetEngine {
 
 }  // namespace
 
-std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem& problem, int device) {
-  return std::make_unique<CudaBudgetEngine>(problem, device);
+std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem& problem, int device,
+                                                      const CudaTuning& tuning) {
+  if (!tuning.budget_error.empty()) throw std::runtime_error(tuning.budget_error);
+  return std::make_unique<CudaBudgetEngine>(problem, device, tuning);
 }
 
 }  // namespace judgestat

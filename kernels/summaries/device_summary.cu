@@ -1,5 +1,5 @@
 // Device summaries of kept replicate values (detail/device_summary.hpp), bit-identical to the
-// host's (host/replicate_summary.cpp) because both follow replicate_summary.hpp's definitions:
+// host's (host/engine/host_summaries.cpp) because both follow replicate_summary.hpp's definitions:
 //   * facts: one thread per (summary block, statistic) adds its block's defined values in
 //     replicate order; one thread per statistic adds the block totals in block order; the mean
 //     (a division) is taken on the host, as the host path does. --fmad=false keeps (v − m)² a

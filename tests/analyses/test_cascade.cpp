@@ -293,7 +293,7 @@ void check_sweep_against_direct_formulas(bool per_call_fallback_fee) {
   EXPECT_DOUBLE_EQ(est[plan.pooled().oracle_acc], best / n);
   // Fee columns are whole units: the compiled plan sums them exactly.
   for (size_t k = 0; k < plan.plan.columns.size(); ++k)
-    for (double v : plan.plan.columns[k]) ASSERT_EQ(v, std::round(2 * v) / 2) << plan.plan.column_names[k];
+    for (double v : plan.plan.columns[k].values()) ASSERT_EQ(v, std::round(2 * v) / 2) << plan.plan.column_names[k];
   // A per-call fallback fee adds no fee columns of its own.
   size_t fee_columns = 0;
   for (const auto& name : plan.plan.column_names) fee_columns += name.find("fee_fallback") != std::string::npos;

@@ -1,5 +1,6 @@
 // Issue 26 part 7: a metrics run's plan is sized before it is built. With the item matrix loaded,
-// a lower bound on the plan's columns × units × 8 bytes, added to the matrix, is checked against
+// a lower bound on the plan's columns × units × their bytes per unit (1 for a count column, 8 for
+// a column of fractions), added to the matrix, is checked against
 // the memory budget (JUDGESTAT_MEMORY_LIMIT here), and a run that cannot fit is refused with the
 // figure before anything is resampled.
 #include <gtest/gtest.h>
@@ -53,8 +54,11 @@ class MemoryLimit {
 // Per judge the columns the builder certainly adds on this data: acc (num, den) per order, pa
 // (num, den), bc, cons, stable_wrong, jb_score (2 + 2 + 3 + 2), and n, brier, nll and an ece bin
 // per presentation with probabilities (each order and the order-averaged one). The units are the
-// items (one variant), which probability quality shares with the accuracy family.
-constexpr int64_t kMinimumColumns = kJudges * (2 * kOrders + 2 + 9 + 4 * (kOrders + 1));
+// items (one variant), which probability quality shares with the accuracy family. Counts are
+// a byte per unit; brier, nll and the ece bin are fractions, a double per unit.
+constexpr int64_t kMinimumCountColumns = kJudges * (2 * kOrders + 2 + 9 + (kOrders + 1));
+constexpr int64_t kMinimumDoubleColumns = kJudges * 3 * (kOrders + 1);
+constexpr int64_t kMinimumColumns = kMinimumCountColumns + kMinimumDoubleColumns;
 constexpr int64_t kUnits = kItems;
 
 MetricsOptions options_with_progress(bool& resampled) {
@@ -68,15 +72,19 @@ TEST(MetricsMemory, PlanBeyondTheBudgetIsRefusedWithItsFigureBeforeResampling) {
   const ItemMatrix matrix = load_item_matrix(write_temp("metrics_memory.csv", records_csv()));
   bool resampled = false;
   const MetricsOptions options = options_with_progress(resampled);
-  // The plan alone is at least 54 × 50 × 8 = 21,600 bytes: 20,000 bytes cannot hold it.
-  ASSERT_EQ(kMinimumColumns * kUnits * 8, 21600);
-  const MemoryLimit limit("20000");
+  // The plan alone is at least 36 × 50 × 1 + 18 × 50 × 8 = 9,000 bytes; with the matrix's 200
+  // cells (a 2-byte verdict, an 8-byte line and two 8-byte probabilities each: 5,200 bytes)
+  // 14,200 bytes, which 12,000 bytes cannot hold.
+  ASSERT_EQ(kMinimumCountColumns * kUnits + kMinimumDoubleColumns * kUnits * 8, 9000);
+  const MemoryLimit limit("12000");
   const std::string message = thrown_message<InputError>([&] { run_metrics(matrix, options, cpu_target(1)); });
-  EXPECT_NE(message.find("metrics: the plan needs about 2.2e-05 GB (at least " + std::to_string(kMinimumColumns) +
-                         " columns x " + std::to_string(kUnits) + " units x 8 bytes) on top of the item matrix's"),
+  EXPECT_NE(message.find("metrics: the plan needs about 9e-06 GB (at least " + std::to_string(kMinimumCountColumns) +
+                         " count columns x " + std::to_string(kUnits) + " units x 1 byte + " +
+                         std::to_string(kMinimumDoubleColumns) + " columns x " + std::to_string(kUnits) +
+                         " units x 8 bytes) on top of the item matrix's"),
             std::string::npos)
       << message;
-  EXPECT_NE(message.find("but 2e-05 GB is available (JUDGESTAT_MEMORY_LIMIT)"), std::string::npos) << message;
+  EXPECT_NE(message.find("but 1.2e-05 GB is available (JUDGESTAT_MEMORY_LIMIT)"), std::string::npos) << message;
   EXPECT_FALSE(resampled);
 }
 
@@ -88,6 +96,15 @@ TEST(MetricsMemory, EstimateIsALowerBoundOnTheBuiltPlanAndARunThatFitsIsUnchange
   const MetricsPlan built = build_metrics_run_plan(matrix, selection, options);
   EXPECT_EQ(built.plan.n_units(), kUnits);
   EXPECT_GE(static_cast<int64_t>(built.plan.columns.size()), kMinimumColumns);
+  // The estimate's bytes are a lower bound on the columns' real storage.
+  int64_t column_bytes = 0, double_columns = 0;
+  for (const PlanColumn& column : built.plan.columns) {
+    const bool wide = column.kind() == PlanColumn::Kind::kDouble;
+    column_bytes += static_cast<int64_t>(column.size()) * (wide ? 8 : 1);
+    double_columns += wide;
+  }
+  EXPECT_GE(double_columns, kMinimumDoubleColumns);
+  EXPECT_GE(column_bytes, kMinimumCountColumns * kUnits + kMinimumDoubleColumns * kUnits * 8);
   const MetricsReport unlimited = run_metrics(matrix, options, cpu_target(1));
   EXPECT_TRUE(resampled);
   const MemoryLimit limit("1G");

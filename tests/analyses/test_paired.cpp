@@ -162,7 +162,7 @@ TEST(PairedDifferences, ComplementarityAndOracleAccuracy) {
   for (const SignFlipTest& test : built.plan.sign_flip_tests)
     if (test.statistic == static_cast<int32_t>(d)) {
       // The accuracy units come first; probability quality's record units follow, with 0 here.
-      const std::vector<double>& column = built.plan.columns[test.column];
+      const std::vector<double> column = built.plan.columns[test.column].values();
       EXPECT_EQ(std::vector<double>(column.begin(), column.begin() + 6), (std::vector<double>{0, -1, 1, 0, -1, 0}));
       EXPECT_EQ(std::count(column.begin() + 6, column.end(), 0.0), static_cast<long>(column.size() - 6));
       tested = true;

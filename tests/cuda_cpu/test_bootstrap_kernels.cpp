@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,14 +20,16 @@
 #define private public
 #include "kernels/bootstrap/detail/multiplicity_tile_agent.cuh"
 #undef private
+#include "engine/fake_environment.hpp"
 #include "kernels/bootstrap/detail/gather_agent.cuh"
+#include "kernels/bootstrap/detail/kernel_choice.cuh"
 
 namespace judgestat::cuda_cpu {
 namespace {
 
 using namespace cuda_detail;
 
-/// The host-side tables and views the CUDA backend uploads (cuda_backend.cu's upload_common),
+/// The host-side tables and views the CUDA backend uploads (plan_upload.cu's upload_common),
 /// here pointing at host memory: the CPU runtime's "device" is the host.
 struct CommonTables {
   explicit CommonTables(const CompiledPlan& plan) : strata_vectors(stratum_vectors(plan)) {
@@ -43,8 +46,8 @@ struct CommonTables {
   RankView rank{};
 };
 
-/// multiplicity_tile_kernel<options> over replicates [first, first + count) on a grid of `grid`
-/// blocks (fewer than the tiles: the grid-stride loop runs).
+/// multiplicity_tile_kernel<options>, as the dispatch picks it (tile_kernel), over replicates
+/// [first, first + count) on a grid of `grid` blocks (fewer than the tiles: the grid-stride loop runs).
 std::vector<double> run_tile(const CompiledPlan& plan, int options, uint64_t seed, uint64_t first, uint64_t count,
                              unsigned grid, Schedule schedule) {
   EXPECT_EQ(tile_counter_refusal(plan), "");
@@ -71,18 +74,15 @@ std::vector<double> run_tile(const CompiledPlan& plan, int options, uint64_t see
                           static_cast<uint32_t>(program_bytes),
                           static_cast<int32_t>(plan.ops.size())};
   std::vector<double> out(count * plan.n_statistics, -7.0);
-  static void (*const kernels[kTileOptionCount])(TilePlanView, uint64_t, uint64_t, uint64_t, double*) = {
-      multiplicity_tile_kernel<0>, multiplicity_tile_kernel<1>, multiplicity_tile_kernel<2>,
-      multiplicity_tile_kernel<3>};
-  emulation::launch({dim3(grid), dim3(kTileThreads), shared_bytes, schedule}, kernels[options], view, seed, first,
+  emulation::launch({dim3(grid), dim3(kTileThreads), shared_bytes, schedule}, tile_kernel(options), view, seed, first,
                     count, out.data());
   return out;
 }
 
-/// gather_kernel<Word, rows_in_flight> likewise (cuda_backend.cu's upload_gather).
-template <typename Word, bool RowsInFlight>
-std::vector<double> run_gather(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, unsigned grid,
-                               Schedule schedule) {
+/// `kernel`, one of gather_kernel<Word, …>, over replicates [first, first + count).
+template <typename Word>
+std::vector<double> run_gather_kernel(GatherKernel<Word> kernel, const CompiledPlan& plan, uint64_t seed,
+                                      uint64_t first, uint64_t count, unsigned grid, Schedule schedule) {
   CommonTables common(plan);
   const std::vector<Word> values = gather_words<Word>(plan);
   const RankSlots slots = rank_slots(plan);
@@ -93,9 +93,17 @@ std::vector<double> run_gather(const CompiledPlan& plan, uint64_t seed, uint64_t
       slots.n_slots, slot_counts.data()};
   std::vector<double> out(count * plan.n_statistics, -7.0);
   const size_t shared_bytes = gather_shared_bytes<Word>(plan.n_columns, common.program.n_extras());
-  emulation::launch({dim3(grid), dim3(kGatherThreads), shared_bytes, schedule}, gather_kernel<Word, RowsInFlight>, view,
-                    seed, first, count, out.data());
+  emulation::launch({dim3(grid), dim3(kGatherThreads), shared_bytes, schedule}, kernel, view, seed, first, count,
+                    out.data());
   return out;
+}
+
+/// gather_kernel<Word, rows_in_flight> likewise (cuda_backend.cu's try_gather_path), as the
+/// dispatch picks it (gather_kernel_for).
+template <typename Word, bool RowsInFlight>
+std::vector<double> run_gather(const CompiledPlan& plan, uint64_t seed, uint64_t first, uint64_t count, unsigned grid,
+                               Schedule schedule) {
+  return run_gather_kernel<Word>(gather_kernel_for<Word>(RowsInFlight), plan, seed, first, count, grid, schedule);
 }
 
 struct Case {
@@ -238,6 +246,42 @@ TEST(CudaCpuBootstrap, TileProductCarriesCountersOf256AndMoreIntoTheHighByte) {
                       m.data(), got_prefetch.data());
     EXPECT_EQ(got, expected) << schedule_name(schedule);
     EXPECT_EQ(got_prefetch, expected) << schedule_name(schedule);
+  }
+}
+
+// ---- The execution target's switches ------------------------------------------------------------
+
+using testing_support::fake_environment;
+
+// Each bootstrap switch, as cuda_tuning_from reads it, reaches the kernel the dispatch launches
+// (kernel_choice.cuh, as cuda_backend.cu uses it), and that kernel gives the CPU backend's bits.
+TEST(CudaCpuBootstrap, TuningSwitchesChooseTheKernelTheDispatchLaunches) {
+  struct Setting {
+    std::map<std::string, std::string> environment;
+    int options_when_program_fits, options_when_it_does_not;
+  };
+  const std::vector<Setting> settings = {{{}, 0, 0},
+                                         {{{"JUDGESTAT_TILE_PREFETCH", "1"}}, kTilePrefetch, kTilePrefetch},
+                                         {{{"JUDGESTAT_TILE_SHARED_PROGRAM", "1"}}, kTileSharedProgram, 0},
+                                         {{{"JUDGESTAT_TILE_PREFETCH", "1"}, {"JUDGESTAT_TILE_SHARED_PROGRAM", "1"}},
+                                          kTilePrefetch | kTileSharedProgram,
+                                          kTilePrefetch},
+                                         {{{"JUDGESTAT_TILE_PREFETCH", "0"}, {"JUDGESTAT_GATHER_ROWS", "1"}}, 0, 0}};
+  const CompiledPlan plan = compile(make_plan({{9, 14}, false, 2, true, true, 3}));
+  const std::vector<double> expected = cpu_replicates(plan, 44, 1000, 37);
+  for (const Setting& setting : settings) {
+    const CudaTuning tuning = cuda_tuning_from(fake_environment(setting.environment));
+    const int options = tile_kernel_options(tuning, true);
+    SCOPED_TRACE("options " + std::to_string(options));
+    EXPECT_EQ(options, setting.options_when_program_fits);
+    EXPECT_EQ(tile_kernel_options(tuning, false), setting.options_when_it_does_not);
+    EXPECT_TRUE(same_bytes(expected, run_tile(plan, options, 44, 1000, 37, 2, Schedule::kForward), plan.n_statistics));
+    const bool rows = setting.environment.count("JUDGESTAT_GATHER_ROWS") > 0;
+    EXPECT_EQ(tuning.gather_rows, rows);
+    const GatherKernel<unsigned long long> gather = gather_kernel_for<unsigned long long>(tuning.gather_rows);
+    EXPECT_TRUE(gather == (rows ? gather_kernel<unsigned long long, true> : gather_kernel<unsigned long long, false>));
+    EXPECT_TRUE(
+        same_bytes(expected, run_gather_kernel(gather, plan, 44, 1000, 37, 5, Schedule::kForward), plan.n_statistics));
   }
 }
 

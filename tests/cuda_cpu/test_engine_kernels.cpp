@@ -1,6 +1,6 @@
 // The other kernels run on the CPU runtime against their CPU twins, bit for bit: the sign-flip
 // kernel (kernels/permutation/sign_flip_kernel.cuh), the label-budget kernel in both variants
-// (kernels/budget/budget_kernel.cuh), the `budget --compare` kernel (compare_kernel.cuh) and the
+// (kernels/budget/detail/budget_agent.cuh), the `budget --compare` kernel (compare_kernel.cuh) and the
 // device summaries' kernels (kernels/summaries/summary_kernels.cuh; CUB's radix sort between
 // order_keys_kernel and pick_order_statistics_kernel runs on a device only, std::sort stands in).
 // Launches mirror their .cu dispatch, with small grids; each runs under both schedules.
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -18,13 +19,14 @@
 
 #include "analyses/cascade_pool.hpp"
 #include "cuda_cpu_support.hpp"
+#include "engine/fake_environment.hpp"
 #include "engine/sign_flip_cases.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/budget.hpp"
 #include "judgestat/budget_compare.hpp"
 #include "judgestat/replicate_summary.hpp"
-#include "kernels/budget/budget_kernel.cuh"
 #include "kernels/budget/compare_kernel.cuh"
+#include "kernels/budget/detail/budget_agent.cuh"
 #include "kernels/permutation/sign_flip_kernel.cuh"
 #include "kernels/summaries/summary_kernels.cuh"
 #include "test_plans.hpp"
@@ -74,10 +76,9 @@ TEST(CudaCpuSignFlip, KernelCountsLikeTheHost) {
 
 using testing_support::w2_pool;
 
-/// budget.cu's launch of budget_kernel<Variant>: `warps` warps per block on `grid` blocks.
-template <int Variant>
-DrawOutcomes budget_on_runtime(const BudgetProblem& problem, const BudgetRun& run, uint32_t first, uint32_t count,
-                               unsigned grid, int warps, Schedule schedule) {
+/// budget.cu's launch of `kernel` (a budget_kernel<Variant>): `warps` warps per block on `grid` blocks.
+DrawOutcomes budget_on_runtime(BudgetKernel kernel, const BudgetProblem& problem, const BudgetRun& run, uint32_t first,
+                               uint32_t count, unsigned grid, int warps, Schedule schedule) {
   DrawOutcomes out;
   out.resize(count, problem.n_strata);
   BudgetKernelArgs args{};
@@ -103,7 +104,7 @@ DrawOutcomes budget_on_runtime(const BudgetProblem& problem, const BudgetRun& ru
   args.out_fee_ratio = out.fee_ratio.data();
   args.out_chosen = out.chosen.data();
   const size_t block_bytes = budget_warp_words(run.k, problem.n_grid, problem.n_strata) * sizeof(uint32_t) * warps;
-  emulation::launch({dim3(grid), dim3(32 * warps), block_bytes, schedule}, budget_kernel<Variant>, args);
+  emulation::launch({dim3(grid), dim3(32 * warps), block_bytes, schedule}, kernel, args);
   return out;
 }
 
@@ -133,10 +134,40 @@ TEST(CudaCpuBudget, BothKernelVariantsMatchTheCpuEngine) {
         for (Schedule schedule : {Schedule::kForward, Schedule::kReverse}) {
           SCOPED_TRACE("k " + std::to_string(k) + " " + rule_name(rule) + (per_stratum ? " per stratum, " : ", ") +
                        schedule_name(schedule));
-          expect_same_outcomes(budget_on_runtime<1>(problem, run, first, count, 2, 4, schedule), expected);
-          expect_same_outcomes(budget_on_runtime<2>(problem, run, first, count, 2, 4, schedule), expected);
+          expect_same_outcomes(budget_on_runtime(budget_kernel<1>, problem, run, first, count, 2, 4, schedule),
+                               expected);
+          expect_same_outcomes(budget_on_runtime(budget_kernel<2>, problem, run, first, count, 2, 4, schedule),
+                               expected);
         }
       }
+  }
+}
+
+// JUDGESTAT_BUDGET_KERNEL, as cuda_tuning_from reads it, picks the variant budget.cu launches
+// (budget_kernel_for), and the variant launched gives the CPU engine's outcomes.
+TEST(CudaCpuBudget, TheTuningsVariantIsTheKernelLaunched) {
+  struct Setting {
+    std::map<std::string, std::string> environment;
+    BudgetKernel expected;
+  };
+  const std::vector<Setting> settings = {{{}, budget_kernel<1>},
+                                         {{{"JUDGESTAT_BUDGET_KERNEL", "1"}}, budget_kernel<1>},
+                                         {{{"JUDGESTAT_BUDGET_KERNEL", "2"}}, budget_kernel<2>},
+                                         {{{"JUDGESTAT_BUDGET_KERNEL", ""}}, budget_kernel<1>}};
+  const BudgetProblem problem = make_budget_problem(w2_pool(), default_grid(), true);
+  BudgetRun run;
+  run.k = 96;
+  run.rule.rule = ThresholdRule::kLower;
+  run.seed = 32;
+  DrawOutcomes expected;
+  make_cpu_budget_engine(problem, 1)->run(run, 5, 9, expected);
+  for (const Setting& setting : settings) {
+    const CudaTuning tuning = cuda_tuning_from(testing_support::fake_environment(setting.environment));
+    SCOPED_TRACE("variant " + std::to_string(tuning.budget_kernel));
+    EXPECT_EQ(tuning.budget_error, "");
+    EXPECT_TRUE(budget_kernel_for(tuning) == setting.expected);
+    expect_same_outcomes(budget_on_runtime(budget_kernel_for(tuning), problem, run, 5, 9, 2, 4, Schedule::kReverse),
+                         expected);
   }
 }
 

@@ -30,7 +30,7 @@ Plan w1_like_plan(const std::vector<int64_t>& stratum_sizes, int64_t items, int 
   const int64_t C = plan.stratum_offset.back();
   for (int64_t i = 0; i < items; ++i) plan.unit_cluster.push_back(static_cast<int32_t>(i < C ? i : int64_t(rng() % C)));
   const int32_t ones = plan.add_column("items");
-  std::fill(plan.columns[ones].begin(), plan.columns[ones].end(), 1.0);
+  plan.columns[ones].fill(1.0);
   for (int j = 0; j < judges; ++j) {
     const int32_t acc = plan.add_column("acc"), pa = plan.add_column("pa"), bc = plan.add_column("bc");
     for (int64_t i = 0; i < items; ++i) {

@@ -82,7 +82,8 @@ TEST(SignFlip, CountsMatchExplicitLoopsOnEverySimdPathAndWidth) {
   for (const int64_t scale : {int64_t{1}, int64_t{1} << 27}) {
     PairedCase paired = paired_case(1001, 5);
     for (size_t t = 0; t < paired.d.size(); ++t) {
-      for (double& v : paired.plan.columns[paired.plan.sign_flip_tests[t].column]) v *= static_cast<double>(scale);
+      PlanColumn& column = paired.plan.columns[paired.plan.sign_flip_tests[t].column];
+      for (size_t u = 0; u < column.size(); ++u) column[u] = column[u] * static_cast<double>(scale);
       for (int64_t& v : paired.d[t]) v *= scale;
     }
     int64_t magnitude = 0;
@@ -123,7 +124,7 @@ TEST(SignFlip, ObservedTotalOfZeroGivesPOne) {
   plan.stratum_offset = {0, 5};
   plan.unit_cluster = {0, 1, 2, 3, 4};
   const int32_t d = plan.add_column("d"), ones = plan.add_column("ones");
-  std::fill(plan.columns[ones].begin(), plan.columns[ones].end(), 1.0);
+  plan.columns[ones].fill(1.0);
   plan.statistics = {{{"diff"}, ratio_program(d, ones)}};
   plan.sign_flip_tests = {{0, d}};
   BootstrapOptions options;
@@ -139,8 +140,8 @@ TEST(SignFlip, ClearDifferenceGivesTheSmallestP) {
   plan.stratum_offset = {0, 60};
   for (int32_t c = 0; c < 60; ++c) plan.unit_cluster.push_back(c);
   const int32_t d = plan.add_column("d"), ones = plan.add_column("ones");
-  std::fill(plan.columns[d].begin(), plan.columns[d].end(), 1.0);
-  std::fill(plan.columns[ones].begin(), plan.columns[ones].end(), 1.0);
+  plan.columns[d].fill(1.0);
+  plan.columns[ones].fill(1.0);
   plan.statistics = {{{"diff"}, ratio_program(d, ones)}};
   plan.sign_flip_tests = {{0, d}};
   BootstrapOptions options;
@@ -165,11 +166,11 @@ TEST(SignFlip, NullPValuesAreUniform) {
     for (int32_t c = 0; c < 200; ++c)
       for (uint32_t u = 0, units = 1 + random() % 3; u < units; ++u) plan.unit_cluster.push_back(c);
     const int32_t d = plan.add_column("d"), ones = plan.add_column("ones");
-    for (double& v : plan.columns[d]) {
+    for (size_t u = 0; u < plan.columns[d].size(); ++u) {
       const uint32_t draw = random() % 10;
-      v = draw < 3 ? -1.0 : draw < 7 ? 0.0 : 1.0;
+      plan.columns[d][u] = draw < 3 ? -1.0 : draw < 7 ? 0.0 : 1.0;
     }
-    std::fill(plan.columns[ones].begin(), plan.columns[ones].end(), 1.0);
+    plan.columns[ones].fill(1.0);
     plan.statistics = {{{"diff"}, ratio_program(d, ones)}};
     plan.sign_flip_tests = {{0, d}};
     BootstrapOptions options;

@@ -83,7 +83,7 @@ void study_file(std::string_view text) {
 namespace {
 
 // A small study (metrics with a figure, and items) run once into ROOT/out; its metrics entry is
-// the one the fuzzer's text replaces.
+// the one the fuzzer's text replaces (its tables and figure are rebuilt from its result on reuse).
 struct FolderFixture {
   std::string root, study, out, entry, key;
 };

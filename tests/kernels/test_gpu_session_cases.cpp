@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analyses/cascade_pool.hpp"
+#include "engine/fake_environment.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/budget.hpp"
@@ -37,6 +38,7 @@ bool same_bits(const std::vector<double>& x, const std::vector<double>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
 }
 
+using testing_support::fake_environment;
 using testing_support::w2_pool;
 
 void expect_same_outcomes(const DrawOutcomes& got, const DrawOutcomes& expected) {
@@ -115,18 +117,16 @@ TEST(CudaSession, PerformanceSwitchesKeepTheCpuBits) {
     make_cpu_backend(2)->run_replicates(plan, 8, first, count, expected.data());
     for (const char* name : {"JUDGESTAT_TILE_PREFETCH", "JUDGESTAT_TILE_SHARED_PROGRAM", "JUDGESTAT_GATHER_ROWS"})
       for (CudaKernelPath path : {CudaKernelPath::kMultiplicityTile, CudaKernelPath::kGather}) {
-        setenv(name, "1", 1);
-        auto gpu = make_cuda_backend_with_path(0, 0, path);
-        unsetenv(name);
+        auto gpu = make_cuda_backend_with_path(0, 0, path, cuda_tuning_from(fake_environment({{name, "1"}})));
         std::vector<double> got(count * S, -1.0);
         gpu->run_replicates(plan, 8, first, count, got.data());
         EXPECT_TRUE(same_bits(got, expected)) << name << ", " << (path == CudaKernelPath::kGather ? "gather" : "tile")
                                               << ", " << plan.n_clusters << " clusters";
       }
   }
-  setenv("JUDGESTAT_TILE_PREFETCH", "yes", 1);  // a mistyped switch is an error, not the default
-  EXPECT_THROW(make_cuda_backend(0, 0), std::runtime_error);
-  unsetenv("JUDGESTAT_TILE_PREFETCH");
+  // A mistyped switch is an error, not the default.
+  EXPECT_THROW(make_cuda_backend(0, 0, cuda_tuning_from(fake_environment({{"JUDGESTAT_TILE_PREFETCH", "yes"}}))),
+               std::runtime_error);
 #endif
 }
 
@@ -139,9 +139,8 @@ TEST(BudgetDeterminism, CudaMatchesCpuSmall) {
     for (bool per_stratum : {false, true}) {
       const BudgetProblem problem = make_budget_problem(pool, default_grid(), per_stratum);
       auto cpu = make_cpu_budget_engine(problem, 0);
-      setenv("JUDGESTAT_BUDGET_KERNEL", variant, 1);
-      auto cuda = make_cuda_budget_engine(problem, 0);
-      unsetenv("JUDGESTAT_BUDGET_KERNEL");
+      auto cuda = make_cuda_budget_engine(problem, 0,
+                                          cuda_tuning_from(fake_environment({{"JUDGESTAT_BUDGET_KERNEL", variant}})));
       for (uint32_t k : {7u, 96u})
         for (ThresholdRule rule : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
           BudgetRun run;
@@ -215,6 +214,17 @@ TEST(CudaSession, SmallPlanOnBothPathsMatchesCpu) {
 #endif
 }
 
+// JUDGESTAT_DEVICE_SUMMARIES=0 in the target's tuning: the backend declines to keep the values,
+// so the intervals summarise on the host (distributed::run_replicates_kept_everywhere).
+TEST(CudaSession, DeviceSummariesOffKeepsNothingOnTheDevice) {
+  REQUIRE_CUDA();
+  const CompiledPlan plan = compile(ranked_plan());
+  auto on = make_cuda_backend(0, 0, cuda_tuning_from(fake_environment({})));
+  EXPECT_NE(on->run_replicates_kept(plan, 3, 1000), nullptr);
+  auto off = make_cuda_backend(0, 0, cuda_tuning_from(fake_environment({{"JUDGESTAT_DEVICE_SUMMARIES", "0"}})));
+  EXPECT_EQ(off->run_replicates_kept(plan, 3, 1000), nullptr);
+}
+
 // The sanitizers' device-summary case (memcheck): a few thousand kept replicates summarised on
 // the device, against the host's summary of the same values; with JUDGESTAT_SUMMARY_REUSE off
 // and on (then two stores in turn share the backend's working buffers, the second B larger).
@@ -223,9 +233,7 @@ TEST(CudaSession, SmallDeviceSummariesMatchHost) {
   const CompiledPlan plan = compile(ranked_plan());
   const int32_t S = plan.n_statistics;
   for (const char* reuse : {"0", "1"}) {
-    setenv("JUDGESTAT_SUMMARY_REUSE", reuse, 1);
-    auto gpu = make_cuda_backend(0, 0);
-    unsetenv("JUDGESTAT_SUMMARY_REUSE");
+    auto gpu = make_cuda_backend(0, 0, cuda_tuning_from(fake_environment({{"JUDGESTAT_SUMMARY_REUSE", reuse}})));
     for (uint64_t B : {uint64_t(3001), uint64_t(5003)}) {  // 12 and 20 summary blocks, the last partial
       std::vector<double> values(B * S);
       make_cpu_backend(1)->run_replicates(plan, 3, 0, B, values.data());

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyses/metrics.hpp"
@@ -40,13 +42,14 @@ CompiledPlan reference_compile(const Plan& plan) {
 
   std::map<std::vector<double>, int32_t> first_copy;
   std::vector<int32_t> kept_index;
-  std::vector<const std::vector<double>*> kept;
+  std::vector<std::vector<double>> kept;
   std::vector<std::string> kept_name;  // the first copy's
   for (size_t c = 0; c < plan.columns.size(); ++c) {
     const int32_t next = static_cast<int32_t>(kept.size());
-    const int32_t index = first_copy.emplace(plan.columns[c], next).first->second;
+    const std::vector<double> values = plan.columns[c].values();
+    const int32_t index = first_copy.emplace(values, next).first->second;
     if (index == next) {
-      kept.push_back(&plan.columns[c]);
+      kept.push_back(values);
       kept_name.push_back(plan.column_names[c]);
     }
     kept_index.push_back(index);
@@ -55,7 +58,7 @@ CompiledPlan reference_compile(const Plan& plan) {
   out.cluster_sums.assign(static_cast<size_t>(n_clusters) * out.n_columns, 0);
   out.fits_int32 = true;
   for (int32_t k = 0; k < out.n_columns; ++k) {
-    const std::vector<double>& values = *kept[k];
+    const std::vector<double>& values = kept[k];
     if (!all_finite(values)) throw std::logic_error("plan: non-finite value in a column");
     std::vector<double> cluster_weight(n_clusters, 0.0);
     for (size_t u = 0; u < values.size(); ++u) cluster_weight[plan.unit_cluster[u]] += std::fabs(values[u]);
@@ -267,6 +270,9 @@ void expect_matches_reference(const Plan& plan, const std::string& what) {
   expect_same_compiled(compile(plan), reference_compile(plan), what);
 }
 
+/// compile() of a plan the caller keeps (the overload for a plan given up is tested below).
+CompiledPlan compile_kept(const Plan& plan) { return compile(plan); }
+
 /// The error compile() throws: its type's name and message ("" when none).
 template <typename Compile>
 std::string error_of(const Compile& compile_plan, const Plan& plan) {
@@ -281,7 +287,7 @@ std::string error_of(const Compile& compile_plan, const Plan& plan) {
 }
 
 void expect_same_error(const Plan& plan, const std::string& expected) {
-  EXPECT_EQ(error_of(compile, plan), expected);
+  EXPECT_EQ(error_of(compile_kept, plan), expected);
   EXPECT_EQ(error_of(reference_compile, plan), expected);
 }
 
@@ -357,7 +363,7 @@ TEST(Compile, ErrorsAreTheReferencesInTheSameOrder) {
   // are checked before rank terms. A count of 1e15 per unit cannot be summed exactly.
   const Plan base = awkward_plan({3000, 1, 997}, 30000, 5);
   const auto too_large = [](Plan plan, int32_t column) {
-    std::fill(plan.columns[column].begin(), plan.columns[column].end(), 1e15);
+    plan.columns[column].fill(1e15);
     return plan;
   };
   const auto too_large_error = [](const std::string& name) {
@@ -375,9 +381,46 @@ TEST(Compile, ErrorsAreTheReferencesInTheSameOrder) {
   expect_same_error(bad_score, too_large_error("fraction/4"));
 
   Plan wrong_length = awkward_plan({5, 1, 9}, 400, 6);
-  wrong_length.columns[4].pop_back();
-  EXPECT_EQ(error_of(compile, wrong_length), "logic_error: plan: column 'fraction/4' has the wrong length");
+  wrong_length.columns[4].resize(wrong_length.columns[4].size() - 1);
+  EXPECT_EQ(error_of(compile_kept, wrong_length), "logic_error: plan: column 'fraction/4' has the wrong length");
   Plan stray_unit = awkward_plan({5, 1, 9}, 400, 6);
   stray_unit.unit_cluster[7] = 15;
-  EXPECT_EQ(error_of(compile, stray_unit), "logic_error: plan: unit cluster out of range");
+  EXPECT_EQ(error_of(compile_kept, stray_unit), "logic_error: plan: unit cluster out of range");
+}
+
+namespace {
+
+/// compile(Plan&&) against the reference on a copy of `plan`, and what it leaves of the copy.
+void expect_given_up_matches_reference(const Plan& plan, const std::string& what) {
+  Plan given_up = plan;
+  const CompiledPlan compiled = compile(std::move(given_up));
+  expect_same_compiled(compiled, reference_compile(plan), what);
+  EXPECT_TRUE(given_up.columns.empty()) << what;
+  EXPECT_TRUE(given_up.rank_terms.empty()) << what;
+  EXPECT_EQ(given_up.n_units(), 0) << what;
+}
+
+}  // namespace
+
+TEST(Compile, GivenUpPlansFreeTheirColumnsAndCompileAsTheReference) {
+  // Columns heavier than the compiled sums (doubles, many units per cluster): the sums wait for
+  // the columns to go; lighter (bytes, a unit per cluster): cluster_sums is allocated first.
+  const Plan awkward = awkward_plan({5, 1, 9}, 400, 1);
+  expect_given_up_matches_reference(awkward, "awkward plan");
+  expect_given_up_matches_reference(awkward_plan({3000, 1, 997}, 30000, 2), "large awkward plan");
+  expect_given_up_matches_reference(heavy_plan(), "heavy plan");
+  std::mt19937_64 random(11);
+  Plan unit_clusters = plan_with_units({500}, 500, random);
+  add_column(unit_clusters, "count", [](int64_t) { return 1.0; });
+  add_column(unit_clusters, "copy", [](int64_t) { return 1.0; });
+  add_column(unit_clusters, "small", [](int64_t u) { return static_cast<double>(u % 7) - 3.0; });
+  ASSERT_EQ(unit_clusters.columns[2].kind(), PlanColumn::Kind::kByte);
+  expect_given_up_matches_reference(unit_clusters, "a unit per cluster");
+  expect_given_up_matches_reference(metrics_command_plan(kRoot + "/data/judgebench/gpt4o_split.csv", "benchmark"),
+                                    "judgebench metrics plan");
+  // Errors are the same as for a kept plan.
+  Plan bad = awkward;
+  bad.columns[0].set(3, std::numeric_limits<double>::infinity());
+  Plan bad_given_up = bad;
+  EXPECT_THROW(compile(std::move(bad_given_up)), std::logic_error);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for tests/test_bootstrap.cpp (BcaMatchesScipy).
+"""Reference values for tests/intervals/test_bootstrap.cpp (BcaMatchesScipy).
 
 Draws the same clustered bootstrap replicates as judgestat (docs/statistics.md §2: Philox4x32-10, key = seed,
 counter = (d div 4, r, stratum, 0), cluster = (u * C) >> 32), then asks scipy for the BCa interval

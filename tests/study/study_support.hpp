@@ -2,6 +2,8 @@
 #pragma once
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -75,6 +77,27 @@ inline const BundledRun& bundled_run() {
     return out;
   }();
   return run;
+}
+
+/// Runs the study file at `study_path` into `out` quietly, as `judgestat run --out` would
+/// (`force`: --force; `before_swap`: StudyRunOptions::before_swap, for interrupting a run).
+inline StudyOutcome run_into(const std::string& study_path, const std::string& out, bool force = false,
+                             std::function<void(const std::string&)> before_swap = nullptr) {
+  StudyRunOptions options;
+  options.out_dir = out;
+  options.quiet = true;
+  options.force = force;
+  options.before_swap = std::move(before_swap);
+  return run_study(load_study(study_path), options);
+}
+
+/// Every file under `dir` (relative paths) with its bytes, folders left out.
+inline std::map<std::string, std::string> tree(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.is_regular_file())
+      files[std::filesystem::relative(entry.path(), dir).generic_string()] = read_all(entry.path().string());
+  return files;
 }
 
 }  // namespace judgestat::study_testing

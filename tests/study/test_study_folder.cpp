@@ -26,6 +26,8 @@ namespace {
 namespace fs = std::filesystem;
 using study_testing::fresh_dir;
 using study_testing::read_all;
+using study_testing::run_into;
+using study_testing::tree;
 using study_testing::without_run_fields;
 using study_testing::without_timing;
 using study_testing::write_all;
@@ -47,24 +49,6 @@ std::string small_study(const std::string& dir, const std::string& extra_setting
       {"name": "disagree", "analysis": "items", "input": "jb", "disagree": true}
     ]})");
   return dir + "/study.json";
-}
-
-StudyOutcome run_into(const std::string& study_path, const std::string& out, bool force = false,
-                      std::function<void(const std::string&)> before_swap = nullptr) {
-  StudyRunOptions options;
-  options.out_dir = out;
-  options.quiet = true;
-  options.force = force;
-  options.before_swap = std::move(before_swap);
-  return run_study(load_study(study_path), options);
-}
-
-// Every file under `dir` (relative paths) with its bytes, folders left out.
-std::map<std::string, std::string> tree(const std::string& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(dir))
-    if (entry.is_regular_file()) files[fs::relative(entry.path(), dir).generic_string()] = read_all(entry.path());
-  return files;
 }
 
 std::vector<std::string> names_in(const std::string& dir) {
@@ -156,10 +140,18 @@ void rewrite_entry(const std::string& path, const std::function<void(Json&)>& ed
 
 TEST(StudyCacheChecks, TamperedEntriesAreRecomputedWithANote) {
   const std::string dir = fresh_dir("tampered");
-  const std::string study = small_study(dir), out = dir + "/out";
+  small_study(dir);
+  // A cascade: its entry keeps its figures (metrics and items render theirs from the result).
+  write_all(dir + "/study.json", R"({"settings": {"replicates": 100, "backend": "cpu", "threads": 2},
+    "inputs": {"jb": "jb.csv"},
+    "analyses": [
+      {"name": "gate", "analysis": "cascade", "input": "jb", "first": "Skywork_Skywork-Reward-Llama-3.1-8B",
+       "fallback": "o1-mini-2024-09-12"},
+      {"name": "disagree", "analysis": "items", "input": "jb", "disagree": true}]})");
+  const std::string study = dir + "/study.json", out = dir + "/out";
   run_into(study, out);
   const std::string results = read_all(out + "/results.json"), report = read_all(out + "/report.html");
-  const std::string path = entry_path(out, "acc");
+  const std::string path = entry_path(out, "gate");
   ASSERT_FALSE(Json::parse(read_all(path))["plots"].empty());
   struct Tamper {
     const char* why;  // in the note
@@ -178,13 +170,13 @@ TEST(StudyCacheChecks, TamperedEntriesAreRecomputedWithANote) {
          std::string svg = e["plots"][0]["svg"];
          e["plots"][0]["svg"] = svg.insert(svg.find("<svg") + 4, " onload=\"alert(1)\"");
        }},
-      {"digest does not match", false, [](Json& e) { e["result"]["statistics"][0]["estimate"] = 0.123456; }},
+      {"digest does not match", false, [](Json& e) { e["result"]["settings"]["seed"] = 123456; }},
   };
   for (const Tamper& tamper : tampers) {
     SCOPED_TRACE(tamper.why);
     rewrite_entry(path, tamper.edit, tamper.resign);
     const StudyOutcome outcome = run_into(study, out);
-    EXPECT_EQ(outcome.computed, (std::vector<std::string>{"acc"}));
+    EXPECT_EQ(outcome.computed, (std::vector<std::string>{"gate"}));
     ASSERT_EQ(outcome.notes.size(), 1u);
     EXPECT_NE(outcome.notes[0].find(tamper.why), std::string::npos) << outcome.notes[0];
     EXPECT_NE(outcome.notes[0].find("recomputed"), std::string::npos) << outcome.notes[0];

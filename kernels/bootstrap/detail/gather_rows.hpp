@@ -1,5 +1,5 @@
 // The gather agent's walk over a warp's drawn clusters (gather_agent.cuh), as plain bit
-// arithmetic for host and device, so tests/test_kernel_emulation.cpp can run it lane by lane.
+// arithmetic for host and device, so tests/kernels/test_kernel_emulation.cpp can run it lane by lane.
 // No CUDA headers: this compiles in CPU-only builds too.
 #pragma once
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Pieces of the multiplicity tile agent (multiplicity_tile_agent.cuh) that are plain index and
-// byte arithmetic, written once for host and device so that tests/test_kernel_emulation.cpp
+// byte arithmetic, written once for host and device so that tests/kernels/test_kernel_emulation.cpp
 // can run them on the host, lane by lane, against a direct reference: the k-step schedule of
 // the tensor-core product (with or without B prefetch), the A-fragment counter offsets, the
 // byte split of the counters, and the statistics' tables copied to shared memory.
