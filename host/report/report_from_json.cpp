@@ -51,6 +51,11 @@ int64_t signed_count(const Json& value, const std::string& where) {
   return value.get<int64_t>();
 }
 
+// `object[name]` as signed_count reads it, named `at.name` in an error.
+int64_t signed_count_of(const Json& object, const std::string& name, const std::string& at) {
+  return signed_count(field(object, name, at), at + "." + name);
+}
+
 std::string text(const Json& value, const std::string& where) {
   if (!value.is_string()) bad_field(where, "expected a string");
   return value.get<std::string>();
@@ -191,7 +196,7 @@ void read_budget_settings(const Json& json, BudgetReport& report) {
   const Json& strata = field(settings, "strata", at);
   report.per_stratum = !strata.is_null();
   if (report.per_stratum) report.strata = text(strata, at + ".strata");
-  const int64_t orders = signed_count(field(settings, "gate_orders", at), at + ".gate_orders");
+  const int64_t orders = signed_count_of(settings, "gate_orders", at);
   if (orders != 1 && orders != 2) bad_field(at + ".gate_orders", "expected 1 or 2");
   report.gate_orders = static_cast<int>(orders);
 }
@@ -454,8 +459,7 @@ void read_metrics_settings(const Json& json, MetricsReport& r) {
   const Json& by = field(settings, "by", at);
   if (!by.is_null()) r.strata = text(by, at + ".by");
   r.adjudicated_gold = text(field(settings, "gold", at), at + ".gold") == "adjudicated";
-  if (r.adjudicated_gold)
-    r.gold_substituted = signed_count(field(settings, "gold_substituted", at), at + ".gold_substituted");
+  if (r.adjudicated_gold) r.gold_substituted = signed_count_of(settings, "gold_substituted", at);
   if (settings.contains("temperature")) {
     const Json& temperature = settings["temperature"];
     if (!temperature.is_object()) bad_field(at + ".temperature", "expected an object");
@@ -472,9 +476,8 @@ void read_metrics_notes(const Json& json, const Json& render, MetricsReport& r) 
   std::vector<std::string> judges;
   for (size_t v = 0; v < rows.size(); ++v) {
     const std::string at = "validity[" + std::to_string(v) + "]";
-    r.validity.push_back({text(field(rows[v], "judge", at), at + ".judge"),
-                          signed_count(field(rows[v], "records", at), at + ".records"),
-                          signed_count(field(rows[v], "invalid", at), at + ".invalid"), ""});
+    r.validity.push_back({text(field(rows[v], "judge", at), at + ".judge"), signed_count_of(rows[v], "records", at),
+                          signed_count_of(rows[v], "invalid", at), ""});
     judges.push_back(r.validity.back().judge);
   }
   const std::vector<std::string> all = texts_or_null(array_of(field(json, "notes", ""), "notes"), "notes");
@@ -515,7 +518,7 @@ void read_confusion(const Json& json, MetricsReport& r) {
     c.scope.order = 0;
     c.scope.benchmark = optional_text(field(rows[i], "benchmark", at), at + ".benchmark");
     c.scope.condition = optional_text(field(rows[i], "condition", at), at + ".condition");
-    c.scope.n = signed_count(field(rows[i], "n", at), at + ".n");
+    c.scope.n = signed_count_of(rows[i], "n", at);
     c.gold_labels = texts_or_null(array_of(field(rows[i], "gold", at), at + ".gold"), at + ".gold");
     c.verdict_labels = texts_or_null(array_of(field(rows[i], "verdict", at), at + ".verdict"), at + ".verdict");
     c.counts = count_rows(field(rows[i], "counts", at), at + ".counts", c.gold_labels.size(), c.verdict_labels.size());
@@ -539,11 +542,11 @@ void read_comparisons(const Json& json, MetricsReport& r) {
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string at = "complementarity[" + std::to_string(i) + "]";
     Complementarity c = pair_head<Complementarity>(rows[i], at);
-    c.n = signed_count(field(rows[i], "n", at), at + ".n");
-    c.both_right = signed_count(field(rows[i], "both_right", at), at + ".both_right");
-    c.judge_only = signed_count(field(rows[i], "judge_only", at), at + ".judge_only");
-    c.reference_only = signed_count(field(rows[i], "reference_only", at), at + ".reference_only");
-    c.both_wrong = signed_count(field(rows[i], "both_wrong", at), at + ".both_wrong");
+    c.n = signed_count_of(rows[i], "n", at);
+    c.both_right = signed_count_of(rows[i], "both_right", at);
+    c.judge_only = signed_count_of(rows[i], "judge_only", at);
+    c.reference_only = signed_count_of(rows[i], "reference_only", at);
+    c.both_wrong = signed_count_of(rows[i], "both_wrong", at);
     r.complementarity.push_back(std::move(c));
   }
   if (!json.contains("disputes")) return;
@@ -551,18 +554,18 @@ void read_comparisons(const Json& json, MetricsReport& r) {
   for (size_t i = 0; i < disputes.size(); ++i) {
     const std::string at = "disputes[" + std::to_string(i) + "]";
     Disputes d = pair_head<Disputes>(disputes[i], at);
-    d.adjudicated = signed_count(field(disputes[i], "adjudicated", at), at + ".adjudicated");
-    d.disputed = signed_count(field(disputes[i], "disputed", at), at + ".disputed");
-    d.sides_with_judge = signed_count(field(disputes[i], "sides_with_judge", at), at + ".sides_with_judge");
-    d.sides_with_reference = signed_count(field(disputes[i], "sides_with_reference", at), at + ".sides_with_reference");
-    d.sides_with_neither = signed_count(field(disputes[i], "sides_with_neither", at), at + ".sides_with_neither");
+    d.adjudicated = signed_count_of(disputes[i], "adjudicated", at);
+    d.disputed = signed_count_of(disputes[i], "disputed", at);
+    d.sides_with_judge = signed_count_of(disputes[i], "sides_with_judge", at);
+    d.sides_with_reference = signed_count_of(disputes[i], "sides_with_reference", at);
+    d.sides_with_neither = signed_count_of(disputes[i], "sides_with_neither", at);
     r.disputes.push_back(std::move(d));
   }
 }
 
 ReliabilityTable reliability_table(const Json& row, const std::string& at) {
   ReliabilityTable t;
-  t.n = signed_count(field(row, "n", at), at + ".n");
+  t.n = signed_count_of(row, "n", at);
   t.errors = number(field(row, "errors", at), at + ".errors");
   t.ece = number(field(row, "ece", at), at + ".ece");
   const Json& bins = array_of(field(row, "bins", at), at + ".bins", kConfidenceBins);
@@ -594,8 +597,8 @@ RiskCoverage risk_coverage(const Json& row, const std::string& at) {
 
 FlipTable flip_table(const Json& row, const std::string& at) {
   FlipTable t;
-  t.total_items = signed_count(field(row, "items", at), at + ".items");
-  t.total_flips = signed_count(field(row, "flips", at), at + ".flips");
+  t.total_items = signed_count_of(row, "items", at);
+  t.total_flips = signed_count_of(row, "flips", at);
   t.flips_high = signed_count(field(row, "flips_at_q_at_least_0.9", at), at + ".flips_at_q_at_least_0.9");
   const Json& bins = array_of(field(row, "bins", at), at + ".bins", kConfidenceBins);
   for (size_t b = 0; b < bins.size(); ++b) {
