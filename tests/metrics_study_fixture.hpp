@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "analyses/metrics.hpp"
+#include "analyses/metrics/metrics_plan.hpp"
 #include "records/selection.hpp"
 #include "test_support.hpp"
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "analyses/cascade_pool.hpp"
+#include "analyses/cascade/cascade_pool.hpp"
 #include "judgestat/plan.hpp"
 
 namespace judgestat::testing_support {

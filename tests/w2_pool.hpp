@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyses/cascade_pool.hpp"
+#include "analyses/cascade/cascade_pool.hpp"
 #include "test_support.hpp"
 
 namespace judgestat::testing_support {

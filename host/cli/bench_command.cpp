@@ -10,11 +10,11 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
-#include "cli/text_lists.hpp"
 #include "judgestat/bench.hpp"
-#include "judgestat/budget.hpp"
+#include "judgestat/budget_engine.hpp"
 #include "records/selection.hpp"
 #include "report/atomic_file.hpp"
+#include "requests/text_lists.hpp"
 
 namespace judgestat {
 namespace {

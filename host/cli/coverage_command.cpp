@@ -3,8 +3,8 @@
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_guard.hpp"
-#include "cli/text_lists.hpp"
 #include "judgestat/coverage.hpp"
+#include "requests/text_lists.hpp"
 
 namespace judgestat {
 

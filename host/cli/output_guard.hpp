@@ -12,23 +12,9 @@
 #include <vector>
 
 #include "judgestat/report.hpp"
+#include "requests/run_paths.hpp"
 
 namespace judgestat {
-
-/// A path as the user gave it and what named it ("FILE", "--config", "--json", …).
-struct NamedPath {
-  std::string flag, path;
-};
-
-/// What one run reads and writes.
-struct RunPaths {
-  std::vector<NamedPath> inputs;   // files or folders read ("" skipped; "-" is stdin, a file when redirected from one)
-  std::vector<NamedPath> outputs;  // files written ("" and "-" = stdout skipped)
-  NamedPath plots{"--plots", ""};  // --plots DIR: the figures DIR/NAME.svg and DIR/NAME.csv
-  /// Every figure's NAME starts with one of these (the command's own), so the files --plots
-  /// could write are known before computing.
-  std::vector<std::string> plot_prefixes;
-};
 
 /// UsageError (exit 2) naming both paths when an output is an input, lies inside an input
 /// folder, is another output, or is a file --plots could write (an input or output in DIR

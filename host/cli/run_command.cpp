@@ -7,11 +7,11 @@
 #include <iostream>
 #include <string>
 
-#include "cli/analysis_parse.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_guard.hpp"
 #include "judgestat/study.hpp"
+#include "requests/analysis_parse.hpp"
 
 namespace judgestat {
 

@@ -10,12 +10,12 @@
 #include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_guard.hpp"
-#include "cli/text_lists.hpp"
 #include "distributed/distributed.hpp"
 #include "judgestat/records.hpp"
 #include "records/selection.hpp"
 #include "report/atomic_file.hpp"
 #include "report/report.hpp"
+#include "requests/text_lists.hpp"
 #include "sources/synth.hpp"
 
 namespace judgestat {

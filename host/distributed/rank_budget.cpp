@@ -1,8 +1,8 @@
 // The label-budget draws over MPI ranks (docs/statistics.md §3.5, and §7.6's `--compare`), beside
 // the split engine: each rank runs its share, rank 0 combines the summaries exactly, every rank
 // returns it.
-#include "judgestat/budget.hpp"
-#include "judgestat/budget_compare.hpp"
+#include "judgestat/budget_engine.hpp"
+#include "judgestat/compare_engine.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -13,7 +13,7 @@
 #include "distributed/distributed.hpp"
 #include "engine/split_range.hpp"
 #include "judgestat/backend.hpp"
-#include "judgestat/budget.hpp"
+#include "judgestat/budget_engine.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/records.hpp"
 #include "support/parallel.hpp"
@@ -31,7 +31,7 @@ std::unique_ptr<Backend> make_cuda_backend(int, uint64_t, const CudaTuning&) {
   throw std::invalid_argument("cuda: " + why);
 }
 
-// No CUDA budget engine either (kernels/budget/budget.cu implements it in CUDA builds).
+// No CUDA budget engine either (kernels/budget/cuda_budget_engine.cu implements it in CUDA builds).
 std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem&, int, const CudaTuning&) {
   throw std::runtime_error("this judgestat was built without CUDA (use --backend cpu)");
 }

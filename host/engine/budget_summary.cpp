@@ -1,7 +1,7 @@
 // Per-draw outcomes of any budget engine into a BudgetSummary (docs/statistics.md §3.5), and of any
 // `budget --compare` engine into a CompareSummary (§7.6).
-#include "judgestat/budget.hpp"
-#include "judgestat/budget_compare.hpp"
+#include "judgestat/budget_engine.hpp"
+#include "judgestat/compare_engine.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,12 +1,13 @@
 // The CPU label-budget engine (docs/statistics.md §3.5): every draw's Floyd selection, rule and held-out totals
-// on host threads, exactly as the CUDA engine (kernels/budget/budget.cu) computes them; see budget.hpp.
+// on host threads, exactly as the CUDA engine (kernels/budget/cuda_budget_engine.cu) computes them;
+// see budget_engine.hpp.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "judgestat/budget.hpp"
+#include "judgestat/budget_engine.hpp"
 #include "support/parallel.hpp"
 
 namespace judgestat {

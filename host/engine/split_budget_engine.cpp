@@ -9,8 +9,8 @@
 
 #include "engine/split_range.hpp"
 #include "judgestat/backend.hpp"
-#include "judgestat/budget.hpp"
-#include "judgestat/budget_compare.hpp"
+#include "judgestat/budget_engine.hpp"
+#include "judgestat/compare_engine.hpp"
 #include "support/parallel.hpp"
 
 namespace judgestat {

@@ -539,6 +539,13 @@ void fill_studentized(KeptReplicates& kept, const StudentizedPlan& studentized, 
 
 }  // namespace
 
+void validate_bootstrap_options(const BootstrapOptions& options) {
+  if (options.replicates < 2) throw std::invalid_argument("replicates: need at least 2");
+  if (options.replicates > kMaxReplicates)
+    throw std::invalid_argument("replicates: at most 2^32 (replicate numbers are 32-bit in docs/statistics.md §2)");
+  if (!(options.level > 0 && options.level < 1)) throw std::invalid_argument("level: expected 0 < level < 1");
+}
+
 BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const BootstrapOptions& options) {
   std::vector<StatLabel> labels;
   for (const auto& stat : plan.statistics) labels.push_back(stat.label);
@@ -547,10 +554,7 @@ BootstrapResult run_bootstrap(const Plan& plan, Backend& backend, const Bootstra
 
 BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLabel>& labels, Backend& backend,
                               const BootstrapOptions& options) {
-  if (options.replicates < 2) throw std::invalid_argument("replicates: need at least 2");
-  if (options.replicates > (1ull << 32))
-    throw std::invalid_argument("replicates: at most 2^32 (replicate numbers are 32-bit in docs/statistics.md §2)");
-  if (!(options.level > 0 && options.level < 1)) throw std::invalid_argument("level: expected 0 < level < 1");
+  validate_bootstrap_options(options);
   const int32_t S = plan.n_statistics;
   const uint64_t B = options.replicates;
   BootstrapResult result;
@@ -558,6 +562,7 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   result.backend = backend.name();
   result.device = backend.device();
   result.n_clusters = plan.n_clusters;
+  result.seed = options.seed;
 
   result.ci = options.ci;
   result.level = options.level;

@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -36,16 +37,32 @@ PlanColumn& PlanColumn::operator=(const std::vector<double>& values) {
 void PlanColumn::resize(size_t n) {
   if (kind_ == Kind::kByte)
     bytes_.resize(n, 0);
-  else
+  else if (kind_ == Kind::kDouble)
     doubles_.resize(n, 0.0);
+  else
+    folded_units_ = n;  // zeros on the new units: every cluster's sum stays
 }
 
 std::vector<double> PlanColumn::values() const {
+  if (kind_ == Kind::kFolded) folded_value();
   if (kind_ == Kind::kDouble) return doubles_;
   return std::vector<double>(bytes_.begin(), bytes_.end());
 }
 
+double PlanColumn::folded_value() {
+  throw std::logic_error("plan: a folded column's values were read (it holds only its cluster sums)");
+}
+
+void PlanColumn::fold(FoldedSums sums) {
+  folded_units_ = size();
+  folded_ = std::move(sums);
+  kind_ = Kind::kFolded;
+  bytes_ = std::vector<int8_t>();
+  doubles_ = std::vector<double>();
+}
+
 void PlanColumn::widen() {
+  if (kind_ == Kind::kFolded) folded_value();
   if (kind_ == Kind::kDouble) return;
   doubles_.assign(bytes_.begin(), bytes_.end());
   bytes_.clear();
@@ -59,6 +76,8 @@ void PlanColumn::set_wide(size_t u, double v) {
 }
 
 bool PlanColumn::operator==(const PlanColumn& other) const {
+  if (kind_ == Kind::kFolded || other.kind_ == Kind::kFolded)
+    throw std::logic_error("plan: folded columns are compared by compile(), not value for value");
   if (kind_ == Kind::kByte && other.kind_ == Kind::kByte) return bytes_ == other.bytes_;
   if (size() != other.size()) return false;
   for (size_t u = 0; u < size(); ++u)
@@ -184,6 +203,45 @@ int64_t round_half_away(double x) {
   return whole + (fraction >= 0.5) - (fraction <= -0.5);
 }
 
+/// A column's compiled form (value_hash aside): its shift, whether its replicate sums fit int32, and its
+/// per-cluster fixed-point sums. It depends only on the column's values, the units' clusters and the strata,
+/// so a column folded ahead of the plan (Plan::fold_column) compiles as it would have in the plan.
+FoldedSums fold_values(const std::vector<double>& values, const std::vector<int32_t>& unit_cluster,
+                       const std::vector<int64_t>& stratum_offset, const std::string& name) {
+  const int64_t n_clusters = stratum_offset.back();
+  std::vector<double> abs_cluster(n_clusters, 0.0);
+  std::vector<uint64_t> sums_at_max_shift(n_clusters, 0);
+  const ColumnScan scan = scan_column(values, unit_cluster, abs_cluster, sums_at_max_shift);
+  if (!scan.finite) throw std::logic_error("plan: non-finite value in a column");
+  const double bound = replicate_bound(stratum_offset, abs_cluster) + 1.0;
+  int shift = scan.exact_shift();
+  const bool exact = shift >= 0;
+  if (!exact) {
+    // General reals: as many fraction bits as the bound leaves below 2^62 (rounding slack
+    // included), at most 52 beyond the largest value's exponent's reach.
+    shift = std::min(60, static_cast<int>(std::floor(61.0 - std::log2(bound))));
+  }
+  if (std::ldexp(bound, shift) >= std::ldexp(1.0, 62))
+    throw std::runtime_error("plan: column '" + name + "' is too large for exact replicate sums");
+  FoldedSums out;
+  out.stratum_offset = stratum_offset;
+  out.shift = shift;
+  out.fits_int32 = std::ldexp(bound, shift) < 2147483647.0;
+  out.sums.assign(n_clusters, 0);
+  if (exact && std::ldexp(bound, kMaxExactShift) < std::ldexp(1.0, 62)) {
+    // The scan's sums at 2^kMaxExactShift stayed within the same limit, so they did not wrap,
+    // and every term is a multiple of 2^(kMaxExactShift − shift): the (arithmetic) shift down
+    // is an exact division.
+    for (int64_t c = 0; c < n_clusters; ++c)
+      out.sums[c] = static_cast<int64_t>(sums_at_max_shift[c]) >> (kMaxExactShift - shift);
+  } else {
+    // Every |value · scale| is below the bound's 2^62, in round_half_away's range.
+    const double scale = std::ldexp(1.0, shift);  // a power of two: the product is exact
+    for (size_t u = 0; u < values.size(); ++u) out.sums[unit_cluster[u]] += round_half_away(values[u] * scale);
+  }
+  return out;
+}
+
 /// v's bits with −0 read as +0, so that values equal under == have equal bits (NaN aside).
 uint64_t bits_zero_unsigned(double v) {
   const double zero_unsigned = v + 0.0;  // −0 + 0 = +0
@@ -194,18 +252,39 @@ uint64_t bits_zero_unsigned(double v) {
 
 /// A column's values' bits weighted by position, −0 read as +0, so that columns equal value for
 /// value hash alike. The weights are odd: columns differing in one value never collide.
-uint64_t column_hash(const PlanColumn& values) {
+/// The weighted sum of a column's value bits, without its length: zeros add nothing, so units appended to a column
+/// (zeros) leave it as it was. A folded column keeps it as its value_hash.
+uint64_t weighted_bits(const PlanColumn& values) {
   constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
-  uint64_t hash = values.size(), weight = kGolden | 1;
+  uint64_t sum = 0, weight = kGolden | 1;
   for (size_t u = 0; u < values.size(); ++u) {
-    hash += bits_zero_unsigned(values[u]) * weight;
+    sum += bits_zero_unsigned(values[u]) * weight;
     weight += 2 * kGolden;
   }
+  return sum;
+}
+
+uint64_t column_hash(const PlanColumn& values) {
+  const uint64_t hash =
+      values.size() + (values.folded() != nullptr ? values.folded()->value_hash : weighted_bits(values));
   return hash ^ (hash >> 32);
 }
 
-/// Value for value equality (−0 equal to +0).
-bool same_values(const PlanColumn& a, const PlanColumn& b) { return a == b; }
+/// Value for value equality (−0 equal to +0). A folded column has only its compiled form: it equals a column of
+/// the same value hash (already checked by the caller) that compiles to the same sums, shift and int32 fit. Columns
+/// equal value for value always do, so every merge made without folding is still made; a merge of different values
+/// (a hash collision) could only join columns whose compiled forms, and so every statistic, are the same.
+bool same_values(const Plan& plan, int64_t j, int64_t k) {
+  const PlanColumn &a = plan.columns[j], &b = plan.columns[k];
+  if (a.folded() == nullptr && b.folded() == nullptr) return a == b;
+  const auto compiled = [&](const PlanColumn& column, int64_t index) {
+    return column.folded() != nullptr
+               ? *column.folded()
+               : fold_values(column.values(), plan.unit_cluster, plan.stratum_offset, plan.column_names[index]);
+  };
+  const FoldedSums x = compiled(a, j), y = compiled(b, k);
+  return x.shift == y.shift && x.fits_int32 == y.fits_int32 && x.sums == y.sums;
+}
 
 struct KeptColumns {
   std::vector<const PlanColumn*> values;  // per kept column
@@ -215,7 +294,8 @@ struct KeptColumns {
 
 /// Identical columns (a count shared by several statistics) are stored once: each column maps to
 /// the first column in plan order that equals it value for value (−0 equal to +0).
-KeptColumns deduplicate_columns(const std::vector<PlanColumn>& columns, uint64_t max_threads) {
+KeptColumns deduplicate_columns(const Plan& plan, uint64_t max_threads) {
+  const std::vector<PlanColumn>& columns = plan.columns;
   const int64_t n_columns = static_cast<int64_t>(columns.size());
   std::vector<uint64_t> hashes(n_columns);
   for_each_index(n_columns, max_threads, [&](int64_t k) { hashes[k] = column_hash(columns[k]); });
@@ -227,7 +307,7 @@ KeptColumns deduplicate_columns(const std::vector<PlanColumn>& columns, uint64_t
   for_each_index(n_columns, max_threads, [&](int64_t k) {
     const std::vector<int64_t>& candidates = with_hash.at(hashes[k]);
     first_equal[k] = *std::find_if(candidates.begin(), candidates.end(),
-                                   [&](int64_t j) { return j == k || same_values(columns[j], columns[k]); });
+                                   [&](int64_t j) { return j == k || same_values(plan, j, k); });
   });
   KeptColumns kept;
   kept.of_column.resize(n_columns);
@@ -259,43 +339,21 @@ std::vector<int64_t> compile_column_group(const Plan& plan, const KeptColumns& k
                                           CompiledPlan& out, std::vector<uint8_t>& fits_int32,
                                           std::vector<PlanColumn>* release) {
   const int64_t n_clusters = plan.n_clusters();
-  std::vector<double> abs_cluster(n_clusters);
-  std::vector<uint64_t> sums_at_max_shift(n_clusters);
   std::vector<int64_t> group_sums(static_cast<size_t>(last - first) * n_clusters, 0);
   for (int32_t k = first; k < last; ++k) {
-    // Widened one column at a time: the scan and the sums below read doubles, as before the
-    // columns had kinds, so a narrow column compiles exactly as its doubles did.
-    const std::vector<double> values = kept.values[k]->values();
-    std::fill(abs_cluster.begin(), abs_cluster.end(), 0.0);
-    std::fill(sums_at_max_shift.begin(), sums_at_max_shift.end(), 0);
-    const ColumnScan scan = scan_column(values, plan.unit_cluster, abs_cluster, sums_at_max_shift);
-    if (!scan.finite) throw std::logic_error("plan: non-finite value in a column");
-    const double bound = replicate_bound(plan.stratum_offset, abs_cluster) + 1.0;
-    int shift = scan.exact_shift();
-    const bool exact = shift >= 0;
-    if (!exact) {
-      // General reals: as many fraction bits as the bound leaves below 2^62 (rounding slack
-      // included), at most 52 beyond the largest value's exponent's reach.
-      shift = std::min(60, static_cast<int>(std::floor(61.0 - std::log2(bound))));
-    }
-    if (std::ldexp(bound, shift) >= std::ldexp(1.0, 62))
-      throw std::runtime_error("plan: column '" + plan.column_names[kept.first_column[k]] +
-                               "' is too large for exact replicate sums");
-    fits_int32[k] = std::ldexp(bound, shift) < 2147483647.0;
-    out.column_unscale[k] = std::ldexp(1.0, -shift);
-    int64_t* sums = group_sums.data() + static_cast<size_t>(k - first) * n_clusters;
-    if (exact && std::ldexp(bound, kMaxExactShift) < std::ldexp(1.0, 62)) {
-      // The scan's sums at 2^kMaxExactShift stayed within the same limit, so they did not wrap,
-      // and every term is a multiple of 2^(kMaxExactShift − shift): the (arithmetic) shift down
-      // is an exact division.
-      for (int64_t c = 0; c < n_clusters; ++c)
-        sums[c] = static_cast<int64_t>(sums_at_max_shift[c]) >> (kMaxExactShift - shift);
-    } else {
-      // Every |value · scale| is below the bound's 2^62, in round_half_away's range.
-      const double scale = std::ldexp(1.0, shift);  // a power of two: the product is exact
-      for (size_t u = 0; u < values.size(); ++u) sums[plan.unit_cluster[u]] += round_half_away(values[u] * scale);
-    }
-    out.totals[k] = std::accumulate(sums, sums + n_clusters, int64_t{0});
+    const PlanColumn& column = *kept.values[k];
+    // Widened one column at a time: the scan and the sums read doubles, as before the columns had
+    // kinds, so a narrow column compiles exactly as its doubles did; a folded one was compiled so.
+    FoldedSums own;
+    if (column.folded() == nullptr)
+      own =
+          fold_values(column.values(), plan.unit_cluster, plan.stratum_offset, plan.column_names[kept.first_column[k]]);
+    const FoldedSums& compiled = column.folded() != nullptr ? *column.folded() : own;
+    fits_int32[k] = compiled.fits_int32;
+    out.column_unscale[k] = std::ldexp(1.0, -compiled.shift);
+    std::copy(compiled.sums.begin(), compiled.sums.end(),
+              group_sums.begin() + static_cast<size_t>(k - first) * n_clusters);
+    out.totals[k] = std::accumulate(compiled.sums.begin(), compiled.sums.end(), int64_t{0});
     if (release != nullptr) (*release)[kept.first_column[k]] = PlanColumn();
   }
   return group_sums;
@@ -415,12 +473,29 @@ void return_freed_memory() {
 #endif
 }
 
-/// Bytes the kept columns hold (a byte or a double per unit).
+/// Bytes the kept columns hold (a byte or a double per unit, or a folded column's cluster sums).
 size_t column_bytes(const KeptColumns& kept) {
   size_t bytes = 0;
   for (const PlanColumn* column : kept.values)
-    bytes += column->size() * (column->kind() == PlanColumn::Kind::kByte ? 1 : sizeof(double));
+    bytes += column->folded() != nullptr
+                 ? column->folded()->sums.size() * sizeof(int64_t)
+                 : column->size() * (column->kind() == PlanColumn::Kind::kByte ? 1 : sizeof(double));
   return bytes;
+}
+
+/// Every rank term's entries into `out`, in rank_term_2u's order; with `release`, each term is freed once compiled.
+void compile_rank_terms(const Plan& plan, CompiledPlan& out, Plan* release) {
+  out.n_rank_terms = static_cast<int32_t>(plan.rank_terms.size());
+  for (const RankTerm& term : plan.rank_terms)
+    out.rank_offset.push_back(out.rank_offset.back() + static_cast<int64_t>(term.units.size()));
+  const int64_t n_entries = out.rank_offset.back();
+  out.rank_cluster.resize(n_entries);
+  out.rank_positive.resize(n_entries);
+  out.rank_tie_start.resize(n_entries);
+  for_each_index(out.n_rank_terms, n_entries / kRankEntriesPerThread + 1, [&](int64_t t) {
+    compile_rank_term(plan.rank_terms[t], plan.unit_cluster, out.rank_offset[t], out);
+    if (release != nullptr) release->rank_terms[t] = RankTerm();
+  });
 }
 
 /// compile()'s body. With `release` (the plan itself, when the caller gives it up), each column and
@@ -435,13 +510,28 @@ CompiledPlan compile_plan(const Plan& plan, Plan* release) {
   for (size_t k = 0; k < plan.columns.size(); ++k)
     if (static_cast<int64_t>(plan.columns[k].size()) != n_units)
       throw std::logic_error("plan: column '" + plan.column_names[k] + "' has the wrong length");
+  for (size_t k = 0; k < plan.columns.size(); ++k)
+    if (plan.columns[k].folded() != nullptr && plan.columns[k].folded()->stratum_offset != plan.stratum_offset)
+      throw std::logic_error("plan: column '" + plan.column_names[k] + "' was folded on other clusters or strata");
 
   // Columns and rank terms are compiled independently, each into its own slots, so the result
   // does not depend on the thread count. Small plans stay on the caller's thread.
   const uint64_t column_threads = static_cast<uint64_t>(n_units) * plan.columns.size() / kValuesPerThread + 1;
-  const KeptColumns kept = deduplicate_columns(plan.columns, column_threads);
+  const KeptColumns kept = deduplicate_columns(plan, column_threads);
 
   CompiledPlan out;
+  // A plan given up has its rank terms compiled first: each is freed once sorted (its compiled
+  // entries take half its bytes or less), before cluster_sums is allocated. Their error, if any,
+  // waits for the columns', which come first as for a kept plan.
+  std::exception_ptr rank_error;
+  if (release != nullptr) {
+    try {
+      compile_rank_terms(plan, out, release);
+    } catch (const std::exception&) {
+      rank_error = std::current_exception();
+    }
+    return_freed_memory();
+  }
   out.n_clusters = n_clusters;
   out.n_columns = static_cast<int32_t>(kept.values.size());
   out.stratum_offset = plan.stratum_offset;
@@ -484,17 +574,10 @@ CompiledPlan compile_plan(const Plan& plan, Plan* release) {
   if (release != nullptr) return_freed_memory();
   out.fits_int32 = std::all_of(fits_int32.begin(), fits_int32.end(), [](uint8_t f) { return f; });
 
-  out.n_rank_terms = static_cast<int32_t>(plan.rank_terms.size());
-  for (const RankTerm& term : plan.rank_terms)
-    out.rank_offset.push_back(out.rank_offset.back() + static_cast<int64_t>(term.units.size()));
-  const int64_t n_entries = out.rank_offset.back();
-  out.rank_cluster.resize(n_entries);
-  out.rank_positive.resize(n_entries);
-  out.rank_tie_start.resize(n_entries);
-  for_each_index(out.n_rank_terms, n_entries / kRankEntriesPerThread + 1, [&](int64_t t) {
-    compile_rank_term(plan.rank_terms[t], plan.unit_cluster, out.rank_offset[t], out);
-    if (release != nullptr) release->rank_terms[t] = RankTerm();
-  });
+  if (release == nullptr)
+    compile_rank_terms(plan, out, release);
+  else if (rank_error)
+    std::rethrow_exception(rank_error);
 
   for (const StatisticDef& stat : plan.statistics)
     for (const Op& op : stat.program)
@@ -519,6 +602,19 @@ CompiledPlan compile_plan(const Plan& plan, Plan* release) {
 }
 
 }  // namespace
+
+bool Plan::fold_column(int32_t k) {
+  PlanColumn& column = columns.at(k);
+  if (column.kind() != PlanColumn::Kind::kDouble || n_clusters() >= n_units()) return false;
+  if (static_cast<int64_t>(column.size()) != n_units())
+    throw std::logic_error("plan: column '" + column_names[k] + "' has the wrong length");
+  for (int32_t c : unit_cluster)
+    if (c < 0 || c >= n_clusters()) throw std::logic_error("plan: unit cluster out of range");
+  FoldedSums folded = fold_values(column.values(), unit_cluster, stratum_offset, column_names[k]);
+  folded.value_hash = weighted_bits(column);
+  column.fold(std::move(folded));
+  return true;
+}
 
 CompiledPlan compile(const Plan& plan) { return compile_plan(plan, nullptr); }
 

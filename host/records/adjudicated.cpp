@@ -10,6 +10,7 @@ int64_t use_adjudicated_gold(ItemMatrix& matrix) {
     const int32_t decision = matrix.item_adjudicated[i];
     // Not adjudicated and indecisive items keep their gold.
     if (decision < 0 || decision == matrix.gold[i]) continue;
+    matrix.items_without_gold -= matrix.gold[i] == kNoGold;  // an adjudicated item gains gold
     matrix.gold[i] = decision;
     ++changed;
   }

@@ -17,7 +17,8 @@ namespace judgestat::loading {
 constexpr int kMaxOrder = 1023;
 constexpr const char* kDefaultBenchmark = "default";
 constexpr const char* kDefaultVariant = "plain";
-constexpr const char* kRequiredColumns[] = {"judge", "item", "gold", "verdict"};
+// `gold` may be omitted or left empty: an item without gold (docs/statistics.md §8.1).
+constexpr const char* kRequiredColumns[] = {"judge", "item", "verdict"};
 
 /// The name the user knows `path` by in messages ("stdin" for "-").
 std::string display_name(const std::string& path);
@@ -109,17 +110,17 @@ template <class AnyRecord>
 void set_field(AnyRecord& record, Field field, std::string_view text, const FieldSource& source) {
   switch (field) {
     case Field::kJudge:
-    case Field::kItem:
-    case Field::kGold: {
+    case Field::kItem: {
       if (text.empty()) {
-        source.fail(
-            "expected a non-empty value (every record names its judge, item and gold "
-            "label), got an empty field");
+        source.fail("expected a non-empty value (every record names its judge and item), got an empty field");
       }
-      auto& target = field == Field::kJudge ? record.judge : field == Field::kItem ? record.item : record.gold;
-      store(target, text);
+      store(field == Field::kJudge ? record.judge : record.item, text);
       break;
     }
+    case Field::kGold:
+      // docs/statistics.md §8.1: an empty gold (or JSONL null) is an item without gold.
+      store(record.gold, text);
+      break;
     case Field::kVerdict:
       // docs/statistics.md §1: an empty or "null" verdict is given but invalid.
       record.verdict_given = !(text.empty() || text == "null");

@@ -123,6 +123,12 @@ void check_load_fits(const std::string& file, size_t text_bytes, size_t lines, s
                budget);
 }
 
+double matrix_bytes(const ItemMatrix& m) {
+  return static_cast<double>(m.verdict.size() * sizeof(int16_t) + m.line.size() * sizeof(int64_t) +
+                             (m.prob.size() + m.fee.size() + m.latency.size() + m.rationale_ok.size()) *
+                                 sizeof(double));
+}
+
 void check_analysis_fits(const std::string& analysis, double matrix_bytes, double plan_bytes,
                          const std::string& plan_shape, const MemoryBudget& budget) {
   const bool caps_process = budget.source == "JUDGESTAT_MEMORY_LIMIT" || budget.source == "80% of physical memory";

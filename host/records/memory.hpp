@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <string>
 
+#include "judgestat/records.hpp"
+
 namespace judgestat::loading {
 
 /// The memory a load may use, read once when it starts, and where the figure comes from.
@@ -35,6 +37,10 @@ void check_memory(const std::string& file, double needed, const std::string& wha
 /// cell) must fit the budget.
 void check_load_fits(const std::string& file, size_t text_bytes, size_t lines, size_t probabilities,
                      const MemoryBudget& budget);
+
+/// The item matrix's per-cell arrays (verdicts, lines, probabilities, fees, latencies, rationale
+/// flags), in bytes: what an analysis's up-front check counts as held beside its plan.
+double matrix_bytes(const ItemMatrix& m);
 
 /// Before an analysis builds its plan (issue 26 part 7): `plan_bytes` (described by `plan_shape`,
 /// e.g. "40 columns x 1000 units x 8 bytes") on top of the item matrix's `matrix_bytes` must fit

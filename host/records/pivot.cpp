@@ -44,8 +44,17 @@ int32_t adjudicated_code(std::string_view text, int32_t label) {
   return label >= 0 ? label : kNotALabel;
 }
 
-/// Label set: --labels, else probability labels (first appearance) then gold labels. Fills
-/// m.labels.
+/// Whether some record leaves `gold` empty: then some item has no gold (docs/statistics.md §8.1),
+/// as the gold of an item is the same in all its records.
+bool some_item_without_gold(const NumberedRecords& numbered) {
+  for (size_t g = 0; g < numbered.golds.size(); ++g)
+    if (numbered.golds.name(static_cast<int32_t>(g)).empty()) return true;
+  return false;
+}
+
+/// Label set: --labels, else probability labels (first appearance) then gold labels, then, when
+/// some item has no gold, verdict texts other than "tie" (docs/statistics.md §1 "Labels"): a
+/// gold-free file still has labels. Fills m.labels.
 LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& file, const LoadOptions& options,
                           ItemMatrix& m) {
   LabelIndex index;
@@ -70,7 +79,11 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
     for (const auto& labels : numbered.prob_label_lists) {
       for (const std::string& label : labels) add_label(label);
     }
-    for (size_t g = 0; g < numbered.golds.size(); ++g) add_label(numbered.golds.name(g));
+    for (size_t g = 0; g < numbered.golds.size(); ++g)
+      if (!numbered.golds.name(g).empty()) add_label(numbered.golds.name(g));
+    if (some_item_without_gold(numbered))
+      for (size_t v = 0; v < numbered.verdicts.size(); ++v)
+        if (numbered.verdicts.name(v) != "tie") add_label(numbered.verdicts.name(v));
   }
   if (m.labels.size() > static_cast<size_t>(INT16_MAX)) {
     throw InputError(file + ": column 'gold': expected at most " + std::to_string(INT16_MAX) + " labels, got " +
@@ -82,7 +95,8 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
   };
   index.gold_label.resize(numbered.golds.size());
   for (size_t g = 0; g < index.gold_label.size(); ++g) {
-    index.gold_label[g] = label_of(numbered.golds.name(g));
+    const std::string_view gold = numbered.golds.name(g);
+    index.gold_label[g] = gold.empty() ? kNoGold : label_of(gold);
   }
   index.verdict_meaning.resize(numbered.verdicts.size());
   for (size_t v = 0; v < index.verdict_meaning.size(); ++v) {
@@ -126,9 +140,15 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
     }
     return {item_column, &numbered.item_column_values};
   }();
+  // An empty gold is no gold (docs/statistics.md §8.1): an item has gold in all its records or in none.
+  const bool gold = mismatch.column == ItemColumn::kGold;
+  const std::string_view here = texts->name(mismatch.here), there = texts->name(mismatch.there);
+  const std::string here_shown = gold && here.empty() ? "no gold" : column + " " + shown_text(here);
+  const std::string there_shown = gold && there.empty()  ? "no gold"
+                                  : gold && here.empty() ? "gold " + shown_text(there)
+                                                         : shown_text(there);
   fail(file, record.line, column,
-       "item " + shown_text(numbered.items.name(record.item)) + " has " + column + " " +
-           shown_text(texts->name(mismatch.here)) + " here but " + shown_text(texts->name(mismatch.there)) +
+       "item " + shown_text(numbered.items.name(record.item)) + " has " + here_shown + " here but " + there_shown +
            " on line " + std::to_string(numbered.records[first.first_record].line) +
            "; every record of an item must carry the same " + column + ", so correct one of the two lines");
 }
@@ -181,7 +201,9 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
 
     const ItemColumns& item = numbered.item_columns[record.item];
     if (item.first_record == k) {
-      if (index.gold_label[item.gold] < 0) {
+      if (index.gold_label[item.gold] == kNoGold) {
+        ++m.items_without_gold;
+      } else if (index.gold_label[item.gold] < 0) {
         fail(file, record.line, "gold",
              "expected one of the --labels (" + join(m.labels, ",") + "), got " +
                  shown_text(numbered.golds.name(item.gold)) + "; add it to --labels or correct the gold label");
@@ -276,10 +298,23 @@ void add_fee(double& total, double fee, const NumberedRecords& numbered, const s
            "(e.g. 0.002)");
 }
 
+/// Keeps what made cell `c`'s record invalid (ItemMatrix::invalid_values), numbered on arrival.
+void note_invalid_value(const NumberedRecords& numbered, const NumberedRecord& record, const double* probs,
+                        const std::vector<int32_t>& slots, const LabelIndex& index, size_t c,
+                        std::unordered_map<std::string, int32_t>& ids, ItemMatrix& m) {
+  const bool given = record.verdict >= 0;
+  std::string value = invalid_value(record, probs, slots, given ? &index.verdict_meaning[record.verdict] : nullptr,
+                                    given ? numbered.verdicts.name(record.verdict) : std::string_view());
+  const auto [found, added] = ids.try_emplace(std::move(value), static_cast<int32_t>(m.invalid_values.size()));
+  if (added) m.invalid_values.push_back(found->first);
+  m.invalid_cells.push_back({c, found->second});
+}
+
 /// Pass 2: fill the cells, rejecting a second record for one cell, and apply validity.
 void fill_cells(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file, ItemMatrix& m) {
   const size_t n_labels = m.labels.size();
   std::vector<double> judge_fees(m.judges.size(), 0.0);
+  std::unordered_map<std::string, int32_t> invalid_ids;
   size_t first_prob = 0;  // the record's probabilities in numbered.probs
   for (size_t k = 0; k < numbered.records.size(); ++k) {
     const NumberedRecord& record = numbered.records[k];
@@ -290,7 +325,10 @@ void fill_cells(const NumberedRecords& numbered, const LabelIndex& index, const 
     first_prob += slots.size();
     m.verdict[c] = verdict_code(record, probs, slots,
                                 record.verdict >= 0 ? &index.verdict_meaning[record.verdict] : nullptr, n_labels);
-    if (m.verdict[c] == kInvalid) ++m.invalid;
+    if (m.verdict[c] == kInvalid) {
+      ++m.invalid;
+      note_invalid_value(numbered, record, probs, slots, index, c, invalid_ids, m);
+    }
     m.line[c] = record.line;
     for (size_t k = 0; k < slots.size(); ++k) {
       if (std::isnan(probs[k]) && !record.nan_probability) continue;
@@ -309,6 +347,8 @@ void fill_cells(const NumberedRecords& numbered, const LabelIndex& index, const 
     m.has_rationale |= !std::isnan(rationale_ok);
     if (record.flagged) m.item_flag[record.item] = 1;
   }
+  std::sort(m.invalid_cells.begin(), m.invalid_cells.end(),
+            [](const ItemMatrix::InvalidCell& a, const ItemMatrix::InvalidCell& b) { return a.cell < b.cell; });
 }
 
 int64_t max_order_line(const NumberedRecords& numbered) {

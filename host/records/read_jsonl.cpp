@@ -106,11 +106,11 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
 
   /// After the line parsed: every required field must have been seen.
   void finish() const {
-    for (int k = 0; k < 4; ++k) {
-      if (!seen_[k]) {
-        fail(file_, line_, kRequiredColumns[k],
-             "required field is missing; every line needs \"judge\", \"item\", \"gold\" and "
-             "\"verdict\" (the verdict may be null)");
+    for (const char* required : kRequiredColumns) {
+      if (!seen_[static_cast<int>(field_of(required))]) {
+        fail(file_, line_, required,
+             "required field is missing; every line needs \"judge\", \"item\" and \"verdict\" (the "
+             "verdict may be null; \"gold\" may be null or left out for an item without gold)");
       }
     }
   }
@@ -153,10 +153,8 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
       where.fail(std::string("expected ") + expected() + ", got " + shown_text(text));
     }
     if (field_ <= Field::kVerdict) seen_[static_cast<int>(field_)] = true;
-    if (kind == Kind::kNull && field_ <= Field::kGold) {
-      where.fail(
-          "expected a non-empty value (every record names its judge, item and gold "
-          "label), got null");
+    if (kind == Kind::kNull && field_ <= Field::kItem) {
+      where.fail("expected a non-empty value (every record names its judge and item), got null");
     }
     if (kind == Kind::kBool && field_ != Field::kFlag && field_ != Field::kRationaleOk) {
       where.fail(std::string("expected a string or a number, got ") + (text == "1" ? "true" : "false"));
@@ -185,7 +183,7 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
   std::string probs_column_;        // "probs.<label>", named in error messages
   const std::string& item_column_;  // LoadOptions::item_column, "" when none
   Field field_ = Field::kIgnored;
-  bool seen_[4] = {false, false, false, false};  // the required fields, kRequiredColumns order
+  bool seen_[4] = {false, false, false, false};  // judge, item, gold, verdict (Field order)
 };
 
 }  // namespace

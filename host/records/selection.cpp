@@ -51,12 +51,24 @@ std::vector<int32_t> order0_wrong(const ItemMatrix& m, const Selection& sel) {
   for (int32_t i = 0; i < m.n_items(); ++i)
     for (int32_t j : sel.judges)
       for (int32_t v : variants) {
+        if (!m.has_gold(i)) break;  // docs/statistics.md §8.1: wrong needs gold; never `hard`
         const size_t c = m.cell(j, i, 0, v);
         if (!m.present(c)) continue;
         wrong[i] += !m.correct(c, i);
         break;
       }
   return wrong;
+}
+
+/// `--by difficulty` groups items by how many judges get them wrong: every selected item needs
+/// gold (docs/statistics.md §8.1).
+void check_difficulty_has_gold(const ItemMatrix& m, const Selection& sel) {
+  int64_t without = 0;
+  for (int32_t i : sel.items) without += !m.has_gold(i);
+  if (without > 0)
+    throw UsageError("--by difficulty groups items by how many judges get them wrong, which needs gold, and " +
+                     std::to_string(without) + " of the " + std::to_string(sel.items.size()) +
+                     " selected items have none; group --by benchmark or condition, or give those items gold");
 }
 
 /// Items that pass the filters, by first appearance among their kept records; counts the kept
@@ -208,6 +220,7 @@ Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
                                                   : "condition and variant filters; widen them";
     throw UsageError("the selected subset is empty: no records match the judge, benchmark, " + filters);
   }
+  if (options.strata == "difficulty") check_difficulty_has_gold(m, sel);
   sel.strata = options.strata;
   const SpanningCluster spanning = assign_groups(m, options, wrong, sel);
   choose_resampling(m, options, spanning, sel);

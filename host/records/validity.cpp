@@ -46,6 +46,27 @@ int16_t verdict_code(const NumberedRecord& record, const double* probs, const st
   return kInvalid;
 }
 
+std::string invalid_value(const NumberedRecord& record, const double* probs, const std::vector<int32_t>& slots,
+                          const VerdictMeaning* verdict, std::string_view verdict_text) {
+  bool any_probability = false;
+  double sum = 0.0;
+  for (size_t k = 0; k < slots.size(); ++k) {
+    const double p = probs[k];
+    if (std::isnan(p)) continue;
+    if (!std::isfinite(p) || p < 0.0 || p > 1.0) return "a probability outside [0, 1]";
+    any_probability = true;
+    sum += p;
+  }
+  if (record.nan_probability) return "a NaN probability";
+  if (any_probability && !probability_sum_ok(sum)) return "probabilities not summing to 1";
+  if (verdict == nullptr) return "no verdict";
+  const std::string quoted = shown_text(verdict_text);  // control characters escaped
+  const std::string shown = "verdict '" + quoted.substr(1, quoted.size() - 2) + "'";
+  // A label of the set made invalid by the probabilities; else outside the set (or a tie where
+  // a tie has no meaning).
+  return verdict->label >= 0 ? shown + " below the top probability" : shown;
+}
+
 void InvalidReasons::add(const double* probs, size_t n_labels) {
   bool any = false;
   double sum = 0.0;

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "records/numbering.hpp"
@@ -29,6 +30,13 @@ struct VerdictMeaning {
 /// `verdict` is null when no verdict was given.
 int16_t verdict_code(const NumberedRecord& record, const double* probs, const std::vector<int32_t>& slots,
                      const VerdictMeaning* verdict, size_t n_labels);
+
+/// What made an invalid record invalid, by the first rule of docs/statistics.md §1 it breaks, as
+/// shown to users: "verdict 'C'", "no verdict", "a probability outside [0, 1]", "probabilities
+/// not summing to 1", "a NaN probability" or "verdict 'B' below the top probability".
+/// `verdict_text` is the verdict as given (ignored when `verdict` is null).
+std::string invalid_value(const NumberedRecord& record, const double* probs, const std::vector<int32_t>& slots,
+                          const VerdictMeaning* verdict, std::string_view verdict_text);
 
 /// Why invalid records are invalid, tallied from what the item matrix keeps of them (their
 /// probabilities per label, NaN where not given; the verdict's text is not kept): the first of

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "analyses/cascade.hpp"
-#include "analyses/probability.hpp"
+#include "analyses/cascade/cascade_detail.hpp"
+#include "analyses/probability/probability_quality.hpp"
 #include "report/plot_axes.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
@@ -435,7 +435,7 @@ Table sweep_table(const CascadeReport& r, const CascadeScope& scope) {
                                              : "replicates stratified by " + r.grouping->key);
   for (const auto& note : r.notes) table.notes.push_back("note: " + note);
   table.notes.push_back(kDeltaColumnNote);
-  for (const auto& note : interval_notes(r.sweep.result)) table.notes.push_back(note);
+  for (const auto& note : interval_notes(interval_warnings(r.sweep.result))) table.notes.push_back(note);
   return table;
 }
 
@@ -547,7 +547,7 @@ Table heldout_table(const CascadeReport& r) {
   held.notes.push_back("held-out part: " + std::to_string(rules.heldout_items) + " items, " +
                        std::to_string(rules.heldout_clusters) + " clusters; CIs from its own clustered bootstrap");
   held.notes.push_back(kDeltaColumnNote);
-  for (const auto& note : interval_notes(rules.heldout)) held.notes.push_back(note);
+  for (const auto& note : interval_notes(interval_warnings(rules.heldout))) held.notes.push_back(note);
   return held;
 }
 
@@ -594,7 +594,7 @@ Table frozen_table(const CascadeReport& r) {
                         " clusters) by its own clustered bootstrap; τ per benchmark: " + applied +
                         "; fallback alone on the same replicates");
   table.notes.push_back(kDeltaColumnNote);
-  for (const auto& note : interval_notes(f.result)) table.notes.push_back(note);
+  for (const auto& note : interval_notes(interval_warnings(f.result))) table.notes.push_back(note);
   return table;
 }
 

@@ -98,8 +98,8 @@ Table section_table(const MetricsReport& report, const Section& section, const s
   Table table;
   table.header = {"judge"};
   if (grouped) table.header.push_back(report.strata);
-  for (const std::string& h : std::vector<std::string>{"statistic", "estimate", fixed(100 * report.level, 0) + "% CI",
-                                                       "clusters", "SE", "n", "undef"})
+  for (const std::string& h : std::vector<std::string>{
+           "statistic", "estimate", fixed(100 * report.statistics.level, 0) + "% CI", "clusters", "SE", "n", "undef"})
     table.header.push_back(h);
   if (differences)
     for (const char* h : {"p", "perm p", "p Holm", "p BH"}) table.header.push_back(h);
@@ -126,7 +126,7 @@ Table section_table(const MetricsReport& report, const Section& section, const s
       for (double p : {is_diff ? r.interval->p : NAN, is_diff ? r.interval->perm_p : NAN, r.p_holm, r.p_bh})
         row.push_back(p_cell(p));
     }
-    row.push_back(r.interval ? interval_flag(*r.label, *r.interval, report.ci) : "");
+    row.push_back(r.interval ? interval_flag(*r.label, *r.interval, report.statistics.ci) : "");
     table.rows.push_back(row);
   }
   return table;
@@ -192,14 +192,14 @@ std::vector<std::string> footer(const MetricsReport& report) {
                     " (fitted with --temperature-fit)");
   for (const auto& note : report.notes) lines.push_back("note: " + note);
   for (const auto& note : report.probability.notes) lines.push_back("note: " + note);
-  for (const auto& note : interval_notes(result)) lines.push_back(note);
+  for (const auto& note : interval_notes(interval_warnings(result))) lines.push_back(note);
   const std::string strata = report.strata.empty()          ? ""
                              : report.strata_mode == "none" ? ", per " + report.strata + " by domain estimation"
                                                             : ", stratified by " + report.strata;
   char summary[256];
   std::snprintf(summary, sizeof summary, "%llu replicates, %s CI, seed %llu, %lld clusters%s, backend %s (%s), %.2fs",
-                static_cast<unsigned long long>(report.replicates), to_string(report.ci).c_str(),
-                static_cast<unsigned long long>(report.seed), static_cast<long long>(result.n_clusters), strata.c_str(),
+                static_cast<unsigned long long>(result.replicates_run), to_string(result.ci).c_str(),
+                static_cast<unsigned long long>(result.seed), static_cast<long long>(result.n_clusters), strata.c_str(),
                 result.backend.c_str(), result.device.c_str(), result.resample_s);
   lines.push_back(summary);
   return lines;
@@ -273,8 +273,7 @@ std::string tidy_csv(const MetricsReport& report) {
 }
 
 Json settings_json(const MetricsReport& report) {
-  Json settings = bootstrap_settings_json(report.seed, report.replicates, report.ci, report.level, report.statistics,
-                                          report.strata_mode);
+  Json settings = bootstrap_settings_json(report.statistics, report.strata_mode);
   settings["by"] = report.strata.empty() ? Json(nullptr) : Json(report.strata);
   settings["gold"] = report.adjudicated_gold ? "adjudicated" : "gold";
   if (report.adjudicated_gold) settings["gold_substituted"] = report.gold_substituted;
@@ -432,7 +431,7 @@ PlotFile metrics_forest(const MetricsReport& report, const std::string& group) {
     csv += csv_field(title) + "," + csv_field(label.judge) + "," + csv_field(group) + "," + csv_number(v.estimate) +
            "," + csv_number(v.lo) + "," + csv_number(v.hi) + "," + std::to_string(label.n) + "\n";
   }
-  const std::string level = fixed(100 * report.level, 0) + "% CI";
+  const std::string level = fixed(100 * report.statistics.level, 0) + "% CI";
   return {
       group == "all" ? "metrics_forest" : "metrics_forest_" + safe_plot_name(group),
       forest_svg("accuracy family per judge" + (group == "all" ? std::string() : ", " + report.strata + " " + group),

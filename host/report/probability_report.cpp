@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analyses/probability.hpp"
+#include "analyses/probability/probability_quality.hpp"
 #include "report/report.hpp"
 
 namespace judgestat {

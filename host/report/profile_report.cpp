@@ -389,7 +389,7 @@ void ProfileWriter::benchmark_tables(std::string& text) const {
                           "% CI); — not measurable; n.r. computed "
                           "but not aggregated (listed below)");
     if (b == 0)
-      for (const auto& note : interval_notes(result)) table.notes.push_back(note);
+      for (const auto& note : interval_notes(interval_warnings(result))) table.notes.push_back(note);
     text += block("CAP profile — " + name + " (" + std::to_string(bench.items) + " items)", table, format);
     text += block("Per-condition n — " + name, counts, format);
 

@@ -124,6 +124,11 @@ Json json_envelope(const std::string& command, int argc, char** argv, const Item
   envelope["argv"] = args;
   envelope["input"] = {
       {"path", input.path}, {"sha256", input.sha256}, {"records", input.records}, {"invalid", input.invalid}};
+  // docs/statistics.md §8.1: added only when some item has no gold, so files with gold keep their bytes.
+  if (input.items_without_gold > 0) {
+    envelope["input"]["items"] = input.n_items();
+    envelope["input"]["items_without_gold"] = input.items_without_gold;
+  }
   return envelope;
 }
 
@@ -199,18 +204,11 @@ std::string estimate_cell(const Interval& interval, int digits) {
   return fixed(interval.estimate, digits) + " (" + fixed(interval.lo, digits) + ", " + fixed(interval.hi, digits) + ")";
 }
 
-namespace {
-// Few distinct replicate values make an interval coarse only when it is read off the replicates.
-bool few_values(const Interval& interval, CiMethod method) {
-  return method != CiMethod::kT && interval.distinct > 0 && interval.distinct < kFewDistinct;
-}
-}  // namespace
-
 std::string interval_flag(const StatLabel& label, const Interval& interval, CiMethod method) {
   std::vector<std::string> flags;
   const bool has_interval = std::isfinite(interval.lo) && std::isfinite(interval.hi);
   if (has_interval && interval.lo == interval.hi) flags.push_back("equal ends");
-  if (few_values(interval, method)) flags.push_back("few values");
+  if (few_distinct_values(interval, method)) flags.push_back("few values");
   if (label.name == "ece") flags.push_back("no coverage guarantee");
   std::string out;
   for (const std::string& flag : flags) out += (out.empty() ? "" : "; ") + flag;
@@ -219,129 +217,98 @@ std::string interval_flag(const StatLabel& label, const Interval& interval, CiMe
 
 namespace {
 
-// The statistic names (deduplicated, in order) of the rows that satisfy `pick`.
-template <typename Pick>
-std::string names_where(const BootstrapResult& result, const Pick& pick) {
-  std::vector<std::string> names;
-  for (size_t s = 0; s < result.labels.size(); ++s)
-    if (pick(result.labels[s], result.intervals[s]) &&
-        std::find(names.begin(), names.end(), result.labels[s].name) == names.end())
-      names.push_back(result.labels[s].name);
+std::string comma_list(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
   return out;
 }
 
-}  // namespace
-
-std::optional<double> measured_coverage(CiMethod method, int64_t clusters, double level) {
-  // bench/RESULTS.md, "Coverage of the CI methods by number of clusters": mean coverage (%) of
-  // nominal 95% intervals over acc J1, acc J2 and diff J2 − J1, 300 simulated data sets each.
-  struct Cell {
-    CiMethod method;
-    int64_t clusters;
-    double percent;
-  };
-  static const Cell cells[] = {{CiMethod::kPercentile, 10, 89.3},  {CiMethod::kPercentile, 20, 91.8},
-                               {CiMethod::kBasic, 10, 87.6},       {CiMethod::kBasic, 20, 91.4},
-                               {CiMethod::kBca, 10, 90.1},         {CiMethod::kBca, 20, 93.0},
-                               {CiMethod::kT, 10, 94.7},           {CiMethod::kT, 20, 93.4},
-                               {CiMethod::kStudentized, 10, 94.1}, {CiMethod::kStudentized, 20, 94.2}};
-  if (level != 0.95) return std::nullopt;
-  for (const Cell& cell : cells)
-    if (cell.method == method && cell.clusters == clusters) return cell.percent;
-  return std::nullopt;
+// The CLI flags that ask for `methods` ("--ci studentized or --ci t"); `explain` says what
+// studentized applies to.
+std::string ci_flags(const std::vector<CiMethod>& methods, bool explain) {
+  std::string out;
+  for (CiMethod method : methods)
+    out += (out.empty() ? "--ci " : " or --ci ") + to_string(method) +
+           (explain && method == CiMethod::kStudentized ? " (ratios and their differences)" : "");
+  return out;
 }
 
-namespace {
+std::string count_text(double value) { return std::to_string(static_cast<int64_t>(value)); }
 
-// " (measured: 89.3% for a nominal 95% at 10 clusters, bench/RESULTS.md's simulation)" where
-// that method, cluster count and level were measured; "" elsewhere.
-std::string measured_clause(const BootstrapResult& result, int64_t clusters) {
-  const std::optional<double> percent = measured_coverage(result.ci, clusters, result.level);
-  if (!percent) return "";
-  return " (measured: " + fixed(*percent, 1) + "% for a nominal 95% at " + std::to_string(clusters) +
-         " clusters in bench/RESULTS.md's simulation)";
+// kVeryFewClusters / kFewClusters: a method suited to few clusters (nothing suggested) is told how
+// it holds; the others are told which to use. A coverage figure only where one was measured.
+std::string few_clusters_note(const IntervalWarning& w) {
+  const std::string clusters = count_text(w.observed), method = to_string(w.method);
+  const bool suited = w.suggested_methods.empty();
+  const std::string better = ci_flags(w.suggested_methods, true) + "; check your design with `judgestat coverage`";
+  const std::string measured = w.measured_coverage
+                                   ? " (measured: " + fixed(*w.measured_coverage, 1) + "% for a nominal 95% at " +
+                                         clusters + " clusters in bench/RESULTS.md's simulation)"
+                                   : "";
+  const std::string head = "as few as " + clusters + " clusters (< " + count_text(w.threshold) + "): ";
+  if (w.kind == IntervalWarningKind::kVeryFewClusters)
+    return "WARNING: " + head +
+           (suited
+                ? "even " + method + " intervals can under-cover here" + measured + "; check with `judgestat coverage`"
+                : method + " intervals can under-cover badly" + measured + "; use " + better);
+  return "warning: " + head +
+         (suited ? method + " intervals hold near nominal here" + measured
+                 : method + " intervals may under-cover" + measured + "; " + better + " hold better");
 }
 
-// The few-clusters warning: a coverage figure only where one was measured.
-void add_few_clusters_note(const BootstrapResult& result, int64_t fewest, std::vector<std::string>& notes) {
-  const bool honest = result.ci == CiMethod::kStudentized || result.ci == CiMethod::kT;
-  const std::string better =
-      "--ci studentized (ratios and their differences) or --ci t; check your design with "
-      "`judgestat coverage`";
-  const std::string method = to_string(result.ci), measured = measured_clause(result, fewest);
-  if (fewest > 0 && fewest < kStronglyFewClusters)
-    notes.push_back(
-        "WARNING: as few as " + std::to_string(fewest) + " clusters (< 20): " +
-        (honest ? "even " + method + " intervals can under-cover here" + measured + "; check with `judgestat coverage`"
-                : method + " intervals can under-cover badly" + measured + "; use " + better));
-  else if (fewest > 0 && fewest < kFewClusters)
-    notes.push_back("warning: as few as " + std::to_string(fewest) + " clusters (< 50): " +
-                    (honest ? method + " intervals hold near nominal here" + measured
-                            : method + " intervals may under-cover" + measured + "; " + better + " hold better"));
-}
-
-// Which diff rows' p is withheld and why (docs/statistics.md §7.3), one clause per reason.
-void add_withheld_p_note(const BootstrapResult& result, std::vector<std::string>& notes) {
-  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
-  for (size_t s = 0; s < result.labels.size(); ++s) {
-    const StatLabel& label = result.labels[s];
-    if (label.name != "diff") continue;
-    const std::string reason = p_withheld_reason(result.intervals[s], result.replicates_run);
-    if (reason.empty()) continue;
-    auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& r) { return r.first == reason; });
-    if (it == by_reason.end()) it = by_reason.insert(by_reason.end(), {reason, {}});
-    const std::string name = label.of ? *label.of : label.name;
-    if (std::find(it->second.begin(), it->second.end(), name) == it->second.end()) it->second.push_back(name);
-  }
-  if (by_reason.empty()) return;
+// Every kPWithheld warning in one note: "reason (diff of a, b); …".
+std::string withheld_p_note(const std::vector<IntervalWarning>& warnings) {
   std::string clauses;
-  for (const auto& [reason, names] : by_reason) {
-    std::string list;
-    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
-    clauses += (clauses.empty() ? "" : "; ") + reason + " (diff of " + list + ")";
+  for (const IntervalWarning& w : warnings)
+    if (w.kind == IntervalWarningKind::kPWithheld)
+      clauses += (clauses.empty() ? "" : "; ") + w.reason + " (diff of " + comma_list(w.statistics) + ")";
+  return "note: p is left out (—) where the replicates cannot support it: " + clauses +
+         "; Holm and BH adjust over the other differences";
+}
+
+std::string interval_note(const IntervalWarning& w) {
+  char threshold[32];
+  std::snprintf(threshold, sizeof threshold, "%g", w.threshold);
+  switch (w.kind) {
+    case IntervalWarningKind::kVeryFewClusters:
+    case IntervalWarningKind::kFewClusters:
+      return few_clusters_note(w);
+    case IntervalWarningKind::kUnequalClusterSizes:
+      return "note: unequal cluster sizes (coefficient of variation up to " + fixed(w.observed, 2) +
+             " >= " + threshold + ") in " + comma_list(w.statistics) +
+             ": percentile intervals of ratios can miss on one side; " + ci_flags(w.suggested_methods, false) +
+             " holds better";
+    case IntervalWarningKind::kCoarseIntervals:
+      return "note: flagged intervals (" + comma_list(w.statistics) +
+             "): 'few values' = the replicates take fewer than " + count_text(w.threshold) +
+             " distinct values, 'equal ends' = both endpoints are equal; such an interval understates its uncertainty";
+    case IntervalWarningKind::kNoCoverageGuarantee:
+      return "note: " + comma_list(w.statistics) +
+             " has no coverage guarantee: it is biased upward in small samples and near 0 its bootstrap interval "
+             "rarely covers the truth";
+    case IntervalWarningKind::kMethodNotApplicable:
+      return "note: no " + to_string(w.method) + " interval for " + comma_list(w.statistics) +
+             (w.method == CiMethod::kStudentized ? " (it applies to ratios and differences of two ratios only)" : "") +
+             "; use " + ci_flags(w.suggested_methods, false) + " for these";
+    case IntervalWarningKind::kPWithheld:
+      break;
   }
-  notes.push_back("note: p is left out (—) where the replicates cannot support it: " + clauses +
-                  "; Holm and BH adjust over the other differences");
+  return "";
 }
 
 }  // namespace
 
-std::vector<std::string> interval_notes(const BootstrapResult& result) {
+std::vector<std::string> interval_notes(const std::vector<IntervalWarning>& warnings) {
   std::vector<std::string> notes;
-  int64_t fewest = 0;
-  double widest_cv = 0;
-  for (const Interval& interval : result.intervals) {
-    if (interval.clusters > 0 && (fewest == 0 || interval.clusters < fewest)) fewest = interval.clusters;
-    if (std::isfinite(interval.size_cv)) widest_cv = std::max(widest_cv, interval.size_cv);
+  bool withheld_listed = false;
+  for (const IntervalWarning& w : warnings) {
+    if (w.kind != IntervalWarningKind::kPWithheld) {
+      notes.push_back(interval_note(w));
+    } else if (!withheld_listed) {
+      notes.push_back(withheld_p_note(warnings));
+      withheld_listed = true;
+    }
   }
-  add_few_clusters_note(result, fewest, notes);
-  if (widest_cv >= kUnequalSizesCv)
-    notes.push_back("note: unequal cluster sizes (coefficient of variation up to " + fixed(widest_cv, 2) +
-                    " >= 0.5) in " +
-                    names_where(result,
-                                [](const StatLabel&, const Interval& i) {
-                                  return std::isfinite(i.size_cv) && i.size_cv >= kUnequalSizesCv;
-                                }) +
-                    ": percentile intervals of ratios can miss on one side; --ci studentized holds better");
-  const std::string coarse = names_where(result, [&](const StatLabel&, const Interval& i) {
-    return few_values(i, result.ci) || (std::isfinite(i.lo) && i.lo == i.hi);
-  });
-  if (!coarse.empty())
-    notes.push_back("note: flagged intervals (" + coarse +
-                    "): 'few values' = the replicates take fewer than 20 distinct values, 'equal ends' = both "
-                    "endpoints are equal; such an interval understates its uncertainty");
-  if (!names_where(result, [](const StatLabel& l, const Interval&) { return l.name == "ece"; }).empty())
-    notes.push_back(
-        "note: ece has no coverage guarantee: it is biased upward in small samples and near 0 its "
-        "bootstrap interval rarely covers the truth");
-  const std::string not_studentized =
-      names_where(result, [](const StatLabel&, const Interval& i) { return !i.note.empty(); });
-  if (!not_studentized.empty())
-    notes.push_back("note: no studentized interval for " + not_studentized +
-                    " (it applies to ratios and differences of two ratios only); use --ci t for these");
-  add_withheld_p_note(result, notes);
   return notes;
 }
 
@@ -502,7 +469,43 @@ std::vector<std::string> all_invalid_notes(const std::vector<JudgeValidity>& val
       notes.push_back("every record of judge " + v.judge + " is invalid (" + std::to_string(v.invalid) + " of " +
                       std::to_string(v.records) + "), most often " + v.invalid_reason +
                       "; its accuracy-type statistics count each as an error and it has no probability metrics");
+  for (const auto& v : validity)
+    if (auto note = many_invalid_note(v)) notes.push_back(std::move(*note));
+  if (!validity.empty())
+    if (auto note = no_gold_note(validity.front())) notes.push_back(std::move(*note));
   return notes;
+}
+
+// docs/statistics.md §1: a share of invalid records that changes the statistics (a placeholder
+// gold or label set that the verdicts do not use) is told above the tables, not only in the
+// validity footer. The value is known only as computed (not read back from JSON).
+std::optional<std::string> many_invalid_note(const JudgeValidity& v) {
+  if (v.records == 0 || v.invalid == v.records || v.common_invalid_value.empty()) return std::nullopt;
+  const double percent = 100.0 * static_cast<double>(v.invalid) / static_cast<double>(v.records);
+  if (percent <= kManyInvalidPercent) return std::nullopt;
+  char share[32];
+  std::snprintf(share, sizeof share, percent < 10 ? "%.1f%%" : "%.0f%%", percent);
+  return v.judge + ": " + std::to_string(v.invalid) + " of " + std::to_string(v.records) + " records invalid (" +
+         share + "), most often " + v.common_invalid_value + " (" + std::to_string(v.common_invalid_count) + ")";
+}
+
+// docs/statistics.md §8.1: items without gold are not invalid; the statistics that need gold
+// leave them out, and say so once per analysis.
+std::optional<std::string> no_gold_note(const JudgeValidity& v) {
+  if (v.items_without_gold <= 0) return std::nullopt;
+  const int64_t with_gold = v.items - v.items_without_gold;
+  auto items = [](int64_t n) { return std::to_string(n) + (n == 1 ? " item" : " items"); };
+  const std::string head = std::to_string(v.items_without_gold) + " of " + items(v.items) +
+                           (v.items_without_gold == 1 ? " has" : " have") + " no gold";
+  if (v.gold_statistics.empty())
+    return head + " and " + (v.items_without_gold == 1 ? "is" : "are") +
+           " left out: every statistic of this analysis needs gold, so it is over the " + items(with_gold) +
+           " with gold";
+  if (with_gold == 0)
+    return head + ": " + v.gold_statistics + " need gold and are left out (undefined); the other statistics are " +
+           "over all " + items(v.items);
+  return head + ": " + v.gold_statistics + " are over the " + items(with_gold) +
+         " with gold; the other statistics over all " + std::to_string(v.items);
 }
 
 std::string all_invalid_warnings(const std::vector<JudgeValidity>& validity, const std::string& format) {

@@ -19,20 +19,22 @@ namespace judgestat {
 /// standard defines as printf's conversion).
 void append_17g(std::string& out, double v);
 
-/// JSON text with every floating-point number printed with 17 significant digits; NaN and
-/// infinities print as null.
-std::string dump_json(const Json& value, int indent = -1);
-
 /// docs/statistics.md §1: one note per judge none of whose records is valid, naming it with the
-/// most common reason; every analysis with judges puts these first in its JSON's notes.
+/// most common reason, then many_invalid_note per judge and no_gold_note (§8.1) of the first
+/// entry; every analysis with judges puts these first in its JSON's notes.
 std::vector<std::string> all_invalid_notes(const std::vector<JudgeValidity>& validity);
+
+/// A judge with more than kManyInvalidPercent of its records invalid, not all: "J: 53 of 192
+/// records invalid (28%), most often verdict 'C' (40)"; nothing when the value is unknown.
+inline constexpr double kManyInvalidPercent = 5.0;
+std::optional<std::string> many_invalid_note(const JudgeValidity& validity);
+
+/// docs/statistics.md §8.1: how many of the analysed items have no gold and what that leaves out.
+std::optional<std::string> no_gold_note(const JudgeValidity& validity);
 
 /// The same notes as lines above a report's tables ("WARNING: …\n") in text and md; csv stays
 /// one table that pandas.read_csv loads as is (the notes are in the JSON), so "" there.
 std::string all_invalid_warnings(const std::vector<JudgeValidity>& validity, const std::string& format);
-
-/// The envelope's head: tool, version, command, argv, input (path, sha256, records, invalid).
-Json json_envelope(const std::string& command, int argc, char** argv, const ItemMatrix& input);
 
 /// docs/statistics.md §4's settings of a bootstrap run, in order: seed, replicates, ci, level, backend,
 /// device, strata (null when empty). Each analysis appends its own settings after these.
@@ -41,6 +43,10 @@ Json bootstrap_settings_json(uint64_t seed, uint64_t replicates, CiMethod ci, do
 inline Json bootstrap_settings_json(const BootstrapOptions& options, const BootstrapResult& result,
                                     const std::string& strata) {
   return bootstrap_settings_json(options.seed, options.replicates, options.ci, options.level, result, strata);
+}
+/// The same settings as the result ran them (its seed, replicates_run, ci, level).
+inline Json bootstrap_settings_json(const BootstrapResult& result, const std::string& strata) {
+  return bootstrap_settings_json(result.seed, result.replicates_run, result.ci, result.level, result, strata);
 }
 
 /// docs/statistics.md §4's timing object of a bootstrap run (load_s, resample_s, replicates_per_s, summary_s).
@@ -61,25 +67,13 @@ struct Table {
   std::string render_escaped(const std::string& format) const;  // cells already escaped
 };
 
-/// docs/statistics.md §2's thresholds for people: warn below kFewClusters clusters, strongly below
-/// kStronglyFewClusters; flag intervals whose replicates take fewer than kFewDistinct values;
-/// note cluster sizes whose coefficient of variation reaches kUnequalSizesCv.
-inline constexpr int64_t kFewClusters = 50, kStronglyFewClusters = 20, kFewDistinct = 20;
-inline constexpr double kUnequalSizesCv = 0.5;
-
-/// A row's caveats ("equal ends", "few values" unless the interval is `t`, which does not read
-/// the replicates, "no coverage guarantee" for ece), "; "-joined; empty when there are none.
+/// A row's caveats ("equal ends", "few values" where few_distinct_values, "no coverage
+/// guarantee" for ece), "; "-joined; empty when there are none.
 std::string interval_flag(const StatLabel& label, const Interval& interval, CiMethod method);
-/// The notes under a table of the result's intervals: few clusters (naming the better method),
-/// unequal cluster sizes, what the flags mean, ece's lack of a guarantee, statistics the
-/// studentized method does not apply to, and the diff rows whose p is withheld and why
-/// (p_withheld_reason). The few-clusters warning quotes a coverage figure only where
-/// measured_coverage has one.
-std::vector<std::string> interval_notes(const BootstrapResult& result);
-
-/// Where the few-clusters warning may quote a coverage figure: the mean coverage (%) bench/RESULTS.md
-/// measured for this method at exactly this many clusters and level 0.95; nothing elsewhere.
-std::optional<double> measured_coverage(CiMethod method, int64_t clusters, double level);
+/// The notes under a table of intervals, one per warning (interval_warnings(result)) and one for
+/// all kPWithheld warnings together, in their order: the words people read, naming the CLI's
+/// flags (--ci) and commands (`judgestat coverage`) where a warning suggests a method.
+std::vector<std::string> interval_notes(const std::vector<IntervalWarning>& warnings);
 
 /// "0.7576 (0.6515, 0.8636)" style cell; digits after the point.
 std::string estimate_cell(const Interval& interval, int digits = 4);

@@ -1,7 +1,8 @@
 // Reports read back from their JSON (report/report_from_json.hpp). Each reader takes exactly the
 // fields its to_json writes (host/report/*_report.cpp) under the same names, and names the first
 // one that is missing or of the wrong type, so that an edited cache entry is rejected, not
-// half-read.
+// half-read. The field readers (namespace from_json, report/from_json_fields.hpp) are shared
+// with the readers in their own files (profile_from_json.cpp).
 #include "report/report_from_json.hpp"
 
 #include <cmath>
@@ -12,10 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "report/from_json_fields.hpp"
 #include "report/report.hpp"
 
 namespace judgestat {
-namespace {
+namespace from_json {
 
 // `where` is a path in the result, or in the render state when it starts "render".
 [[noreturn]] void bad_field(const std::string& where, const std::string& what) {
@@ -66,7 +68,7 @@ bool flag(const Json& value, const std::string& where) {
   return value.get<bool>();
 }
 
-const Json& array_of(const Json& value, const std::string& where, size_t size = 0) {
+const Json& array_of(const Json& value, const std::string& where, size_t size) {
   if (!value.is_array()) bad_field(where, "expected an array");
   if (size && value.size() != size) bad_field(where, "expected " + std::to_string(size) + " elements");
   return value;
@@ -80,6 +82,24 @@ std::vector<std::string> texts_or_null(const Json& value, const std::string& whe
   for (size_t i = 0; i < list.size(); ++i) out.push_back(text(list[i], where + "[" + std::to_string(i) + "]"));
   return out;
 }
+
+std::optional<std::string> optional_text(const Json& value, const std::string& where) {
+  if (value.is_null()) return std::nullopt;
+  return text(value, where);
+}
+
+std::optional<int> optional_int(const Json& value, const std::string& where) {
+  if (value.is_null()) return std::nullopt;
+  const int64_t v = signed_count(value, where);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) bad_field(where, "out of range");
+  return static_cast<int>(v);
+}
+
+}  // namespace from_json
+
+using namespace from_json;
+
+namespace {
 
 // One row of the JSON's `budget` array (compare_row).
 CompareSummary compare_summary(const Json& row, const std::string& where) {
@@ -127,6 +147,11 @@ void read_compare_pool(const Json& json, BudgetCompareReport& report) {
   report.pool_diff = number(field(pool, "pool_diff", "pool"), "pool.pool_diff");
 }
 
+}  // namespace
+
+namespace from_json {
+namespace {
+
 // The all-invalid note of one of `judges` (all_invalid_notes's wording) read back into the
 // validity that writes it; false for any other note. The note is rewritten from what was read
 // and must come out the same, so that a note this misreads stays an ordinary note.
@@ -158,14 +183,138 @@ bool all_invalid_validity(const std::string& note, const std::vector<std::string
   return false;
 }
 
-// The JSON's notes: all_invalid_notes(validity) first, then the report's own.
+// many_invalid_note's wording ("J: N of M records invalid (P%), most often VALUE (C)") read back
+// into the validity that writes it, rewritten and compared like the all-invalid note.
+bool many_invalid_validity(const std::string& note, const std::vector<std::string>& judges, JudgeValidity& out) {
+  for (const std::string& judge : judges) {
+    const std::string head = judge + ": ";
+    const size_t often = note.find("), most often ");
+    const size_t open = note.rfind(" (");
+    if (note.compare(0, head.size(), head) != 0 || often == std::string::npos || open == std::string::npos ||
+        open < often || note.back() != ')')
+      continue;
+    JudgeValidity v{judge, 0, 0, ""};
+    try {
+      size_t used = 0;
+      const std::string rest = note.substr(head.size());
+      v.invalid = std::stoll(rest, &used);
+      v.records = std::stoll(rest.substr(rest.find(" of ", used) + 4));
+      v.common_invalid_value = note.substr(often + 14, open - often - 14);
+      v.common_invalid_count = std::stoll(note.substr(open + 2));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (many_invalid_note(v) == note) {
+      out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+// no_gold_note's wording read back into items, items_without_gold and gold_statistics.
+bool no_gold_validity(const std::string& note, JudgeValidity& out) {
+  JudgeValidity v;
+  try {
+    size_t used = 0;
+    v.items_without_gold = std::stoll(note, &used);
+    v.items = std::stoll(note.substr(note.find(" of ", used) + 4));
+  } catch (const std::exception&) {
+    return false;
+  }
+  const size_t head_end = note.find(" no gold");
+  if (head_end == std::string::npos) return false;
+  const size_t stats = head_end + 8;
+  if (note.compare(stats, 2, ": ") == 0) {
+    size_t end = note.find(" need gold and are left out (undefined)", stats);
+    if (end == std::string::npos) end = note.rfind(" are over the ");
+    if (end == std::string::npos || end < stats + 2) return false;
+    v.gold_statistics = note.substr(stats + 2, end - stats - 2);
+  }
+  if (no_gold_note(v) != note) return false;
+  out.items = v.items;
+  out.items_without_gold = v.items_without_gold;
+  out.gold_statistics = v.gold_statistics;
+  return true;
+}
+
+}  // namespace
+
+void read_bootstrap_settings(const Json& settings, const std::string& at, BootstrapOptions& out) {
+  out.seed = count(field(settings, "seed", at), at + ".seed");
+  out.replicates = count(field(settings, "replicates", at), at + ".replicates");
+  const std::string ci = text(field(settings, "ci", at), at + ".ci");
+  try {
+    out.ci = parse_ci_method(ci);
+  } catch (const std::exception&) {
+    bad_field(at + ".ci", "not a CI method: '" + ci + "'");
+  }
+  out.level = number(field(settings, "level", at), at + ".level");
+}
+
+Interval interval_fields(const Json& row, const std::string& at, bool full) {
+  Interval i;
+  i.estimate = number(field(row, "estimate", at), at + ".estimate");
+  const Json& ci = array_of(field(row, "ci", at), at + ".ci", 2);
+  i.lo = number(ci[0], at + ".ci[0]");
+  i.hi = number(ci[1], at + ".ci[1]");
+  i.se = number(field(row, "se", at), at + ".se");
+  i.undefined = signed_count_of(row, "undefined", at);
+  if (!full) return i;
+  i.clusters = signed_count_of(row, "clusters", at);
+  i.distinct = signed_count_of(row, "distinct", at);
+  if (row.contains("note")) i.note = text(row["note"], at + ".note");
+  return i;
+}
+
+int32_t strata_of(const Json& state, const std::string& at) {
+  const int64_t strata = signed_count_of(state, "strata", at);
+  if (strata < 0 || strata > std::numeric_limits<int32_t>::max()) bad_field(at + ".strata", "out of range");
+  return static_cast<int32_t>(strata);
+}
+
+size_t read_validity_notes(const std::vector<std::string>& notes, size_t n, const std::vector<std::string>& judges,
+                           std::vector<JudgeValidity>& validity) {
+  auto entry = [&](const std::string& judge) -> JudgeValidity& {
+    for (JudgeValidity& v : validity)
+      if (v.judge == judge) return v;
+    validity.push_back({judge, 0, 0, ""});
+    return validity.back();
+  };
+  for (JudgeValidity v; n < notes.size() && many_invalid_validity(notes[n], judges, v); ++n) {
+    JudgeValidity& mine = entry(v.judge);
+    if (mine.records != 0 && (mine.records != v.records || mine.invalid != v.invalid))
+      bad_field("notes[" + std::to_string(n) + "]", "does not match the validity of judge " + v.judge);
+    mine.records = v.records;
+    mine.invalid = v.invalid;
+    mine.common_invalid_value = v.common_invalid_value;
+    mine.common_invalid_count = v.common_invalid_count;
+  }
+  JudgeValidity gold;
+  if (n < notes.size() && no_gold_validity(notes[n], gold)) {
+    if (validity.empty()) validity.push_back({"", 0, 0, ""});  // carries the note only: no records
+    for (JudgeValidity& v : validity) {
+      v.items = gold.items;
+      v.items_without_gold = gold.items_without_gold;
+      v.gold_statistics = gold.gold_statistics;
+    }
+    ++n;
+  }
+  return n;
+}
+
 void split_notes(const Json& json, const std::vector<std::string>& judges, std::vector<JudgeValidity>& validity,
                  std::vector<std::string>& notes) {
   const std::vector<std::string> all = texts_or_null(array_of(field(json, "notes", ""), "notes"), "notes");
   size_t n = 0;
   for (JudgeValidity v; n < all.size() && all_invalid_validity(all[n], judges, v); ++n) validity.push_back(v);
+  n = read_validity_notes(all, n, judges, validity);
   notes.assign(all.begin() + static_cast<std::ptrdiff_t>(n), all.end());
 }
+
+}  // namespace from_json
+
+namespace {
 
 std::vector<uint64_t> counts(const Json& value, const std::string& where) {
   const Json& list = array_of(value, where);
@@ -265,12 +414,10 @@ std::vector<JudgeValidity> validity_notes(const Json& json, const std::vector<st
   std::vector<JudgeValidity> validity;
   if (!json.contains("notes")) return validity;
   const std::vector<std::string> notes = texts_or_null(array_of(json["notes"], "notes"), "notes");
-  for (size_t n = 0; n < notes.size(); ++n) {
-    JudgeValidity v;
-    if (!all_invalid_validity(notes[n], judges, v))
-      bad_field("notes[" + std::to_string(n) + "]", "not a note this analysis writes");
-    validity.push_back(v);
-  }
+  size_t n = 0;
+  for (JudgeValidity v; n < notes.size() && all_invalid_validity(notes[n], judges, v); ++n) validity.push_back(v);
+  n = read_validity_notes(notes, n, judges, validity);
+  if (n < notes.size()) bad_field("notes[" + std::to_string(n) + "]", "not a note this analysis writes");
   return validity;
 }
 
@@ -354,18 +501,6 @@ ItemsReport items_report_from_json(const Json& json) {
 
 namespace {
 
-std::optional<std::string> optional_text(const Json& value, const std::string& where) {
-  if (value.is_null()) return std::nullopt;
-  return text(value, where);
-}
-
-std::optional<int> optional_int(const Json& value, const std::string& where) {
-  if (value.is_null()) return std::nullopt;
-  const int64_t v = signed_count(value, where);
-  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) bad_field(where, "out of range");
-  return static_cast<int>(v);
-}
-
 // The label of one `statistics` row (statistics_json's fields and metrics' label, position).
 // Metrics rows carry no threshold value: its text would not come back from the number.
 StatLabel stat_label(const Json& row, const std::string& where) {
@@ -393,21 +528,10 @@ StatLabel stat_label(const Json& row, const std::string& where) {
 
 // One interval row; `state` is its render state (strata, size_cv), which the JSON lacks.
 Interval interval_row(const Json& row, const std::string& where, const Json& state, const std::string& state_at) {
-  Interval i;
-  i.estimate = number(field(row, "estimate", where), where + ".estimate");
-  const Json& ci = array_of(field(row, "ci", where), where + ".ci", 2);
-  i.lo = number(ci[0], where + ".ci[0]");
-  i.hi = number(ci[1], where + ".ci[1]");
-  i.se = number(field(row, "se", where), where + ".se");
-  i.undefined = signed_count(field(row, "undefined", where), where + ".undefined");
-  i.clusters = signed_count(field(row, "clusters", where), where + ".clusters");
-  i.distinct = signed_count(field(row, "distinct", where), where + ".distinct");
-  if (row.contains("note")) i.note = text(row["note"], where + ".note");
+  Interval i = interval_fields(row, where);
   i.p = number(field(row, "p", where), where + ".p");
   i.perm_p = number(field(row, "perm_p", where), where + ".perm_p");
-  const int64_t strata = signed_count(field(state, "strata", state_at), state_at + ".strata");
-  if (strata < 0 || strata > std::numeric_limits<int32_t>::max()) bad_field(state_at + ".strata", "out of range");
-  i.strata = static_cast<int32_t>(strata);
+  i.strata = strata_of(state, state_at);
   i.size_cv = number(field(state, "size_cv", state_at), state_at + ".size_cv");
   return i;
 }
@@ -441,17 +565,12 @@ void read_metrics_statistics(const Json& json, const Json& render, MetricsReport
 void read_metrics_settings(const Json& json, MetricsReport& r) {
   const std::string at = "settings";
   const Json& settings = field(json, at, "");
-  r.seed = count(field(settings, "seed", at), at + ".seed");
-  r.replicates = count(field(settings, "replicates", at), at + ".replicates");
-  const std::string ci = text(field(settings, "ci", at), at + ".ci");
-  try {
-    r.ci = parse_ci_method(ci);
-  } catch (const std::exception&) {
-    bad_field(at + ".ci", "not a CI method: '" + ci + "'");
-  }
-  r.level = number(field(settings, "level", at), at + ".level");
-  r.statistics.ci = r.ci;
-  r.statistics.level = r.level;
+  BootstrapOptions read;
+  read_bootstrap_settings(settings, at, read);
+  r.statistics.seed = read.seed;
+  r.statistics.replicates_run = read.replicates;
+  r.statistics.ci = read.ci;
+  r.statistics.level = read.level;
   r.statistics.backend = text(field(settings, "backend", at), at + ".backend");
   r.statistics.device = text(field(settings, "device", at), at + ".device");
   const Json& strata = field(settings, "strata", at);
@@ -489,6 +608,7 @@ void read_metrics_notes(const Json& json, const Json& render, MetricsReport& r) 
   for (JudgeValidity v; n < all.size() && all_invalid_validity(all[n], judges, v); ++n)
     for (JudgeValidity& mine : r.validity)
       if (mine.judge == v.judge) mine.invalid_reason = v.invalid_reason;
+  n = read_validity_notes(all, n, judges, r.validity);
   r.notes.assign(all.begin() + static_cast<std::ptrdiff_t>(n), all.end());
 }
 
@@ -674,7 +794,9 @@ MetricsReport metrics_report_from_json(const Json& json, const Json& render) {
   read_confusion(json, r);
   read_comparisons(json, r);
   read_probability(json, render, r.probability);
-  r.statistics.replicates_run = count(field(render, "replicates_run", "render"), "render.replicates_run");
+  // settings.replicates gave replicates_run; the render state repeats it (study caches keep it).
+  if (count(field(render, "replicates_run", "render"), "render.replicates_run") != r.statistics.replicates_run)
+    bad_field("render.replicates_run", "differs from settings.replicates");
   r.statistics.n_clusters = signed_count(field(render, "n_clusters", "render"), "render.n_clusters");
   const Json& timing = field(json, "timing", "");
   r.statistics.resample_s = number(field(timing, "resample_s", "timing"), "timing.resample_s");
@@ -709,7 +831,9 @@ RenderedReport rendered(const Report& report, const Json& json, const std::vecto
 }  // namespace
 
 bool renders_from_json(const std::string& command, const Json& json) {
-  return command == "items" || ((command == "budget" || command == "metrics") && json.is_object());
+  return command == "items" ||
+         ((command == "budget" || command == "metrics" || command == "profile" || command == "cascade") &&
+          json.is_object());
 }
 
 RenderedReport render_from_json(const std::string& command, const Json& json, const Json& render) {
@@ -725,6 +849,14 @@ RenderedReport render_from_json(const std::string& command, const Json& json, co
     return rendered(metrics_report_from_json(json, render), json,
                     {"settings", "statistics", "validity", "notes", "confusion", "complementarity", "disputes",
                      "reliability", "risk_coverage", "flip_by_confidence", "timing"});
+  if (command == "profile")
+    return rendered(profile_report_from_json(json, render), json,
+                    {"settings", "statistics", "coverage", "spearman", "stress", "l1", "bias_correction", "leave_out",
+                     "notes", "timing"});
+  if (command == "cascade")
+    return rendered(cascade_report_from_json(json, render), json,
+                    {"settings", "pool", "statistics", "baselines", "latency", "split", "selection_trials", "rules",
+                     "temperature", "frozen", "groups", "reliability", "risk_coverage", "notes", "timing"});
   throw std::invalid_argument("command: the outputs of '" + command + "' are not rendered from its JSON");
 }
 

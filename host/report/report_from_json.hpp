@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "judgestat/cascade.hpp"
 #include "judgestat/items.hpp"
 #include "judgestat/label_budget.hpp"
 #include "judgestat/metrics.hpp"
+#include "judgestat/profile.hpp"
 #include "judgestat/report.hpp"
 
 namespace judgestat {
@@ -27,6 +29,18 @@ Json render_state(const BudgetReport& report);
 /// the first note is strata_note, and probability quality's grouping and per-summary groups
 /// (the JSON names a group only as a benchmark or condition, never a difficulty).
 Json render_state(const MetricsReport& report);
+/// Profile: the judges in report order, leave_out, each benchmark's items and has_flagged, the
+/// bootstrap's replicates_run and n_clusters, and per plan statistic in plan order where the JSON
+/// lists it (row: statistics, stress, l1 or leave_out; index) with its size_cv, and for the rows
+/// interval_json writes, clusters, distinct and note.
+Json render_state(const ProfileReport& report);
+/// Cascade: the grid's labels, strata and temperature mode, the pool's strata names, the
+/// judges' validity, F's gate confidences and correctness (one pair per item with a valid F
+/// output), and per bootstrap (sweep, held-out, frozen) its replicates_run, n_clusters and per
+/// statistic strata, size_cv, p, perm_p and threshold text (with the whole row where the JSON
+/// leaves the statistic out); each scope's index map and point summaries, the selective rows,
+/// the rules' choices, the temperature fit and the frozen τ as written.
+Json render_state(const CascadeReport& report);
 template <typename Report>
 Json render_state(const Report&) {
   return nullptr;
@@ -34,6 +48,14 @@ Json render_state(const Report&) {
 
 /// The metrics report from to_json's document and `render`, its render_state; the same errors.
 MetricsReport metrics_report_from_json(const Json& json, const Json& render);
+
+/// The profile report from to_json's document and `render`, its render_state; the same errors,
+/// and an error naming a judge, benchmark or condition the report does not have.
+ProfileReport profile_report_from_json(const Json& json, const Json& render);
+
+/// The cascade report from to_json's document and `render`, its render_state; the same errors,
+/// and an error naming a render field whose index the writers would follow outside its bootstrap.
+CascadeReport cascade_report_from_json(const Json& json, const Json& render);
 
 /// `budget --compare`'s report from to_json's document: every field its tables and plot_files
 /// read. std::invalid_argument("result.KEY…: …") for a missing field or a wrong type.
@@ -49,7 +71,8 @@ struct RenderedReport {
 };
 
 /// Whether render_from_json rebuilds the outputs of `command` ("metrics", "cascade", "budget",
-/// "profile", "items") whose result is `json`: today items, budget (label budget and --compare) and metrics.
+/// "profile", "items") whose result is `json`: every one of them whose result is an object (items:
+/// any), label budget and --compare included.
 bool renders_from_json(const std::string& command, const Json& json);
 
 /// The outputs the analysis's run gave, rendered again from its result JSON and render state;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "records/json_depth.hpp"
 #include "records/sha256.hpp"
 #include "report/report.hpp"
 #include "report/report_from_json.hpp"
@@ -119,46 +120,43 @@ std::string entry_digest(Json entry) {
 std::string entry_text(const CacheEntry& entry, const std::string& name, const std::string& command) {
   Json json = {{"key", entry.key},    {"format", kEntryFormat},   {"name", name},
                {"analysis", command}, {"seconds", entry.seconds}, {"result", entry.result.json}};
-  if (renders_from_json(command, entry.result.json)) {
-    if (!entry.result.render.is_null()) json["render"] = entry.result.render;
-  } else {
-    Json plots = Json::array();
-    for (const PlotFile& plot : entry.result.plots)
-      plots.push_back({{"name", plot.name}, {"svg", plot.svg}, {"csv", plot.csv}});
-    json.update({{"text", entry.result.text}, {"csv", entry.result.csv}, {"md", entry.result.md}, {"plots", plots}});
-  }
+  if (!entry.result.render.is_null()) json["render"] = entry.result.render;
   json["digest"] = entry_digest(json);
   return dump_json(json) + "\n";
 }
 
 namespace {
 
-// The tables and figures an entry keeps (where they are not rendered from its result), each
-// figure checked; "" or why they are refused.
-std::string read_stored_outputs(const Json& json, AnalysisResult& result) {
-  result.text = json.at("text").get<std::string>();
-  result.csv = json.at("csv").get<std::string>();
-  result.md = json.at("md").get<std::string>();
-  for (const Json& plot : json.at("plots")) {
-    PlotFile file{plot.at("name"), plot.at("svg"), plot.at("csv")};
-    if (!is_plain_file_name(file.name, kMaxFigureNameBytes))
-      return "figure name '" + file.name + "' is not a plain file name";
-    if (const std::string foreign = foreign_svg_markup(file.svg); !foreign.empty())
-      return "figure '" + file.name + "' holds markup the plot writer does not write (" + foreign + ")";
-    result.plots.push_back(std::move(file));
+// What an entry holds (entry_text): anything else, such as the tables and figures entries of
+// format 3 kept for cascade, is refused rather than ignored.
+const char* const kEntryKeys[] = {"key", "format", "name", "analysis", "seconds", "result", "render", "digest"};
+
+// Why the rendered figures could not be written as DIR/NAME/FIGURE.svg (study_run checks the
+// same of a computed result): a name that is not a plain file name, or one that repeats; or "".
+std::string figure_names_problem(const std::vector<PlotFile>& plots) {
+  std::vector<std::string> names;
+  for (const PlotFile& plot : plots) {
+    if (!is_plain_file_name(plot.name, kMaxFigureNameBytes))
+      return "its report renders a figure named '" + plot.name.substr(0, 64) + "', not a plain file name";
+    names.push_back(plot.name);
   }
+  std::sort(names.begin(), names.end());
+  const auto repeat = std::adjacent_find(names.begin(), names.end());
+  if (repeat != names.end()) return "its report renders two figures named '" + *repeat + "'";
   return "";
 }
 
 // The tables and figures rendered from the result; "" or why its report cannot be read back.
 std::string render_outputs(const std::string& command, AnalysisResult& result) {
+  if (!renders_from_json(command, result.json))
+    return "its result cannot be read back as a report (not a result of '" + command + "')";
   try {
     RenderedReport rendered = render_from_json(command, result.json, result.render);
     result.text = std::move(rendered.text);
     result.csv = std::move(rendered.csv);
     result.md = std::move(rendered.md);
     result.plots = std::move(rendered.plots);
-    return "";
+    return figure_names_problem(result.plots);
   } catch (const std::exception& failure) {
     return std::string("its result cannot be read back as a report (") + failure.what() + ")";
   }
@@ -172,7 +170,14 @@ EntryState read_entry(const std::string& path, const std::string& key, const std
   if (!std::filesystem::exists(path, error)) return EntryState::kMissing;
   try {
     if (!std::filesystem::is_regular_file(path)) throw std::runtime_error("not a regular file");
-    const Json json = Json::parse(read_file(path));
+    if (std::filesystem::file_size(path) > kMaxEntryBytes) {
+      why = "it is larger than " + std::to_string(kMaxEntryBytes >> 20) + " MiB, more than any entry the cache writes";
+      return EntryState::kRejected;
+    }
+    // Bounded before parsing: entry_digest copies and dumps the document recursively.
+    const std::string text = read_file(path);
+    check_json_depth(text, path);
+    const Json json = Json::parse(text);
     if (!json.is_object() || !json.contains("key") || json["key"] != key) {
       why = "it holds another key";
       return EntryState::kRejected;
@@ -185,13 +190,17 @@ EntryState read_entry(const std::string& path, const std::string& key, const std
       why = "it is not in the cache's format " + std::to_string(kEntryFormat);
       return EntryState::kRejected;
     }
+    for (auto it = json.begin(); it != json.end(); ++it)
+      if (std::find(std::begin(kEntryKeys), std::end(kEntryKeys), it.key()) == std::end(kEntryKeys)) {
+        why = "it holds '" + it.key() + "', which the cache does not write (tables and figures are rendered)";
+        return EntryState::kRejected;
+      }
     CacheEntry read;
     read.key = key;
     read.seconds = json.at("seconds").get<double>();
     read.result.json = json.at("result");
     if (json.contains("render")) read.result.render = json["render"];
-    why = renders_from_json(command, read.result.json) ? render_outputs(command, read.result)
-                                                       : read_stored_outputs(json, read.result);
+    why = render_outputs(command, read.result);
     if (!why.empty()) return EntryState::kRejected;
     entry = std::move(read);
     return EntryState::kValid;

@@ -1,10 +1,10 @@
 // A study's cache entries (DIR/cache/KEY.json) and the checks an entry passes before it is
-// reused: its digest matches its contents, its figures' names are file names of the tool's own
-// kind and its SVG uses only the plot writer's markup (docs/study.md, "The cache"). Where the
-// report can be read back from the result (report/report_from_json.hpp), the entry holds the
-// result and the report's render state, and its tables and figures are rendered from the report
-// read back, whose to_json must give the result again, so they cannot disagree with it.
+// reused: its digest matches its contents and it holds only what entry_text writes. An entry
+// holds the result and the report's render state, never tables or figures: they are rendered
+// from the report read back from the result (report/report_from_json.hpp), whose to_json must
+// give the result again, so they cannot disagree with it (docs/study.md, "The cache").
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,13 +21,18 @@ struct CacheEntry {
 };
 
 /// The entries' format; part of the key, so an entry an older format wrote is simply not found.
-/// 2: tables and figures left out where they are rendered from the result.
-constexpr int kEntryFormat = 2;
+/// 2: tables and figures left out where they are rendered from the result; 3: profile's too;
+/// 4: cascade's too, so no entry holds tables or figures.
+constexpr int kEntryFormat = 4;
 
 /// The longest analysis and figure names: a folder name (NAME_MAX, 255 bytes) and a figure's
 /// file with its suffixes (FIGURE.svg.tmp-XXXXXX, 15 bytes more).
 constexpr size_t kMaxNameBytes = 255;
 constexpr size_t kMaxFigureNameBytes = 240;
+
+/// The largest entry file read_entry reads (256 MiB, far above any real entry): a larger one
+/// is refused, and recomputed with a note, before it is read into memory.
+constexpr uintmax_t kMaxEntryBytes = uintmax_t{256} << 20;
 
 /// Letters, digits, '.', '_' and '-', not "." or "..", 1 to max_bytes bytes: a name that is one
 /// file or folder inside DIR and nothing else.
@@ -35,12 +40,12 @@ bool is_plain_file_name(const std::string& name, size_t max_bytes);
 
 /// Why `svg` is not a figure as the plot writer makes it (an element or attribute outside its
 /// vocabulary: script, style, foreignObject, an event attribute, a reference or url(...)), or ""
-/// when it is one.
+/// when it is one. The cache no longer needs it (figures are rendered, never read from an
+/// entry); the tests hold the plot writer's figures to it.
 std::string foreign_svg_markup(const std::string& svg);
 
-/// The entry as written to the cache: its fields and "digest", the SHA-256 of the rest. Where
-/// renders_from_json(command, result) is true, the result's render state (when it has one) as
-/// "render"; else the tables and figures.
+/// The entry as written to the cache: its fields, the result's render state (when it has one)
+/// as "render", and "digest", the SHA-256 of the rest.
 std::string entry_text(const CacheEntry& entry, const std::string& name, const std::string& command);
 
 /// The SHA-256 that entry_text stores for a parsed entry (its "digest" left out).
@@ -50,7 +55,9 @@ enum class EntryState { kMissing, kValid, kRejected };
 
 /// Reads the entry at `path` for `key` of the analysis `command`: kMissing when absent or for
 /// another key, kRejected with `why` when it fails a check (unreadable, another format, digest
-/// mismatch, a result its report cannot be read back from, a bad figure name or markup).
+/// mismatch, a field entry_text does not write, a result its report cannot be read back from,
+/// larger than kMaxEntryBytes, nested deeper than kMaxJsonDepth, or rendering figures whose
+/// names are not plain file names or repeat).
 EntryState read_entry(const std::string& path, const std::string& key, const std::string& command, CacheEntry& entry,
                       std::string& why);
 

@@ -1,5 +1,5 @@
 // Reading a study file (docs/study.md) into a Study: every key checked, every analysis's options
-// checked by the CLI's own parser (check_analysis), before anything runs.
+// checked by the analyses' own flag parsers (check_analysis, host/requests/), before anything runs.
 #include <glob.h>
 
 #include <algorithm>
@@ -11,10 +11,10 @@
 
 #include <cxxopts.hpp>
 
-#include "cli/analysis_parse.hpp"
 #include "judgestat/study.hpp"
 #include "records/json_depth.hpp"
 #include "report/report.hpp"
+#include "requests/analysis_parse.hpp"
 #include "study/atomic_file.hpp"
 #include "study/study_cache.hpp"
 

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/analysis_parse.hpp"
 #include "judgestat/study.hpp"
 #include "records/csv.hpp"
 #include "records/sha256.hpp"
 #include "report/html_report.hpp"
 #include "report/report.hpp"
+#include "requests/analysis_parse.hpp"
 #include "study/atomic_file.hpp"
 #include "study/study_cache.hpp"
 #include "study/study_folder.hpp"
@@ -286,12 +286,15 @@ Entry obtain_entry(RunState& state, size_t a, const AnalysisRequest& request, co
   }
   const double analysis_start = now_s();
   double load_s = 0;
-  const ItemMatrix& matrix = state.matrices.get(analysis.input, analysis_load_options(request), load_s);
+  // The flags parsed once; the analysis runs their typed options (errors name the flags).
+  const TypedAnalysisRequest typed = parse_analysis(request);
+  const ItemMatrix& matrix = state.matrices.get(analysis.input, typed.load, load_s);
   const ReportHead head = study_head(request, files, matrix, state.inputs[analysis.input].files, load_s);
   const AnalysisHooks hooks{
       [&](uint64_t done, uint64_t total) { state.log(progress_line(a, n, analysis.name, done, total), true); }};
   try {
-    entry.cached.result = run_analysis(request, matrix, state.target, head, hooks);
+    entry.cached.result = with_flag_names(flag_names_of(typed.options),
+                                          [&] { return run_analysis(typed, matrix, state.target, head, hooks); });
     for (const PlotFile& plot : entry.cached.result.plots)
       if (!study::is_plain_file_name(plot.name, study::kMaxFigureNameBytes))
         throw std::invalid_argument("figure name '" + plot.name + "' is not a plain file name of at most " +

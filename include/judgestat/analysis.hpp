@@ -1,7 +1,13 @@
-// One way to ask for any analysis with the CLI's own flags: `judgestat metrics FILE --by benchmark`
-// is AnalysisRequest{"metrics", {"--by", "benchmark"}} over FILE's matrix. The flags are parsed and
-// checked by the same code as the CLI's (host/cli/), so the CLI, a study file (judgestat/study.hpp)
-// and the Python binding can never disagree on an option.
+// Any analysis asked for in one of two forms, run the same way:
+// - typed: a TypedAnalysisRequest holding the options struct the analysis's run_X takes
+//   (MetricsOptions, CascadeOptions, …). This is what every run reaches.
+// - with the CLI's own flags: `judgestat metrics FILE --by benchmark` is
+//   AnalysisRequest{"metrics", {"--by", "benchmark"}} over FILE's matrix; parse_analysis turns it
+//   into the typed form with the CLI's parser and checks (host/requests/), so the CLI, a study file
+//   (judgestat/study.hpp) and the Python binding can never disagree on an option.
+//
+//   MetricsOptions metrics;  metrics.by = "benchmark";  metrics.bootstrap.seed = 7;
+//   const AnalysisResult typed = run_analysis(TypedAnalysisRequest{metrics}, matrix, make_target(), head);
 //
 //   const AnalysisRequest request{"cascade", {"--first", "a", "--fallback", "b", "--by", "benchmark"}};
 //   check_analysis(request);                                   // bad flags fail here, before loading
@@ -10,28 +16,37 @@
 //
 // How the pieces relate:
 // - The records are the matrix: `args` hold no records file (a positional argument is an error).
-//   Load it with analysis_load_options(request): --labels and, for cascade, --select-column
-//   enter the LoadOptions; run_analysis throws std::invalid_argument("matrix: …") when the
-//   matrix was loaded without the --select-column the args name.
+//   Load it with analysis_load_options(request) (the typed form's `load`): --labels and, for
+//   cascade, --select-column enter the LoadOptions; run_analysis throws
+//   std::invalid_argument("matrix: …") when the matrix was loaded without the select column the
+//   options name.
 // - Where it runs is the `target` argument, so that a client holds one target (one CUDA context,
 //   one thread pool) for many analyses. The execution flags (--backend, --devices, --threads,
 //   --chunk) are still parsed and checked when in args, and analysis_target(request) gives the
 //   target they describe (the CLI runs on that one), but run_analysis runs on `target`.
 // - Run-wide flags that change results (--seed, --replicates, --ci, --level; budget's --draws)
-//   are ordinary args.
+//   are ordinary args; in the typed form they are the options' own fields (bootstrap, seed, draws).
 // - Output flags (--format, --json, --save-replicates, --plots, --out, --quiet) are accepted
 //   and checked; run_analysis writes no file and prints nothing. --save-replicates makes
 //   `bootstrap` keep every replicate value (BootstrapResult::replicates).
-// - The implementation is in the judgestat_cli library (it holds the flag definitions); link it.
+// - Errors: the typed form throws what run_X throws (std::invalid_argument naming the options'
+//   fields, "tol: …"); the flags' form says the flag instead ("--tol: …", a UsageError).
+// - The implementation is in judgestat::core (host/requests/), installed with these headers.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "judgestat/bootstrap.hpp"
+#include "judgestat/cascade.hpp"
 #include "judgestat/exec_target.hpp"
+#include "judgestat/items.hpp"
+#include "judgestat/label_budget.hpp"
+#include "judgestat/metrics.hpp"
+#include "judgestat/profile.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/report.hpp"
 
@@ -44,6 +59,25 @@ struct AnalysisRequest {
   /// "--flag=value" works as on the command line.
   std::vector<std::string> args;
 };
+
+/// The options of one analysis, as its run_X takes them: run_metrics, run_cascade, run_budget,
+/// run_budget_compare (budget --compare), run_profile, run_items.
+using AnalysisOptions =
+    std::variant<MetricsOptions, CascadeOptions, BudgetOptions, BudgetCompareOptions, ProfileOptions, ItemsOptions>;
+
+/// An analysis asked for with typed options, and what its run needs besides them.
+struct TypedAnalysisRequest {
+  AnalysisOptions options;
+  /// What the matrix must be loaded with: labels, and cascade's select_column as item_column
+  /// (load_item_matrix(path, request.load)).
+  LoadOptions load = {};
+  /// metrics only: a records file on which each analysed judge with probabilities gets its
+  /// temperature fitted, applied to `options` at run time (--temperature-fit); "" for none.
+  std::string temperature_fit = {};
+};
+
+/// "metrics", "cascade", "budget" (both budget forms), "profile" or "items".
+std::string analysis_command(const AnalysisOptions& options);
 
 struct AnalysisHooks {
   /// (done, total) after each chunk of replicates or draws, as the CLI's progress line.
@@ -80,6 +114,9 @@ bool is_output_flag(const std::string& flag);
 /// Whether a flag says where the analysis runs (backend, devices, threads, chunk).
 bool is_execution_flag(const std::string& flag);
 
+/// The typed request `request` asks for: the flags parsed and validated as the CLI would,
+/// without loading records or running (errors as check_analysis).
+TypedAnalysisRequest parse_analysis(const AnalysisRequest& request);
 /// Parses and validates the flags as the CLI would, without loading records or running:
 /// UsageError / std::invalid_argument naming the flag; unknown flags and positional arguments
 /// are errors. (profile reads its --config file here: the config is an option.)
@@ -93,6 +130,10 @@ ExecTarget analysis_target(const AnalysisRequest& request);
 /// Throws what the command would: UsageError and std::invalid_argument (library field names,
 /// which the CLI maps to flags: here already mapped, "--flag: …" in a UsageError).
 AnalysisResult run_analysis(const AnalysisRequest& request, const ItemMatrix& matrix, const ExecTarget& target,
+                            const ReportHead& head, const AnalysisHooks& hooks = {});
+/// The same for typed options: runs run_X(matrix, request.options, target) (the hooks' progress
+/// joins the options) and gives its outputs; throws what run_X throws.
+AnalysisResult run_analysis(const TypedAnalysisRequest& request, const ItemMatrix& matrix, const ExecTarget& target,
                             const ReportHead& head, const AnalysisHooks& hooks = {});
 
 }  // namespace judgestat

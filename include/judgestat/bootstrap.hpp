@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,14 @@ struct BootstrapOptions {
   /// Called after each chunk with (replicates done, total); may print progress.
   std::function<void(uint64_t, uint64_t)> progress;
 };
+
+/// The most replicates a run may ask for: replicate numbers are 32-bit Philox counters
+/// (docs/statistics.md §2).
+inline constexpr uint64_t kMaxReplicates = 1ull << 32;
+/// std::invalid_argument naming the field ("replicates: …", "level: …") for options no bootstrap
+/// can run: fewer than 2 or more than kMaxReplicates replicates, a level outside (0, 1). The
+/// one check of these options: run_bootstrap calls it, and so do callers that check early.
+void validate_bootstrap_options(const BootstrapOptions& options);
 
 struct Interval {
   double estimate = 0, lo = 0, hi = 0, se = 0;
@@ -60,6 +69,7 @@ struct BootstrapResult {
   double resample_s = 0;           // running the replicates (and gathering them under MPI)
   double summary_s = 0;            // intervals from the replicates (quantile selection, SE, BCa)
   uint64_t replicates_run = 0;
+  uint64_t seed = 0;  // the run's (BootstrapOptions::seed)
   int64_t n_clusters = 0;
   std::string backend, device;
   CiMethod ci = CiMethod::kPercentile;
@@ -129,6 +139,54 @@ inline constexpr double kMaxUndefinedShareForP = 0.05;
 std::string p_withheld_reason(const Interval& interval, uint64_t replicates);
 /// Sets p to NaN on every row with a p_withheld_reason.
 void withhold_unsupported_p(std::vector<Interval>& intervals, uint64_t replicates);
+
+/// docs/statistics.md §2's thresholds for reading intervals: warn below kFewClusters clusters,
+/// strongly below kStronglyFewClusters; flag intervals whose replicates take fewer than
+/// kFewDistinct values; note cluster sizes whose coefficient of variation reaches kUnequalSizesCv.
+inline constexpr int64_t kFewClusters = 50, kStronglyFewClusters = 20, kFewDistinct = 20;
+inline constexpr double kUnequalSizesCv = 0.5;
+
+/// Whether the interval is read off replicates that take fewer than kFewDistinct values (never
+/// for kT, which does not read them): such an interval is coarse.
+bool few_distinct_values(const Interval& interval, CiMethod method);
+
+/// Where coverage was measured: the mean coverage (%) bench/RESULTS.md's simulation found for
+/// this method at exactly this many clusters and level 0.95; nothing elsewhere.
+std::optional<double> measured_coverage(CiMethod method, int64_t clusters, double level);
+
+/// What a result's intervals cannot promise, found by interval_warnings (the rules of
+/// docs/statistics.md §2 and §7.3), in the order a report lists them.
+enum class IntervalWarningKind {
+  kVeryFewClusters,      // some statistic is resampled over fewer than kStronglyFewClusters clusters
+  kFewClusters,          // ... over fewer than kFewClusters (and none under kStronglyFewClusters)
+  kUnequalClusterSizes,  // ratios whose cluster sizes vary with CV ≥ kUnequalSizesCv
+  kCoarseIntervals,      // few distinct replicate values, or both ends equal
+  kNoCoverageGuarantee,  // ece: biased upward in small samples, rarely covered near 0
+  kMethodNotApplicable,  // the method gives these statistics no interval (Interval::note)
+  kPWithheld,            // diff rows whose p is withheld, one warning per p_withheld_reason
+};
+
+struct IntervalWarning {
+  IntervalWarningKind kind = IntervalWarningKind::kFewClusters;
+  CiMethod method = CiMethod::kPercentile;  // the run's
+  /// The rule's bound: clusters (kStronglyFewClusters, kFewClusters), a CV (kUnequalSizesCv),
+  /// distinct values (kFewDistinct); 0 for rules without one.
+  double threshold = 0;
+  /// What crossed it: the fewest clusters, the largest CV; NaN for rules without one.
+  double observed = std::numeric_limits<double>::quiet_NaN();
+  /// Methods that hold better here, best first; empty where the run's method is already one.
+  std::vector<CiMethod> suggested_methods;
+  /// Few clusters: the coverage measured for the run's method at `observed` clusters and its
+  /// level (measured_coverage), absent where none was measured.
+  std::optional<double> measured_coverage;
+  /// The statistics concerned (names, first appearance, once each); kPWithheld: the statistics
+  /// the diff rows difference (StatLabel::of). Empty for the few-clusters kinds.
+  std::vector<std::string> statistics;
+  std::string reason;  // kPWithheld: p_withheld_reason
+};
+
+/// The warnings a report of `result` must carry, in kind order.
+std::vector<IntervalWarning> interval_warnings(const BootstrapResult& result);
 
 /// Holm's step-down adjustment of p-values (R's p.adjust(p, "holm")): the i-th smallest of the m
 /// non-NaN values becomes max over j ≤ i of min(1, (m − j + 1) p_(j)). NaN entries stay NaN and

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "judgestat/bootstrap.hpp"
-#include "judgestat/budget.hpp"
+#include "judgestat/budget_engine.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/report.hpp"

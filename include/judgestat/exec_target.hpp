@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "judgestat/backend.hpp"
-#include "judgestat/budget.hpp"
+#include "judgestat/budget_engine.hpp"
 
 namespace judgestat {
 
@@ -74,7 +74,7 @@ std::unique_ptr<Backend> make_backend(const ExecTarget& target);
 std::unique_ptr<BudgetEngine> make_budget_engine(const BudgetProblem& problem, const ExecTarget& target);
 
 /// make_cuda_backend with the given switches (throws tuning.bootstrap_error when it is set).
-/// The forms without a tuning (backend.hpp, budget.hpp) read the environment.
+/// The forms without a tuning (backend.hpp, budget_engine.hpp) read the environment.
 std::unique_ptr<Backend> make_cuda_backend(int device, uint64_t max_chunk, const CudaTuning& tuning);
 /// make_cuda_budget_engine with the given switches (throws tuning.budget_error when it is set).
 std::unique_ptr<BudgetEngine> make_cuda_budget_engine(const BudgetProblem& problem, int device,

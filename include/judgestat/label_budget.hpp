@@ -1,9 +1,9 @@
 // The label-budget analysis (docs/statistics.md §3.5) as a library function: for each labelling budget k and
 // threshold rule, how often a threshold chosen on k labelled items loses more than `tol`
 // accuracy against the fallback on the held-out items, and what it saves. The engines and the
-// per-draw contract are in judgestat/budget.hpp; this is the analysis a client runs. Also
+// per-draw contract are in judgestat/budget_engine.hpp; this is the analysis a client runs. Also
 // `budget --compare` (§7.6): how many labels tell two judges apart (engines in
-// judgestat/budget_compare.hpp).
+// judgestat/compare_engine.hpp).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "judgestat/budget.hpp"
-#include "judgestat/budget_compare.hpp"
+#include "judgestat/budget_engine.hpp"
+#include "judgestat/compare_engine.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/report.hpp"

@@ -82,7 +82,8 @@ struct Disputes {
 };
 
 struct MetricsReport {
-  /// Every statistic with its interval (accuracy family, then probability quality).
+  /// Every statistic with its interval (accuracy family, then probability quality), and the
+  /// bootstrap as run (seed, replicates_run, ci, level, backend, device).
   BootstrapResult statistics;
   std::vector<JudgeValidity> validity;
   std::vector<std::string> notes;  // accuracy-family statistics left out and why
@@ -97,10 +98,7 @@ struct MetricsReport {
   /// The point summaries of probability quality, with its own notes (empty without
   /// probabilities).
   ProbabilityQuality probability;
-  // As run.
-  uint64_t replicates = 0, seed = 0;
-  CiMethod ci = CiMethod::kPercentile;
-  double level = 0;
+  // As run (the bootstrap's settings are statistics').
   std::string strata;       // the grouping column, "" = none
   std::string strata_mode;  // settings.strata: the column when stratified, "none" (domain estimation) or ""
   std::string strata_note;  // why domain estimation was used

@@ -71,6 +71,17 @@ struct SignFlipTest {
   int32_t column = 0;
 };
 
+/// A column compiled ahead of its plan (Plan::fold_column): the per-cluster fixed-point sums compile() would make
+/// of its values, which compile() then takes as they are. A column of fractions on units that outnumber the clusters
+/// is smaller so (issue 26 part 7: metrics' probability columns at a double per unit were most of its plan).
+struct FoldedSums {
+  std::vector<int64_t> sums;            // per cluster: Σ round(value · 2^shift) over its units
+  std::vector<int64_t> stratum_offset;  // the plan's strata and clusters when it was folded
+  int shift = 0;
+  bool fits_int32 = false;  // every replicate sum fits in int32
+  uint64_t value_hash = 0;  // compile()'s hash of the values (less their count), by which it finds equal columns
+};
+
 /// One plan column: a value per unit. Most columns are 0/1 indicators, small counts or paired
 /// differences of them (−1, 0, 1), stored one signed byte per unit; a column widens to doubles at
 /// its first other value (a fraction, −0, outside −128…127, non-finite). Reading gives back exactly the double written,
@@ -78,7 +89,7 @@ struct SignFlipTest {
 /// command's memory at one double per unit).
 class PlanColumn {
  public:
-  enum class Kind : uint8_t { kByte, kDouble };
+  enum class Kind : uint8_t { kByte, kDouble, kFolded };
 
   PlanColumn() = default;
   /// n zeros, as bytes.
@@ -87,9 +98,14 @@ class PlanColumn {
   PlanColumn(const std::vector<double>& values) { *this = values; }  // NOLINT: a column is its values
   PlanColumn& operator=(const std::vector<double>& values);
 
-  size_t size() const { return kind_ == Kind::kByte ? bytes_.size() : doubles_.size(); }
+  size_t size() const {
+    return kind_ == Kind::kByte ? bytes_.size() : kind_ == Kind::kDouble ? doubles_.size() : folded_units_;
+  }
   Kind kind() const { return kind_; }
-  double operator[](size_t u) const { return kind_ == Kind::kByte ? bytes_[u] : doubles_[u]; }
+  /// Value u; a folded column has no values to read (a logic_error).
+  double operator[](size_t u) const {
+    return kind_ == Kind::kByte ? bytes_[u] : kind_ == Kind::kDouble ? doubles_[u] : folded_value();
+  }
   /// Value u of a column being written: reads as the double, and assigning stores through set().
   class Ref {
    public:
@@ -120,13 +136,13 @@ class PlanColumn {
   void add(size_t u, double v) { set(u, static_cast<const PlanColumn&>(*this)[u] + v); }
   /// Every value becomes v.
   void fill(double v) { *this = std::vector<double>(size(), v); }
-  /// n values; new ones are 0.
+  /// n values; new ones are 0 (a folded column's sums do not change: its new units read 0).
   void resize(size_t n);
   /// Every value as a double (a copy).
   std::vector<double> values() const;
   /// Stores doubles from now on (for tests and for writers that set mostly fractions).
   void widen();
-  /// Value for value, as std::vector<double>'s == (−0 equals +0, NaN equals nothing).
+  /// Value for value, as std::vector<double>'s == (−0 equals +0, NaN equals nothing); not for folded columns.
   bool operator==(const PlanColumn& other) const;
   bool operator!=(const PlanColumn& other) const { return !(*this == other); }
 
@@ -136,11 +152,19 @@ class PlanColumn {
            !(v == 0.0 && std::signbit(v));
   }
 
+  /// The column's compiled sums in place of its values (Plan::fold_column), or nullptr while it has values.
+  const FoldedSums* folded() const { return kind_ == Kind::kFolded ? &folded_ : nullptr; }
+  /// The column becomes `sums`, of its size() units; its values are freed.
+  void fold(FoldedSums sums);
+
  private:
   void set_wide(size_t u, double v);
+  [[noreturn]] static double folded_value();
   Kind kind_ = Kind::kByte;
   std::vector<int8_t> bytes_;    // kByte
   std::vector<double> doubles_;  // kDouble
+  FoldedSums folded_;            // kFolded
+  size_t folded_units_ = 0;      // kFolded
 };
 
 /// Builder-side plan: units with clusters, named value columns, statistics.
@@ -163,6 +187,12 @@ struct Plan {
 
   /// Adds a column (one value per unit, zero-filled) and returns its index.
   int32_t add_column(const std::string& name);
+  /// Compiles column k ahead of the plan when its per-cluster sums are smaller than its values (a column of
+  /// fractions, on more units than clusters) and returns whether it did: the values are freed and compile() takes
+  /// the sums as they are, so the plan compiles to the same CompiledPlan. For a builder done writing a column that
+  /// nothing reads again (reading a folded column's values is a logic_error). The units' clusters and the strata must
+  /// be final (compile() checks the strata); units appended later read 0 in it.
+  bool fold_column(int32_t k);
   /// Adds a rank term and returns its index for {OpCode::kRank, index}.
   int32_t add_rank_term(const std::vector<int32_t>& units, const std::vector<double>& scores,
                         const std::vector<uint8_t>& positive);

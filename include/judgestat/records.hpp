@@ -40,7 +40,9 @@ struct Record {
 };
 
 struct LoadOptions {
-  std::vector<std::string> labels;  // --labels; empty: from probability columns and gold labels
+  /// --labels; empty: from probability columns and gold labels, and, when some item has no gold,
+  /// from verdicts too (docs/statistics.md §1 "Labels", §8.1).
+  std::vector<std::string> labels;
   /// An extra item-level column (or JSONL key) to keep, e.g. cascade's --select-column; every
   /// record of an item must carry the same value. "" keeps none.
   std::string item_column;
@@ -52,6 +54,11 @@ struct LoadOptions {
 inline constexpr int16_t kAbsent = -1;   // no record for this (judge, item, order, variant)
 inline constexpr int16_t kInvalid = -2;  // record present, output invalid (docs/statistics.md §1 validity)
 inline constexpr int16_t kTie = -3;      // valid "tie" on a two-label item: wrong, JudgeBench 0
+
+/// The gold of an item whose records leave `gold` empty or omit it (docs/statistics.md §8.1). Apart
+/// from every verdict code, so that correct() is false for it; analyses that need gold leave such
+/// items out (ItemMatrix::has_gold).
+inline constexpr int32_t kNoGold = -4;
 
 /// An item's human adjudication besides a label index >= 0 (docs/statistics.md §7.2).
 inline constexpr int32_t kNotAdjudicated = -1;
@@ -68,10 +75,11 @@ struct ItemMatrix {
   std::vector<std::string> judges, items, labels, clusters, benchmarks, conditions, variants;
   int orders = 1;  // 1 + the largest order index
   bool has_probs = false, has_fee = false, has_latency = false, has_rationale = false;
-  bool has_adjudicated = false;  // some record had an `adjudicated` column or key
+  bool has_adjudicated = false;    // some record had an `adjudicated` column or key
+  int64_t items_without_gold = 0;  // items whose gold is kNoGold (docs/statistics.md §8.1)
 
   // Per item.
-  std::vector<int32_t> gold;            // label index
+  std::vector<int32_t> gold;            // label index, or kNoGold
   std::vector<int32_t> item_cluster;    // index into clusters
   std::vector<int32_t> item_benchmark;  // index into benchmarks ("default" when empty)
   std::vector<int32_t> item_condition;  // index into conditions ("" when empty)
@@ -87,6 +95,15 @@ struct ItemMatrix {
   std::vector<int64_t> line;                       // file line of the cell's record (0 when absent)
   std::vector<double> prob;                        // cells x labels; NaN where not given
   std::vector<double> fee, latency, rationale_ok;  // NaN where not given
+  /// What made each invalid cell invalid, e.g. "verdict 'C'" or "no verdict" (distinct texts,
+  /// first appearance), and per invalid cell its text's index, sorted by cell: the most common
+  /// invalid value of a judge is named above the tables (docs/statistics.md §1 "Validity").
+  std::vector<std::string> invalid_values;
+  struct InvalidCell {
+    size_t cell;
+    int32_t value;  // index into invalid_values
+  };
+  std::vector<InvalidCell> invalid_cells;
 
   int32_t n_judges() const { return static_cast<int32_t>(judges.size()); }
   int32_t n_items() const { return static_cast<int32_t>(items.size()); }
@@ -97,7 +114,11 @@ struct ItemMatrix {
   }
   bool present(size_t c) const { return verdict[c] != kAbsent; }
   bool valid(size_t c) const { return verdict[c] >= 0 || verdict[c] == kTie; }
+  bool has_gold(int32_t item) const { return gold[item] != kNoGold; }
+  /// False for an item without gold (kNoGold equals no verdict code).
   bool correct(size_t c, int32_t item) const { return verdict[c] == gold[item]; }
+  /// invalid_values' index of an invalid cell's value; -1 for a cell that is not invalid.
+  int32_t invalid_value_of(size_t c) const;
   const double* probs_of(size_t c) const { return prob.data() + c * labels.size(); }
 
   int32_t judge_index(const std::string& name) const;    // UsageError naming the judges when absent
@@ -128,6 +149,11 @@ ItemMatrix load_item_matrix(const std::string& path, const LoadOptions& options 
 /// receives each file's digest. One path is load_item_matrix(path, options).
 ItemMatrix load_item_matrix(const std::vector<std::string>& paths, const LoadOptions& options,
                             std::vector<std::string>* file_sha256 = nullptr);
+
+/// The items of `matrix` that have gold, with their cells, for the analyses that need gold
+/// (docs/statistics.md §8.1): names, clusters, benchmarks and conditions stay as numbered (the
+/// analyses renumber what they select). UsageError naming `analysis` when no item has gold.
+ItemMatrix items_with_gold(const ItemMatrix& matrix, const std::string& analysis);
 
 /// `--gold adjudicated` (docs/statistics.md §7.2): every item with a decisive adjudicated label
 /// takes it as gold; the others keep theirs. Returns how many items' gold changed. Throws

@@ -15,8 +15,8 @@
 
 #include "bindings.hpp"
 #include "judgestat/analysis.hpp"
+#include "judgestat/report.hpp"
 #include "judgestat/study.hpp"
-#include "report/report.hpp"
 
 namespace py = pybind11;
 

@@ -1,6 +1,6 @@
 // Judgment records from in-memory columns (a pandas DataFrame or a dict of numpy arrays, made
 // into columns by python/judgestat/_columns.py). Every value is given to the file readers' own
-// field parsers (host/records/fields.hpp) as the text it would have in a CSV file, and the
+// field parsers (judgestat/record_fields.hpp) as the text it would have in a CSV file, and the
 // records go through build_item_matrix, so docs/statistics.md §1's checks and their messages
 // are the loader's; `line` is the 1-based row position, which the Python side turns into the
 // DataFrame's index label.
@@ -10,7 +10,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "records/fields.hpp"
+#include "judgestat/record_fields.hpp"
 
 namespace judgestat::python {
 namespace {
@@ -39,12 +39,16 @@ void check_columns(const std::vector<Column>& columns, const std::string& source
                                   "; give columns of equal length");
     }
   }
-  for (const char* required : loading::kRequiredColumns) {
+  for (const std::string& required : required_record_columns()) {
     bool found = false;
-    for (const std::string& name : names) found |= name == required;
+    std::string listed;
+    for (const std::string& name : names) {
+      found |= name == required;
+      listed += (listed.empty() ? "" : ",") + name;
+    }
     if (!found) {
-      throw InputError(source + ": column '" + required + "': required column is missing (the columns are " +
-                       join(names, ",") + "); add a '" + required + "' column");
+      throw InputError(source + ": column '" + required + "': required column is missing (the columns are " + listed +
+                       "); add a '" + required + "' column");
     }
   }
 }
@@ -54,26 +58,27 @@ void check_columns(const std::vector<Column>& columns, const std::string& source
 std::vector<Record> records_from_columns(const std::vector<Column>& columns, size_t rows, const std::string& source,
                                          const std::string& item_column) {
   check_columns(columns, source, rows);
-  std::vector<loading::Field> roles;
+  std::vector<RecordColumn> readers;
   std::vector<int> slot;  // probability columns: index into prob_labels, else -1
   std::vector<std::string> prob_labels;
   for (const Column& column : columns) {
-    roles.push_back(loading::field_of(column.name));
-    slot.push_back(roles.back() == loading::Field::kProbability ? static_cast<int>(prob_labels.size()) : -1);
-    if (slot.back() >= 0) prob_labels.push_back(column.name.substr(2));
+    readers.emplace_back(column.name);
+    slot.push_back(readers.back().is_probability() ? static_cast<int>(prob_labels.size()) : -1);
+    if (slot.back() >= 0) prob_labels.push_back(readers.back().probability_label());
   }
   std::vector<Record> records;
   records.reserve(rows);
   char buffer[64];
   for (size_t r = 0; r < rows; ++r) {
-    Record record = loading::empty_record(static_cast<int64_t>(r) + 1);
+    Record record = default_record(static_cast<int64_t>(r) + 1);
     record.prob_labels = prob_labels;
     record.probs.assign(prob_labels.size(), kMissing);
     for (size_t k = 0; k < columns.size(); ++k) {
       const Column& column = columns[k];
+      const RecordColumn& reader = readers[k];
       const bool kept = !item_column.empty() && column.name == item_column;
-      if (roles[k] == loading::Field::kIgnored && !kept) continue;
-      if (roles[k] == loading::Field::kProbability && !column.is_text) {
+      if (reader.is_ignored() && !kept) continue;
+      if (reader.is_probability() && !column.is_text) {
         // NaN = not given (an empty field); ±inf stays, and validity makes the record invalid.
         record.probs[slot[k]] = column.values[r * column.values_stride];
         continue;
@@ -88,12 +93,10 @@ std::vector<Record> records_from_columns(const std::vector<Column>& columns, siz
       } else {
         text = number_text(column.values[r * column.values_stride], buffer);
       }
-      const loading::FieldSource where{source, record.line, column.name};
-      if (roles[k] == loading::Field::kProbability) {
-        record.probs[slot[k]] = loading::parse_probability(text, where, record.nan_probability);
-      } else if (roles[k] != loading::Field::kIgnored) {
-        loading::set_field(record, roles[k], text, where);
-      }
+      if (reader.is_probability())
+        record.probs[slot[k]] = reader.probability(text, source, record);
+      else
+        reader.set(record, text, source);
       if (kept) record.item_column.assign(text);
     }
     records.push_back(std::move(record));

@@ -1,6 +1,6 @@
 // The other kernels run on the CPU runtime against their CPU twins, bit for bit: the sign-flip
 // kernel (kernels/permutation/sign_flip_kernel.cuh), the label-budget kernel in both variants
-// (kernels/budget/detail/budget_agent.cuh), the `budget --compare` kernel (compare_kernel.cuh) and the
+// (kernels/budget/detail/budget_agent.cuh), the `budget --compare` kernel (compare_engine_kernel.cuh) and the
 // device summaries' kernels (kernels/summaries/summary_kernels.cuh; CUB's radix sort between
 // order_keys_kernel and pick_order_statistics_kernel runs on a device only, std::sort stands in).
 // Launches mirror their .cu dispatch, with small grids; each runs under both schedules.
@@ -17,15 +17,15 @@
 #include <string>
 #include <vector>
 
-#include "analyses/cascade_pool.hpp"
+#include "analyses/cascade/cascade_pool.hpp"
 #include "cuda_cpu_support.hpp"
 #include "engine/fake_environment.hpp"
 #include "engine/sign_flip_cases.hpp"
 #include "judgestat/backend.hpp"
-#include "judgestat/budget.hpp"
-#include "judgestat/budget_compare.hpp"
+#include "judgestat/budget_engine.hpp"
+#include "judgestat/compare_engine.hpp"
 #include "judgestat/replicate_summary.hpp"
-#include "kernels/budget/compare_kernel.cuh"
+#include "kernels/budget/compare_engine_kernel.cuh"
 #include "kernels/budget/detail/budget_agent.cuh"
 #include "kernels/permutation/sign_flip_kernel.cuh"
 #include "kernels/summaries/summary_kernels.cuh"
@@ -76,7 +76,7 @@ TEST(CudaCpuSignFlip, KernelCountsLikeTheHost) {
 
 using testing_support::w2_pool;
 
-/// budget.cu's launch of `kernel` (a budget_kernel<Variant>): `warps` warps per block on `grid` blocks.
+/// cuda_budget_engine.cu's launch of `kernel` (a budget_kernel<Variant>): `warps` warps per block on `grid` blocks.
 DrawOutcomes budget_on_runtime(BudgetKernel kernel, const BudgetProblem& problem, const BudgetRun& run, uint32_t first,
                                uint32_t count, unsigned grid, int warps, Schedule schedule) {
   DrawOutcomes out;
@@ -143,7 +143,7 @@ TEST(CudaCpuBudget, BothKernelVariantsMatchTheCpuEngine) {
   }
 }
 
-// JUDGESTAT_BUDGET_KERNEL, as cuda_tuning_from reads it, picks the variant budget.cu launches
+// JUDGESTAT_BUDGET_KERNEL, as cuda_tuning_from reads it, picks the variant cuda_budget_engine.cu launches
 // (budget_kernel_for), and the variant launched gives the CPU engine's outcomes.
 TEST(CudaCpuBudget, TheTuningsVariantIsTheKernelLaunched) {
   struct Setting {

@@ -14,15 +14,15 @@
 #include <utility>
 #include <vector>
 
-#include "analyses/cascade_pool.hpp"
-#include "cli/text_lists.hpp"
+#include "analyses/cascade/cascade_pool.hpp"
 #include "distributed/distributed.hpp"
 #include "engine/split_range.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
-#include "judgestat/budget.hpp"
+#include "judgestat/budget_engine.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/records.hpp"
+#include "requests/text_lists.hpp"
 #include "test_plans.hpp"
 #include "test_support.hpp"
 

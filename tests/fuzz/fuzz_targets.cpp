@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "analyses/profile.hpp"
+#include "analyses/profile/profile_detail.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/study.hpp"
 #include "records/numbering.hpp"

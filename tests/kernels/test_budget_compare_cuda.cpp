@@ -1,4 +1,4 @@
-// `budget --compare`'s CUDA kernel (kernels/budget/compare.cu) against its CPU twin: the same sums
+// `budget --compare`'s CUDA kernel (kernels/budget/cuda_compare_engine.cu) against its CPU twin: the same sums
 // and interval sides draw by draw, on one engine and on two engines of one device, and the same
 // summaries. Skipped, with the reason, where no usable CUDA device exists; the kernel's thread
 // layout is emulated everywhere (KernelEmulation.CompareThreadsDrawLikeTheCpuTwin).
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "judgestat/budget_compare.hpp"
+#include "judgestat/compare_engine.hpp"
 #include "judgestat/exec_target.hpp"
 #include "test_support.hpp"
 

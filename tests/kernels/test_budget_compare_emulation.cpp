@@ -1,4 +1,4 @@
-// Host emulation of `budget --compare`'s CUDA kernel (kernels/budget/compare.cu), run everywhere:
+// Host emulation of `budget --compare`'s CUDA kernel (kernels/budget/cuda_compare_engine.cu), run everywhere:
 // its grid of threads, each walking the draws r = thread, thread + threads, … with its bitmap
 // interleaved in one buffer (word w of thread t at w · threads + t), driven thread by thread
 // through the same compare_draw and compare_interval_side the kernel calls. The threads of a
@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "judgestat/budget_compare.hpp"
+#include "judgestat/compare_engine.hpp"
 
 namespace judgestat {
 namespace {

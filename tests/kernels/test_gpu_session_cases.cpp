@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "analyses/cascade_pool.hpp"
+#include "analyses/cascade/cascade_pool.hpp"
 #include "engine/fake_environment.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
-#include "judgestat/budget.hpp"
+#include "judgestat/budget_engine.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/plan.hpp"
 #include "judgestat/replicate_summary.hpp"

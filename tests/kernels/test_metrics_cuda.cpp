@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "analyses/metrics.hpp"
+#include "analyses/metrics/metrics_plan.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "metrics_study_fixture.hpp"

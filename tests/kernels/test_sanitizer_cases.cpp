@@ -14,7 +14,7 @@
 
 #include "../engine/sign_flip_cases.hpp"
 #include "judgestat/backend.hpp"
-#include "judgestat/budget_compare.hpp"
+#include "judgestat/compare_engine.hpp"
 #include "judgestat/plan.hpp"
 #include "test_plans.hpp"
 #include "test_support.hpp"

@@ -13,13 +13,13 @@
 
 #include "../engine/sign_flip_cases.hpp"
 #include "../test_plans.hpp"
-#include "analyses/cascade_pool.hpp"
+#include "analyses/cascade/cascade_pool.hpp"
 #include "distributed/distributed.hpp"
 #include "distributed/rank_replicates.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
-#include "judgestat/budget.hpp"
-#include "judgestat/budget_compare.hpp"
+#include "judgestat/budget_engine.hpp"
+#include "judgestat/compare_engine.hpp"
 #include "judgestat/records.hpp"
 
 using namespace judgestat;

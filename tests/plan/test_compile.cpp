@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "analyses/metrics.hpp"
-#include "analyses/probability.hpp"
+#include "analyses/metrics/metrics_plan.hpp"
+#include "analyses/probability/probability_quality.hpp"
 #include "judgestat/plan.hpp"
 #include "judgestat/records.hpp"
 #include "records/selection.hpp"
@@ -423,4 +423,119 @@ TEST(Compile, GivenUpPlansFreeTheirColumnsAndCompileAsTheReference) {
   bad.columns[0].set(3, std::numeric_limits<double>::infinity());
   Plan bad_given_up = bad;
   EXPECT_THROW(compile(std::move(bad_given_up)), std::logic_error);
+}
+
+namespace {
+
+/// A copy of `plan` with the columns whose index `pick` accepts folded (Plan::fold_column); how many folded.
+Plan with_folded_columns(const Plan& plan, const std::function<bool(int32_t)>& pick, int32_t& folded) {
+  Plan out = plan;
+  folded = 0;
+  for (int32_t k = 0; k < static_cast<int32_t>(out.columns.size()); ++k)
+    if (pick(k)) folded += out.fold_column(k);
+  return out;
+}
+
+}  // namespace
+
+// Issue 26 part 7: a column folded into its cluster sums as soon as it is written compiles exactly as its values
+// did, whichever other columns are folded (copies of it among them), kept or given up, on one thread or many.
+TEST(Compile, FoldedColumnsCompileAsTheirValues) {
+  struct Case {
+    std::string what;
+    Plan plan;
+  };
+  for (const Case& c :
+       {Case{"awkward plan", awkward_plan({5, 1, 9}, 400, 1)},
+        Case{"large awkward plan", awkward_plan({3000, 1, 997}, 30000, 2)}, Case{"heavy plan", heavy_plan()}}) {
+    const CompiledPlan expected = reference_compile(c.plan);
+    int32_t doubles = 0;
+    for (const PlanColumn& column : c.plan.columns) doubles += column.kind() == PlanColumn::Kind::kDouble;
+    for (int parity : {0, 1, 2}) {  // every column, the even ones, the odd ones
+      const std::string what = c.what + ", folding " + (parity == 2 ? "all" : parity ? "odd" : "even") + " columns";
+      int32_t folded = 0;
+      Plan plan = with_folded_columns(
+          c.plan, [&](int32_t k) { return parity == 2 || k % 2 == parity; }, folded);
+      EXPECT_GT(folded, 0) << what;
+      if (parity == 2) EXPECT_EQ(folded, doubles) << what << ": every column of doubles folds";
+      for (int32_t k = 0; k < static_cast<int32_t>(plan.columns.size()); ++k)
+        EXPECT_EQ(plan.columns[k].folded() != nullptr,
+                  c.plan.columns[k].kind() == PlanColumn::Kind::kDouble && (parity == 2 || k % 2 == parity))
+            << what << ": column " << k;
+      expect_same_compiled(compile(plan), expected, what);
+      expect_same_compiled(compile(std::move(plan)), expected, what + ", given up");
+    }
+  }
+}
+
+TEST(Compile, FoldedColumnHoldsItsKnownClusterSums) {
+  // Four units in two clusters. Quarters are exact at shift 2: sums 0.75·4 = 3 and 2.25·4 = 9.
+  Plan plan = testing_support::plan_with_strata({2});
+  plan.unit_cluster = {0, 0, 1, 1};
+  add_column(plan, "n", [](int64_t) { return 1.0; });
+  add_column(plan, "quarters", [](int64_t u) { return std::vector<double>{0.5, 0.25, 0.75, 1.5}[u]; });
+  add_column(plan, "tenths", [](int64_t u) { return 0.1 * static_cast<double>(u + 1); });
+  EXPECT_FALSE(plan.fold_column(0)) << "a column of bytes is smaller than its sums";
+  ASSERT_TRUE(plan.fold_column(1));
+  ASSERT_TRUE(plan.fold_column(2));
+  const FoldedSums& quarters = *plan.columns[1].folded();
+  EXPECT_EQ(quarters.shift, 2);
+  EXPECT_EQ(quarters.sums, (std::vector<int64_t>{3, 9}));
+  EXPECT_TRUE(quarters.fits_int32);
+  // General reals: the heaviest cluster's |Σ| (0.3 + 0.4) times the 2 clusters, plus 1, is 2.4, which leaves
+  // 61 − ⌈log2 2.4⌉ = 59 fraction bits; each value is rounded at 2^59, then summed per cluster.
+  const FoldedSums& tenths = *plan.columns[2].folded();
+  EXPECT_EQ(tenths.shift, 59);
+  const double scale = std::ldexp(1.0, 59);
+  EXPECT_EQ(tenths.sums, (std::vector<int64_t>{std::llround(0.1 * scale) + std::llround(0.2 * scale),
+                                               std::llround(0.30000000000000004 * scale) + std::llround(0.4 * scale)}));
+  EXPECT_FALSE(tenths.fits_int32);
+  EXPECT_EQ(plan.columns[2].size(), 4u);
+  const CompiledPlan compiled = compile(plan);
+  ASSERT_EQ(compiled.n_columns, 3);
+  EXPECT_EQ(compiled.totals[1], 12);
+  EXPECT_EQ(compiled.column_unscale[1], 0.25);
+  EXPECT_EQ(compiled.cluster_sums[1 * 3 + 2], tenths.sums[1]);
+  // Reading it back is the builder's bug; so is folding where the clusters are not fewer than the units.
+  const PlanColumn& folded_quarters = plan.columns[1];
+  EXPECT_THROW((void)folded_quarters[0], std::logic_error);
+  EXPECT_THROW(plan.columns[1].values(), std::logic_error);
+  EXPECT_THROW(plan.columns[1].set(0, 0.5), std::logic_error);
+  EXPECT_THROW((void)(plan.columns[1] == plan.columns[2]), std::logic_error);
+  Plan unit_clusters = testing_support::plan_with_strata({4});
+  unit_clusters.unit_cluster = {0, 1, 2, 3};
+  add_column(unit_clusters, "tenths", [](int64_t u) { return 0.1 * static_cast<double>(u + 1); });
+  EXPECT_FALSE(unit_clusters.fold_column(0));
+  EXPECT_EQ(unit_clusters.columns[0].kind(), PlanColumn::Kind::kDouble);
+}
+
+TEST(Compile, FoldedColumnsTakeAppendedUnitsAndRefuseOtherStrata) {
+  const Plan base = awkward_plan({5, 1, 9}, 400, 8);
+  int32_t folded = 0;
+  Plan plan = with_folded_columns(
+      base, [](int32_t) { return true; }, folded);
+  ASSERT_GT(folded, 0);
+  // Units appended in existing clusters read 0 in every column, folded or not.
+  Plan widened = base;
+  for (Plan* p : {&plan, &widened}) {
+    for (int32_t c : {0, 14, 7}) p->unit_cluster.push_back(c);
+    for (PlanColumn& column : p->columns) column.resize(p->unit_cluster.size());
+  }
+  expect_same_compiled(compile(plan), reference_compile(widened), "appended units");
+  // A folded column's sums are per cluster of the strata it was folded on.
+  plan.stratum_offset = {0, 6, 6, 15};
+  EXPECT_EQ(error_of(compile_kept, plan).rfind("logic_error: plan: column '", 0), 0u);
+  EXPECT_NE(error_of(compile_kept, plan).find("' was folded on other clusters or strata"), std::string::npos);
+  // Folding finds the errors compile() would, with its messages.
+  Plan bad = base;
+  bad.columns[1][3] = NAN;
+  EXPECT_THROW(bad.fold_column(1), std::logic_error);
+  Plan huge = awkward_plan({3000, 1, 997}, 30000, 5);  // as in ErrorsAreTheReferencesInTheSameOrder
+  huge.columns[1].fill(1e15);
+  try {
+    huge.fold_column(1);
+    ADD_FAILURE() << "a column too large for exact sums folded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "plan: column 'fraction/1' is too large for exact replicate sums");
+  }
 }

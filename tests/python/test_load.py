@@ -117,11 +117,28 @@ class open_csv:
         os.unlink(self.file.name)
 
 
-@pytest.mark.parametrize("column", ["judge", "item", "gold"])
+@pytest.mark.parametrize("column", ["judge", "item"])
 def test_missing_id_names_the_row_and_column(column):
     frame = small_frame()
     frame.loc["r5", column] = None
     with pytest.raises(ValueError, match=rf"^DataFrame row 'r5': column '{column}': expected a non-empty value"):
+        judgestat.load(frame)
+
+
+def test_gold_is_optional():
+    """docs/statistics.md §8.1: no gold column, or None for every record of an item, is an item
+    without gold (not invalid); the labels then come from the verdicts too."""
+    with_gold = judgestat.load(small_frame())
+    without = judgestat.load(small_frame().drop(columns=["gold"]))
+    assert without.items == with_gold.items and without.invalid == with_gold.invalid
+    assert without.labels == ["A", "B"]  # probability labels, then the verdicts' (none new)
+    none_on_i2 = judgestat.load(small_frame(gold=["A", "A", None, None, "A", "A", None, None]))
+    assert none_on_i2.records == 8 and none_on_i2.invalid == 0
+    # gold on one record of an item and none on another is bad input naming the row
+    frame = small_frame()
+    frame.loc["r5", "gold"] = None
+    with pytest.raises(ValueError, match=r"^DataFrame row 'r5': column 'gold': item \"i1\" has no gold here but "
+                                         r"gold \"A\" on row 'r0'"):
         judgestat.load(frame)
 
 

@@ -227,7 +227,8 @@ TEST(LoadBadInput, TextWhereANumberBelongs) {
 }
 
 TEST(LoadBadInput, MissingRequiredColumn) {
-  expect_bad_input("judge,item,verdict\nj,i1,A\n", 1, "'gold'", "missing");
+  // gold may be omitted (docs/statistics.md §8.1); verdict may not.
+  expect_bad_input("judge,item,gold\nj,i1,A\n", 1, "'verdict'", "missing");
   expect_bad_input(
       "{\"judge\": \"j\", \"item\": \"i\", \"gold\": \"A\", \"verdict\": null}\n"
       "{\"judge\": \"j\", \"item\": \"k\", \"gold\": \"A\"}\n",

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analyses/metrics.hpp"
+#include "analyses/metrics/metrics_plan.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"

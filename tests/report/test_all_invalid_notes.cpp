@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "analyses/judge_validity.hpp"
+#include "analyses/common/judge_validity.hpp"
 #include "judgestat/cascade.hpp"
 #include "judgestat/coverage.hpp"
 #include "judgestat/label_budget.hpp"
@@ -161,6 +161,74 @@ TEST(AllInvalidNotes, BudgetCompareNamesTheJudge) {
   expect_p_named(report);
   options.b = "Y";
   expect_nothing_added(run_budget_compare(matrix_without_p(), options, cpu_target(2)), true);
+}
+
+// docs/statistics.md §8.1: the analyses that need gold throughout run on the items with gold,
+// named in one note above their tables, and stop with a usage error when no item has gold.
+std::string without_gold_csv(int from_item) {
+  std::istringstream rows(judges_csv(false));
+  std::string line, out;
+  std::getline(rows, line);
+  out = line + "\n";
+  while (std::getline(rows, line)) {
+    // judge,item,cluster,benchmark,gold,...: blank the gold of items i<from_item> and later.
+    const size_t item = line.find(",i") + 2;
+    if (std::stoi(line.substr(item)) >= from_item) {
+      size_t gold = 0;
+      for (int comma = 0; comma < 4; ++comma) gold = line.find(',', gold) + 1;
+      line.erase(gold, line.find(',', gold) - gold);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+const std::string kGoldNote =
+    "10 of 40 items have no gold and are left out: every statistic of this analysis needs gold, so it is over the 30 "
+    "items with gold";
+
+template <typename Report>
+void expect_gold_note(const Report& report) {
+  ASSERT_FALSE(report.validity.empty());
+  EXPECT_EQ(report.validity.front().items, 40);
+  EXPECT_EQ(report.validity.front().items_without_gold, 10);
+  EXPECT_EQ(tables(report, "text").substr(0, 9 + kGoldNote.size() + 1), "WARNING: " + kGoldNote + "\n");
+  EXPECT_EQ(to_json(report, ReportHead{})["notes"][0], kGoldNote);
+}
+
+TEST(AllInvalidNotes, AnalysesThatNeedGoldUseTheItemsWithGold) {
+  const ItemMatrix some = load_item_matrix(write_temp("some_gold.csv", without_gold_csv(30)));
+  ASSERT_EQ(some.items_without_gold, 10);
+  const ItemMatrix none = load_item_matrix(write_temp("no_gold.csv", without_gold_csv(0)));
+  CascadeOptions cascade;
+  cascade.first = "R";
+  cascade.fallback = "Y";
+  cascade.bootstrap.replicates = 200;
+  const CascadeReport report = run_cascade(some, cascade, cpu_target(2));
+  EXPECT_EQ(report.items, 30);
+  EXPECT_EQ(report.validity[0].records, 30);  // R's records on the items with gold
+  expect_gold_note(report);
+  EXPECT_TRUE(contains(thrown_message<UsageError>([&] { run_cascade(none, cascade, cpu_target(2)); }),
+                       "cascade needs gold labels"));
+  BudgetOptions budget;
+  budget.first = "R";
+  budget.fallback = "Y";
+  budget.ks = {10};
+  budget.draws = 200;
+  expect_gold_note(run_budget(some, budget, cpu_target(2)));
+  EXPECT_TRUE(contains(thrown_message<UsageError>([&] { run_budget(none, budget, cpu_target(2)); }),
+                       "budget needs gold labels"));
+  ProfileOptions profile;
+  profile.config = parse_profile_config(R"({"benchmarks": [{"name": "b", "conditions": {}}]})", "inline");
+  profile.bootstrap.replicates = 200;
+  expect_gold_note(run_profile(some, profile, cpu_target(2)));
+  EXPECT_TRUE(contains(thrown_message<UsageError>([&] { run_profile(none, profile, cpu_target(2)); }),
+                       "profile needs gold labels"));
+  CoverageOptions coverage;
+  coverage.judges = {"R", "Y"};
+  coverage.datasets = 4;
+  coverage.bootstrap.replicates = 100;
+  expect_gold_note(run_coverage(some, coverage, cpu_target(2)));
 }
 
 }  // namespace

@@ -101,7 +101,7 @@ TEST(FewClustersWarning, CoverageFigureOnlyWhereMeasured) {
   EXPECT_FALSE(measured_coverage(CiMethod::kPercentile, 12, 0.95));
   EXPECT_FALSE(measured_coverage(CiMethod::kPercentile, 10, 0.9));
 
-  const std::string at10 = joined(interval_notes(one_row("acc", 10, CiMethod::kPercentile, 0.95)));
+  const std::string at10 = joined(interval_notes(interval_warnings(one_row("acc", 10, CiMethod::kPercentile, 0.95))));
   EXPECT_TRUE(contains(at10,
                        "WARNING: as few as 10 clusters (< 20): percentile intervals can under-cover badly (measured: "
                        "89.3% for a nominal 95% at 10 clusters in bench/RESULTS.md's simulation); use --ci "
@@ -111,11 +111,11 @@ TEST(FewClustersWarning, CoverageFigureOnlyWhereMeasured) {
   // 12 clusters, or level 0.9: a plain warning, no figure.
   for (const auto& result :
        {one_row("acc", 12, CiMethod::kPercentile, 0.95), one_row("acc", 10, CiMethod::kPercentile, 0.9)}) {
-    const std::string text = joined(interval_notes(result));
+    const std::string text = joined(interval_notes(interval_warnings(result)));
     EXPECT_TRUE(contains(text, "percentile intervals can under-cover badly; use --ci studentized")) << text;
     EXPECT_FALSE(contains(text, "%")) << text;
   }
-  const std::string t20 = joined(interval_notes(one_row("acc", 20, CiMethod::kT, 0.95)));
+  const std::string t20 = joined(interval_notes(interval_warnings(one_row("acc", 20, CiMethod::kT, 0.95))));
   EXPECT_TRUE(contains(t20,
                        "warning: as few as 20 clusters (< 50): t intervals hold near nominal here (measured: 93.4% "
                        "for a nominal 95% at 20 clusters in bench/RESULTS.md's simulation)"))
@@ -124,18 +124,19 @@ TEST(FewClustersWarning, CoverageFigureOnlyWhereMeasured) {
 
 TEST(WithheldPNote, NamesTheDiffsAndWhy) {
   BootstrapResult result = one_row("diff", 1, CiMethod::kPercentile, 0.95);
-  const std::string text = joined(interval_notes(result));
+  const std::string text = joined(interval_notes(interval_warnings(result)));
   EXPECT_TRUE(contains(text,
                        "note: p is left out (—) where the replicates cannot support it: one cluster per stratum "
                        "(diff of acc); Holm and BH adjust over the other differences"))
       << text;
   // Not a diff row (p is not shown): no note.
   result.labels[0].name = "acc";
-  EXPECT_FALSE(contains(joined(interval_notes(result)), "p is left out"));
+  EXPECT_FALSE(contains(joined(interval_notes(interval_warnings(result))), "p is left out"));
   // A diff row with 60 of 1,000 replicates undefined.
   result = one_row("diff", 80, CiMethod::kPercentile, 0.95);
   result.intervals[0].undefined = 60;
-  EXPECT_TRUE(contains(joined(interval_notes(result)), "more than 5% of replicates undefined (diff of acc)"));
+  EXPECT_TRUE(contains(joined(interval_notes(interval_warnings(result))),
+                       "more than 5% of replicates undefined (diff of acc)"));
 }
 
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "analyses/cascade.hpp"
-#include "analyses/cascade_pool.hpp"
+#include "analyses/cascade/cascade_detail.hpp"
+#include "analyses/cascade/cascade_pool.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/cascade.hpp"
 #include "judgestat/label_budget.hpp"

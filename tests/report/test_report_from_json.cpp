@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "judgestat/analysis.hpp"
 #include "judgestat/label_budget.hpp"
 #include "judgestat/metrics.hpp"
+#include "render_support.hpp"
 #include "report/report.hpp"
 #include "report/report_from_json.hpp"
 #include "test_support.hpp"
@@ -19,7 +21,8 @@
 namespace judgestat {
 namespace {
 
-using testing_support::cpu_target;
+using render_support::expect_same_outputs;
+using render_support::stored;
 using testing_support::kRoot;
 using testing_support::thrown_message;
 
@@ -29,24 +32,7 @@ const std::string kGated = "Skywork_Skywork-Reward-Gemma-2-27B";  // a judge wit
 
 // The analysis as a study runs it, on JudgeBench.
 AnalysisResult run_on_judgebench(const AnalysisRequest& request) {
-  const ItemMatrix matrix = load_item_matrix(kJudgeBench, analysis_load_options(request));
-  return run_analysis(request, matrix, cpu_target(2), ReportHead{});
-}
-
-// The JSON as the cache stores it: written by dump_json (17 digits, NaN as null) and parsed.
-Json stored(const Json& json) { return Json::parse(dump_json(json)); }
-
-void expect_same_outputs(const AnalysisResult& run, const RenderedReport& rendered) {
-  EXPECT_EQ(rendered.text, run.text);
-  EXPECT_EQ(rendered.csv, run.csv);
-  EXPECT_EQ(rendered.md, run.md);
-  ASSERT_EQ(rendered.plots.size(), run.plots.size());
-  for (size_t p = 0; p < run.plots.size(); ++p) {
-    SCOPED_TRACE(run.plots[p].name);
-    EXPECT_EQ(rendered.plots[p].name, run.plots[p].name);
-    EXPECT_EQ(rendered.plots[p].svg, run.plots[p].svg);
-    EXPECT_EQ(rendered.plots[p].csv, run.plots[p].csv);
-  }
+  return render_support::run_on(kJudgeBench, request);
 }
 
 // Each analysis the bundled study (configs/study_bundled.json) runs that has a reader, plus the
@@ -272,8 +258,9 @@ TEST(ReportFromJson, AMetricsResultItsReportDoesNotWriteAgainIsRefused) {
        [](Json&, Json& r) { r["intervals"].push_back(r["intervals"][0]); }},
       {"render.intervals[2].size_cv: expected a number or null",
        [](Json&, Json& r) { r["intervals"][2]["size_cv"] = "wide"; }},
-      // replicates_run is the rate's numerator: another count does not give the stored rate.
-      {"result.timing: does not read back", [](Json&, Json& r) { r["replicates_run"] = uint64_t{151}; }},
+      // replicates_run is settings.replicates: the render state may not say otherwise.
+      {"render.replicates_run: differs from settings.replicates",
+       [](Json&, Json& r) { r["replicates_run"] = uint64_t{151}; }},
   };
   ASSERT_NO_THROW((void)render_from_json("metrics", json, render));
   for (const Case& c : cases) {
@@ -281,6 +268,36 @@ TEST(ReportFromJson, AMetricsResultItsReportDoesNotWriteAgainIsRefused) {
     c.edit(edited, edited_render);
     const std::string message = thrown_message([&] { (void)render_from_json("metrics", edited, edited_render); });
     EXPECT_NE(message.find(c.why), std::string::npos) << c.why << ": " << message;
+  }
+}
+
+// Items without gold and a judge with more than 5% invalid records (docs/statistics.md §8.1, §1):
+// their notes, printed as warnings above the tables, read back from the JSON, so that a reused
+// entry prints them as the run did (metrics reads its validity rows; --compare only its notes).
+TEST(ReportFromJson, NoGoldAndManyInvalidNotesReadBack) {
+  const std::string path = testing::TempDir() + "gold_partial.csv";
+  {
+    std::ofstream out(path);
+    out << "judge,item,order,gold,verdict\n";
+    for (int i = 0; i < 40; ++i)
+      for (int order = 0; order < 2; ++order) {
+        const std::string item = "q" + std::to_string(i), gold = i < 30 ? (i % 2 ? "A" : "B") : "";
+        out << "j1," << item << "," << order << "," << gold << "," << (i % 3 ? "A" : "B") << "\n";
+        out << "j2," << item << "," << order << "," << gold << "," << (i < 3 ? "C" : i % 2 ? "A" : "B") << "\n";
+      }
+  }
+  // j2's 'C' on items q0–q2 in both orders: 6 of its 80 records (7.5%); --compare, which needs
+  // gold throughout, counts the 60 records of the 30 items with gold (10%).
+  const std::vector<std::pair<AnalysisRequest, std::string>> requests{
+      {{"metrics", {"--replicates", "60", "--labels", "A,B"}}, "6 of 80 records invalid (7.5%)"},
+      {{"budget", {"--compare", "j1,j2", "--k", "10", "--draws", "300", "--labels", "A,B"}},
+       "6 of 60 records invalid (10%)"}};
+  for (const auto& [request, share] : requests) {
+    SCOPED_TRACE(request.command);
+    const AnalysisResult run = render_support::run_on(path, request);
+    EXPECT_NE(run.text.find("WARNING: j2: " + share + ", most often verdict 'C' (6)"), std::string::npos) << run.text;
+    EXPECT_NE(run.text.find("WARNING: 10 of 40 items have no gold"), std::string::npos) << run.text;
+    expect_same_outputs(run, render_from_json(request.command, stored(run.json), stored(run.render)));
   }
 }
 
@@ -356,7 +373,7 @@ TEST(ReportFromJson, AMissingOrMistypedFieldIsRefusedByName) {
   items["rows"][0].erase(items["rows"][0].begin());
   EXPECT_NE(thrown_message([&] { (void)render_from_json("items", items); }).find("result.rows[0]: expected an object"),
             std::string::npos);
-  EXPECT_NE(thrown_message([&] { (void)render_from_json("profile", compare); }).find("not rendered"),
+  EXPECT_NE(thrown_message([&] { (void)render_from_json("coverage", compare); }).find("not rendered"),
             std::string::npos);
 }
 

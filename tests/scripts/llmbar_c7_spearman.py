@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference for tests/analyses/test_profile.cpp (LLMBarC7SpearmanMatchesScipyOnPublishedCounts).
+"""Reference for tests/analyses/profile/test_profile.cpp (LLMBarC7SpearmanMatchesScipyOnPublishedCounts).
 
 C7 = strict both-correct = correct_both / n per evaluator, from the counts LLMBar itself published
 (data/llmbar/statistics_natural_neighbor.csv), on Natural and on Neighbor; scipy's Spearman rho of

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for tests/analyses/test_spearman.cpp.
+"""Reference values for tests/analyses/profile/test_spearman.cpp.
 
 rho and the t-approximation p-value from scipy.stats.spearmanr; the exact two-sided permutation
 p-value from scipy.stats.permutation_test over all n! pairings (n_resamples=inf forces the exact

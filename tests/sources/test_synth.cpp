@@ -7,7 +7,7 @@
 #include <map>
 #include <sstream>
 
-#include "analyses/profile.hpp"
+#include "analyses/profile/profile_detail.hpp"
 #include "judgestat/backend.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "sources/synth.hpp"

@@ -2,6 +2,8 @@
 // cache"): an entry edited by hand with its digest recomputed shows the same (edited) numbers in
 // results.json, the tables and report.html, never the edited one beside the original; an entry
 // whose result cannot be read back is recomputed with a note, like a digest mismatch.
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -277,6 +279,256 @@ TEST(StudyCacheRender, AMetricsEntryThatDoesNotReadBackIsRecomputed) {
     EXPECT_EQ(without_timing(read_all(out + "/acc/tables.txt")), without_timing(tables));
     EXPECT_EQ(read_all(out + "/acc/metrics_forest.svg"), forest);
   }
+}
+
+// profile on the bundled LLMBar outputs with configs/llmbar.json: three benchmarks, a stress pair
+// and families, rendered from its result and render state.
+std::string profile_study(const std::string& dir) {
+  write_all(dir + "/llmbar.csv", read_all(kRoot + "/data/llmbar/natural_neighbor.csv"));
+  write_all(dir + "/llmbar.json", read_all(kRoot + "/configs/llmbar.json"));
+  write_all(dir + "/study.json", R"({
+    "settings": {"replicates": 100, "backend": "cpu", "threads": 2},
+    "inputs": {"llmbar": "llmbar.csv"},
+    "analyses": [
+      {"name": "cap", "analysis": "profile", "input": "llmbar", "config": "llmbar.json",
+       "judges": ["ChatGPT/Vanilla", "Falcon/Vanilla", "GPT-4/Vanilla", "LLaMA2/Vanilla", "PaLM2/Vanilla"]}
+    ]})");
+  return dir + "/study.json";
+}
+
+const char* const kProfileOutputs[] = {
+    "/cap/tables.txt",       "/cap/tables.csv",
+
+    "/cap/radar_LLMBar.svg", "/cap/forest_LLMBar.svg", "/cap/forest_LLMBar.csv", "/cap/radar_LLMBar-Natural.svg",
+    "/report.html"};
+
+TEST(StudyCacheRender, AProfileEntryIsRenderedFromItsResult) {
+  const std::string dir = fresh_dir("profile");
+  const std::string study = profile_study(dir), out = dir + "/out";
+  run_into(study, out);
+  const Json entry = Json::parse(read_all(entry_path(out, "cap")));
+  for (const char* key : {"text", "csv", "md", "plots"}) EXPECT_FALSE(entry.contains(key)) << key;
+  ASSERT_TRUE(entry.contains("render"));
+  EXPECT_EQ(entry["render"]["judges"].size(), 5u);
+  EXPECT_EQ(entry["render"]["benchmarks"].size(), 3u);  // LLMBar, LLMBar-Natural, LLMBar-Neighbor
+  std::map<std::string, std::string> outputs;
+  for (const char* file : kProfileOutputs) {
+    outputs[file] = read_all(out + file);
+    ASSERT_FALSE(outputs[file].empty()) << file;
+  }
+  ASSERT_NE(outputs["/cap/tables.txt"].find("Stress degradation LLMBar-Natural → LLMBar-Neighbor"), std::string::npos)
+      << outputs["/cap/tables.txt"];
+  const StudyOutcome reused = run_into(study, out);
+  EXPECT_EQ(reused.reused, (std::vector<std::string>{"cap"}));
+  EXPECT_TRUE(reused.notes.empty());
+  for (const char* file : kProfileOutputs)
+    EXPECT_EQ(without_timing(read_all(out + file)), without_timing(outputs[file])) << file;
+}
+
+// A C7 estimate forged as 0.987654 (the profile table prints 98.8 with the row's CI, the forest
+// CSV the number) with the digest recomputed shows the same in results.json, the tables, the
+// forest figure and report.html; a row naming a judge the report lacks is recomputed with a note.
+TEST(StudyCacheRender, AForgedProfileEstimateShowsTheSameEverywhere) {
+  const std::string dir = fresh_dir("forged_profile");
+  const std::string study = profile_study(dir), out = dir + "/out";
+  run_into(study, out);
+  const Json results = Json::parse(read_all(out + "/results.json"));
+  const Json& rows = analysis_of(results, "cap")["result"]["statistics"];
+  size_t row = 0;
+  while (row < rows.size() && !(rows[row]["name"] == "C7" && rows[row]["benchmark"] == "LLMBar")) ++row;
+  ASSERT_LT(row, rows.size());
+  const std::string cell = "98.8 (" + std::to_string(std::lround(100 * rows[row]["ci"][0].get<double>())) + "," +
+                           std::to_string(std::lround(100 * rows[row]["ci"][1].get<double>())) + ")";
+  const std::string tables = read_all(out + "/cap/tables.txt");
+  for (const std::string file : {"/cap/tables.txt", "/report.html"})
+    ASSERT_EQ(read_all(out + file).find(cell), std::string::npos) << file;
+  forge_entry(entry_path(out, "cap"), [&](Json& e) { e["result"]["statistics"][row]["estimate"] = 0.987654; });
+  const StudyOutcome outcome = run_into(study, out);
+  EXPECT_EQ(outcome.reused, (std::vector<std::string>{"cap"}));
+  EXPECT_TRUE(outcome.notes.empty());
+  const Json now = analysis_of(Json::parse(read_all(out + "/results.json")), "cap");
+  EXPECT_EQ(now["result"]["statistics"][row]["estimate"].get<double>(), 0.987654);
+  for (const std::string file : {"/cap/tables.txt", "/report.html"})
+    EXPECT_NE(read_all(out + file).find(cell), std::string::npos) << file << ": " << cell;
+  EXPECT_NE(read_all(out + "/cap/forest_LLMBar.csv").find(",0.98765400000000003,"), std::string::npos);
+  EXPECT_NE(read_all(out + "/cap/forest_LLMBar.svg").find(": 98.8 ("), std::string::npos);
+
+  forge_entry(entry_path(out, "cap"), [&](Json& e) { e["result"]["statistics"][0]["judge"] = "nobody"; });
+  const StudyOutcome refused = run_into(study, out);
+  EXPECT_EQ(refused.computed, (std::vector<std::string>{"cap"}));
+  ASSERT_EQ(refused.notes.size(), 1u);
+  EXPECT_NE(refused.notes[0].find("cap: the cached result cache/"), std::string::npos) << refused.notes[0];
+  EXPECT_NE(refused.notes[0].find("result.statistics[0].judge: 'nobody' is not a judge"), std::string::npos)
+      << refused.notes[0];
+  EXPECT_EQ(without_timing(read_all(out + "/cap/tables.txt")), without_timing(tables));
+}
+
+// A cascade per benchmark with the seeded selection part (rules scored on the held-out part) and
+// a frozen τ: every table and figure comes from the result and its render state.
+std::string cascade_study(const std::string& dir) {
+  write_all(dir + "/jb.csv", read_all(kRoot + "/data/judgebench/gpt4o_split.csv"));
+  write_all(dir + "/study.json", R"({
+    "settings": {"replicates": 100, "backend": "cpu", "threads": 2},
+    "inputs": {"jb": "jb.csv"},
+    "analyses": [
+      {"name": "gate", "analysis": "cascade", "input": "jb", "first": "Skywork_Skywork-Reward-Llama-3.1-8B",
+       "fallback": "o1-mini-2024-09-12", "fee": {"o1-mini-2024-09-12": 0.0076}, "by": "benchmark",
+       "select": 0.4, "tau": "0.9"}
+    ]})");
+  return dir + "/study.json";
+}
+
+const char* const kCascadeOutputs[] = {"/gate/tables.txt",
+                                       "/gate/tables.csv",
+                                       "/gate/cascade_accuracy_fee.svg",
+                                       "/gate/cascade_accuracy_fee_mmlu.svg",
+                                       "/gate/cascade_accuracy_fee.csv",
+                                       "/gate/cascade_reliability.svg",
+                                       "/gate/cascade_risk_coverage.csv",
+                                       "/report.html"};
+
+TEST(StudyCacheRender, ACascadeEntryIsRenderedFromItsResult) {
+  const std::string dir = fresh_dir("cascade");
+  const std::string study = cascade_study(dir), out = dir + "/out";
+  run_into(study, out);
+  const Json entry = Json::parse(read_all(entry_path(out, "gate")));
+  EXPECT_EQ(entry["format"], 4);
+  for (const char* key : {"text", "csv", "md", "plots"}) EXPECT_FALSE(entry.contains(key)) << key;
+  ASSERT_TRUE(entry.contains("render"));
+  EXPECT_TRUE(entry["render"].contains("frozen"));
+  EXPECT_TRUE(entry["render"].contains("rules"));
+  std::map<std::string, std::string> outputs;
+  for (const char* file : kCascadeOutputs) {
+    outputs[file] = read_all(out + file);
+    ASSERT_FALSE(outputs[file].empty()) << file;
+  }
+  ASSERT_NE(outputs["/gate/tables.txt"].find("Frozen threshold"), std::string::npos);
+  ASSERT_NE(outputs["/gate/tables.txt"].find("Held-out part"), std::string::npos);
+  const StudyOutcome reused = run_into(study, out);
+  EXPECT_EQ(reused.reused, (std::vector<std::string>{"gate"}));
+  EXPECT_TRUE(reused.notes.empty());
+  for (const char* file : kCascadeOutputs)
+    EXPECT_EQ(without_timing(read_all(out + file)), without_timing(outputs[file])) << file;
+}
+
+// The oracle's accuracy forged as 0.987654 (the sweep table prints 98.8 with its CI, the figure's
+// CSV the number) with the digest recomputed shows the same in results.json, the tables, the
+// figure and report.html; an index of the render state outside its bootstrap, or the tables an
+// older entry kept, are recomputed with a note.
+TEST(StudyCacheRender, AForgedCascadeEstimateShowsTheSameEverywhere) {
+  const std::string dir = fresh_dir("forged_cascade");
+  const std::string study = cascade_study(dir), out = dir + "/out";
+  run_into(study, out);
+  const Json results = Json::parse(read_all(out + "/results.json"));
+  const Json& rows = analysis_of(results, "gate")["result"]["statistics"];
+  size_t row = 0;
+  while (row < rows.size() && !(rows[row]["name"] == "oracle_acc" && rows[row]["benchmark"].is_null())) ++row;
+  ASSERT_LT(row, rows.size());
+  auto pct = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", 100 * v);
+    return std::string(b);
+  };
+  const std::string cell =
+      "98.8 [" + pct(rows[row]["ci"][0].get<double>()) + ", " + pct(rows[row]["ci"][1].get<double>()) + "]";
+  const std::string tables = read_all(out + "/gate/tables.txt");
+  for (const std::string file : {"/gate/tables.txt", "/report.html"})
+    ASSERT_EQ(read_all(out + file).find(cell), std::string::npos) << file;
+  forge_entry(entry_path(out, "gate"), [&](Json& e) { e["result"]["statistics"][row]["estimate"] = 0.987654; });
+  const StudyOutcome outcome = run_into(study, out);
+  EXPECT_EQ(outcome.reused, (std::vector<std::string>{"gate"}));
+  EXPECT_TRUE(outcome.notes.empty());
+  const Json now = analysis_of(Json::parse(read_all(out + "/results.json")), "gate");
+  EXPECT_EQ(now["result"]["statistics"][row]["estimate"].get<double>(), 0.987654);
+  for (const std::string file : {"/gate/tables.txt", "/report.html"})
+    EXPECT_NE(read_all(out + file).find(cell), std::string::npos) << file << ": " << cell;
+  EXPECT_NE(read_all(out + "/gate/cascade_accuracy_fee.csv").find("oracle,oracle,nan,nan,nan,0.98765400000000003,"),
+            std::string::npos);
+
+  forge_entry(entry_path(out, "gate"), [&](Json& e) { e["render"]["sweep_scopes"][0]["oracle_acc"] = 100000; });
+  const StudyOutcome refused = run_into(study, out);
+  EXPECT_EQ(refused.computed, (std::vector<std::string>{"gate"}));
+  ASSERT_EQ(refused.notes.size(), 1u);
+  EXPECT_NE(refused.notes[0].find("render.sweep_scopes[0].oracle_acc: not a statistic of its bootstrap"),
+            std::string::npos)
+      << refused.notes[0];
+  EXPECT_EQ(without_timing(read_all(out + "/gate/tables.txt")), without_timing(tables));
+
+  forge_entry(entry_path(out, "gate"), [&](Json& e) { e["plots"] = Json::array(); });
+  const StudyOutcome kept_tables = run_into(study, out);
+  EXPECT_EQ(kept_tables.computed, (std::vector<std::string>{"gate"}));
+  ASSERT_EQ(kept_tables.notes.size(), 1u);
+  EXPECT_NE(kept_tables.notes[0].find("it holds 'plots', which the cache does not write"), std::string::npos)
+      << kept_tables.notes[0];
+}
+
+// Reruns the profile study over a cap entry left as `replace` made it: recomputed with a note
+// naming `why`, the tables as the first run wrote them.
+void expect_recomputed_with_note(const std::string& dir, const std::function<void(const std::string&)>& replace,
+                                 const std::string& why) {
+  const std::string study = profile_study(dir), out = dir + "/out";
+  run_into(study, out);
+  const std::string tables = read_all(out + "/cap/tables.txt");
+  replace(entry_path(out, "cap"));
+  const StudyOutcome outcome = run_into(study, out);
+  EXPECT_EQ(outcome.computed, (std::vector<std::string>{"cap"}));
+  ASSERT_EQ(outcome.notes.size(), 1u);
+  EXPECT_NE(outcome.notes[0].find("cap: the cached result cache/"), std::string::npos) << outcome.notes[0];
+  EXPECT_NE(outcome.notes[0].find(why), std::string::npos) << outcome.notes[0];
+  EXPECT_EQ(without_timing(read_all(out + "/cap/tables.txt")), without_timing(tables));
+  EXPECT_LT(std::filesystem::file_size(entry_path(out, "cap")), study::kMaxEntryBytes);
+}
+
+// An entry nested 300000 deep (nlohmann parses it without recursion, but its digest's copy and
+// dump recurse and would overflow the stack) is refused before it is parsed.
+TEST(StudyCacheRender, ADeeplyNestedEntryIsRecomputedWithANote) {
+  expect_recomputed_with_note(
+      fresh_dir("deep_entry"),
+      [](const std::string& path) {
+        const Json entry = Json::parse(read_all(path));
+        const size_t depth = 300000;
+        write_all(path, "{\"key\":" + entry["key"].dump() + ",\"deep\":" + std::string(depth, '[') +
+                            std::string(depth, ']') + "}\n");
+      },
+      "JSON nested deeper than 256 levels");
+}
+
+// An entry larger than kMaxEntryBytes (a sparse file: no disk used) is refused before it is read.
+TEST(StudyCacheRender, AnEntryOverTheSizeBoundIsRecomputedWithANote) {
+  expect_recomputed_with_note(
+      fresh_dir("huge_entry"),
+      [](const std::string& path) { std::filesystem::resize_file(path, study::kMaxEntryBytes + 1); },
+      "it is larger than 256 MiB");
+}
+
+// Renames a benchmark everywhere in the entry, digest recomputed: its figures take its name.
+std::function<void(const std::string&)> renamed_benchmark(const std::string& from, const std::string& to) {
+  return [from, to](const std::string& path) {
+    Json entry = Json::parse(read_all(path));
+    entry.erase("digest");
+    std::string text = dump_json(entry);
+    const std::string quoted = "\"" + from + "\"";
+    for (size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + to.size()))
+      text.replace(at, quoted.size(), "\"" + to + "\"");
+    entry = Json::parse(text);
+    entry["digest"] = study::entry_digest(entry);
+    write_all(path, dump_json(entry) + "\n");
+  };
+}
+
+// Figure names come from benchmark names: one too long for a file (radar_ + 300 bytes), or two
+// benchmarks whose figures share a file ("LLMBar Natural" and "LLMBar_Natural" both write
+// radar_LLMBar_Natural.svg), is recomputed with a note, as study_run refuses them when computed.
+TEST(StudyCacheRender, RenderedFigureNamesThatAreNoFileAreRecomputedWithANote) {
+  expect_recomputed_with_note(fresh_dir("long_figure"), renamed_benchmark("LLMBar-Natural", std::string(300, 'N')),
+                              "its report renders a figure named 'radar_NNN");
+  expect_recomputed_with_note(
+      fresh_dir("twin_figure"),
+      [](const std::string& path) {
+        renamed_benchmark("LLMBar-Natural", "LLMBar Natural")(path);
+        renamed_benchmark("LLMBar-Neighbor", "LLMBar_Natural")(path);
+      },
+      "its report renders two figures named 'forest_LLMBar_Natural'");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The label-budget kernel (docs/statistics.md §3.5; its dispatch and the description of its
-// steps and variants are in ../budget.cu), CUB-style like the bootstrap kernels: the kernel at
+// steps and variants are in ../cuda_budget_engine.cu), CUB-style like the bootstrap kernels: the kernel at
 // the bottom is a grid-stride loop over the chunk's draws, one warp each, that hands each draw to
 // a BudgetWarpAgent, which runs its three steps (select, choose thresholds, score) with the
 // warp's shared memory. In a header so that the CPU runtime (tests/cuda_cpu/) runs the same
@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "../../detail/device_runtime.cuh"
-#include "judgestat/budget.hpp"
+#include "judgestat/budget_engine.hpp"
 #include "judgestat/exec_target.hpp"
 
 namespace judgestat::cuda_detail {
@@ -48,7 +48,7 @@ __device__ __forceinline__ int64_t budget_warp_sum(int64_t value) {
   return value;
 }
 
-/// What one warp does for one draw. Variant 1 or 2 (../budget.cu) chooses how steps 1 and 2
+/// What one warp does for one draw. Variant 1 or 2 (../cuda_budget_engine.cu) chooses how steps 1 and 2
 /// reach their Philox words and their per-threshold sums; the outcomes are identical.
 template <int Variant>
 class BudgetWarpAgent {

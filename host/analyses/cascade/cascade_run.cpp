@@ -1,0 +1,384 @@
+// run_cascade (docs/statistics.md §3.3, §3.4, §7.5): pool → sweep → selection part and rules →
+// held-out scores → frozen threshold, each resampled by its own clustered bootstrap (the same
+// seed and B), every statistic pooled and, with `by`, per group.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "analyses/cascade/cascade_detail.hpp"
+#include "analyses/common/judge_validity.hpp"
+#include "judgestat/bootstrap.hpp"
+#include "judgestat/exec_target.hpp"
+#include "records/memory.hpp"
+
+namespace judgestat {
+namespace {
+
+double sum_of(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum;
+}
+
+std::string fixed3(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3f", value);
+  return text;
+}
+
+}  // namespace
+
+void check_cascade_options(const CascadeOptions& o) {
+  if (o.grid.size() == 0) throw std::invalid_argument("grid: give at least one threshold");
+  if (o.first == o.fallback)
+    throw std::invalid_argument("fallback: the same judge as the first stage, '" + o.first + "'");
+  if (!(std::isfinite(o.tol) && o.tol >= 0)) throw std::invalid_argument("tol: expected a number >= 0");
+  if (!(std::isfinite(o.z) && o.z >= 0)) throw std::invalid_argument("z: expected a number >= 0");
+  if (!(o.select >= 0.0 && o.select <= 1.0))
+    throw std::invalid_argument(
+        "select: expected a fraction in [0, 1] of the clusters (0 = sweep only, no rules; 1 = every item chooses τ)");
+  if (!o.select_column.empty() && !o.select_items.empty())
+    throw std::invalid_argument("select_column: give the labelled items by a column or by a list of items, not both");
+  if (o.strata != "benchmark" && o.strata != "condition")
+    throw std::invalid_argument("strata: expected benchmark or condition, got '" + o.strata + "'");
+  if (!o.by.empty() && o.by != "benchmark" && o.by != "condition")
+    throw std::invalid_argument("by: expected benchmark or condition, got '" + o.by + "'");
+  if (o.gate_orders != kGatePresentOrders && o.gate_orders != 1 && o.gate_orders != 2)
+    throw std::invalid_argument("gate_orders: expected present (the orders each item has), 1 or 2, got " +
+                                std::to_string(o.gate_orders));
+  if (o.temperature != "pooled" && o.temperature != "per-benchmark")
+    throw std::invalid_argument("temperature: expected pooled or per-benchmark, got '" + o.temperature + "'");
+  if (o.tau && o.tau->empty()) throw std::invalid_argument("tau: give a threshold, e.g. 0.9 or mmlu=0.9");
+}
+
+namespace {
+
+// Where one judge's fees (or latencies) come from: the per-call option, the file, or nowhere.
+ValueSource value_source(const ItemMatrix& m, const CascadePool& pool, const std::vector<double>& column,
+                         const std::map<std::string, double>& overrides, const std::string& judge, int orders,
+                         const char* option) {
+  ValueSource source;
+  if (overrides.count(judge)) {
+    source.from = std::string("--") + option;  // the JSON's name of the per-call override
+    return source;
+  }
+  const int32_t j = m.judge_index(judge);
+  int64_t given = 0;
+  for (int32_t i = 0; i < pool.size(); ++i)
+    for (int o = 0; o < orders; ++o) {
+      const size_t cell = m.cell(j, pool.item[i], o, pool.variant);
+      if (!m.present(cell)) continue;
+      const bool has = cell < column.size() && !std::isnan(column[cell]);
+      given += has;
+      source.missing += !has;
+    }
+  if (given > 0) source.from = "file";
+  return source;
+}
+
+// The pool's fee and latency sources, which of them the report can use, and the notes saying
+// what is left out.
+void describe_values(const ItemMatrix& m, const CascadePool& pool, const CascadeOptions& o, CascadeReport& r) {
+  const ValueSource not_given;
+  r.fee_first = value_source(m, pool, m.fee, o.fee, o.first, pool.first_orders, "fee");
+  r.fee_fallback = value_source(m, pool, m.fee, o.fee, o.fallback, 1, "fee");
+  r.latency_first = value_source(m, pool, m.latency, o.latency, o.first, pool.first_orders, "latency");
+  r.latency_fallback = value_source(m, pool, m.latency, o.latency, o.fallback, 1, "latency");
+  for (int32_t i = 0; i < pool.size(); ++i)
+    if (!(pool.fee_first[i] >= 0 && pool.fee_fallback[i] >= 0 &&
+          std::isfinite(pool.fee_first[i] + pool.fee_fallback[i])))
+      throw UsageError("fees must be finite and non-negative; item '" + m.items[pool.item[i]] + "' has another");
+  const bool first_fee = r.fee_first.from != not_given.from, fallback_fee = r.fee_fallback.from != not_given.from;
+  r.fees = first_fee && fallback_fee && sum_of(pool.fee_fallback) > 0;
+  r.latency = r.latency_first.from != not_given.from && r.latency_fallback.from != not_given.from;
+  if (!r.fees) {
+    if (!first_fee || !fallback_fee)
+      r.notes.push_back("fees not given for " + std::string(!first_fee ? o.first : "") +
+                        (!first_fee && !fallback_fee ? " and " : "") + (!fallback_fee ? o.fallback : "") +
+                        ": fee_ratio and random_acc are left out; give --fee JUDGE=USD per call (0 for a local model)");
+    else
+      r.notes.push_back("the fallback's fees sum to 0: fee_ratio and random_acc are left out");
+  }
+  if (!r.latency) r.notes.push_back("latencies not given: give --latency JUDGE=SECONDS per call for latency quantiles");
+  for (const auto& [source, judge, what] :
+       {std::make_tuple(r.fee_first, o.first, "fee"), std::make_tuple(r.fee_fallback, o.fallback, "fee"),
+        std::make_tuple(r.latency_first, o.first, "latency"),
+        std::make_tuple(r.latency_fallback, o.fallback, "latency")})
+    if (source.from == "file" && source.missing > 0)
+      r.notes.push_back(std::to_string(source.missing) + " calls of " + judge + " have no " + what +
+                        " in the file and count 0");
+}
+
+// Per matrix item, whether the benchmark filter keeps it (empty: no filter).
+std::vector<uint8_t> kept_items(const ItemMatrix& m, const std::vector<std::string>& benchmarks) {
+  if (benchmarks.empty()) return {};
+  std::vector<uint8_t> benchmark_ok(m.benchmarks.size(), 0);
+  for (const std::string& name : benchmarks) {
+    const auto it = std::find(m.benchmarks.begin(), m.benchmarks.end(), name);
+    if (it == m.benchmarks.end()) {
+      std::string known;
+      for (const auto& b : m.benchmarks) known += (known.empty() ? "" : ", ") + b;
+      throw std::invalid_argument("benchmarks: '" + name + "' does not occur in the data (it has: " + known + ")");
+    }
+    benchmark_ok[it - m.benchmarks.begin()] = 1;
+  }
+  std::vector<uint8_t> keep(m.n_items());
+  for (int32_t i = 0; i < m.n_items(); ++i) keep[i] = benchmark_ok[m.item_benchmark[i]];
+  return keep;
+}
+
+// The selection part per pool item from the options (empty when there is none: select = 0 and
+// no own set), with its source.
+std::vector<uint8_t> selection_part(const ItemMatrix& m, const CascadePool& pool, const PoolClusters& clusters,
+                                    const CascadeOptions& o, SelectionSource& source) {
+  if (!o.select_column.empty()) {
+    source.kind = "column";
+    source.column = o.select_column;
+    return selection_from_column(m, pool, o.select_column);
+  }
+  if (!o.select_items.empty()) {
+    source.kind = "items";
+    source.file = o.select_items;
+    return selection_from_items(m, pool, o.select_items, source);
+  }
+  if (o.select == 0) return {};
+  source.kind = "random";
+  source.fraction = o.select;
+  return split_selection(clusters, pool, o.select, o.bootstrap.seed);
+}
+
+// A part's size in items and clusters, and the checks on it; `notes` says what is unusual.
+void count_parts(const CascadePool& pool, const PoolClusters& clusters, const std::vector<uint8_t>& selection,
+                 const CascadeOptions& o, CascadeRules& rules, std::vector<std::string>& notes) {
+  std::vector<uint8_t> seen(clusters.size(), 0);  // bit 0: selection, bit 1: held out
+  for (int32_t i = 0; i < pool.size(); ++i) {
+    rules.selection_items += selection[i];
+    rules.heldout_items += !selection[i];
+    seen[clusters.item_cluster[i]] |= selection[i] ? 1 : 2;
+  }
+  for (uint8_t parts : seen) rules.selection_clusters += (parts & 1) != 0, rules.heldout_clusters += (parts & 2) != 0;
+  const SelectionSource& source = rules.source;
+  if (rules.selection_items == 0) {
+    if (source.kind == "column")
+      throw std::invalid_argument("select_column: no analysed item is marked select in column '" + source.column +
+                                  "'; mark the labelled items select");
+    if (source.kind == "items")
+      throw std::invalid_argument("select_items: none of the " + std::to_string(source.listed) + " items listed in " +
+                                  source.file + " is an analysed item (" + std::to_string(pool.size()) +
+                                  " items); list items the first stage covers");
+    throw std::invalid_argument("select: " + fixed3(o.select) + " puts no cluster into the selection part (" +
+                                std::to_string(clusters.size()) +
+                                " clusters); raise it, or set it to 0 for the sweep only");
+  }
+  if (rules.heldout_items == 0 && source.kind == "random" && o.select < 1)
+    throw std::invalid_argument("select: " + fixed3(o.select) + " leaves no held-out clusters; lower it");
+  if (rules.heldout_items == 0)
+    notes.push_back(
+        "every analysed item is in the selection part: the rules choose τ on all of them and nothing is held out to "
+        "score them (score a frozen threshold on new items with --tau)");
+  if (source.kind == "items" && source.listed_outside > 0)
+    notes.push_back(std::to_string(source.listed_outside) + " of the " + std::to_string(source.listed) +
+                    " items listed in " + source.file + " are not analysed (filtered out, or not covered by " +
+                    pool.first + ") and are ignored");
+  if (source.kind != "random") {
+    rules.source.straddling_clusters = straddling_clusters(clusters, selection);
+    if (rules.source.straddling_clusters > 0)
+      notes.push_back(std::to_string(rules.source.straddling_clusters) +
+                      " clusters have items in both the selection and the held-out part, so the held-out scores are "
+                      "not independent of the choice; label whole clusters to avoid it");
+  }
+}
+
+}  // namespace
+
+CascadePlanSize minimum_sweep_size(const CascadePool& pool, const CascadeOptions& options) {
+  CascadePlanSize size;
+  size.items = pool.size();
+  size.policies = options.grid.size() + 1;  // the grid's thresholds, then `all`
+  // The pooled scope's n, c1, c2 and first_errors, and per policy accepted, accepted_delta and
+  // accepted_errors (CascadePlanBuilder::add_statistics, add_policy).
+  size.columns = 4 + 3 * size.policies;
+  return size;
+}
+
+void check_cascade_fits(const std::vector<const ItemMatrix*>& matrices, const CascadePool& pool,
+                        const CascadeOptions& options) {
+  const CascadePlanSize size = minimum_sweep_size(pool, options);
+  const double items = static_cast<double>(size.items);
+  const std::string per_items = " x " + std::to_string(size.items) + " items x 1 byte";
+  double held = 0;  // the input's matrix, and its copy of the items with gold when there is one
+  for (const ItemMatrix* m : matrices) held += loading::matrix_bytes(*m);
+  loading::check_analysis_fits("cascade", held, static_cast<double>(size.columns + size.policies) * items,
+                               "at least " + std::to_string(size.policies) + " policies" + per_items + " + " +
+                                   std::to_string(size.columns) + " count columns" + per_items,
+                               loading::memory_budget());
+}
+
+namespace {
+
+/// run_bootstrap on a plan given up: compiled, its columns freed as they are read.
+BootstrapResult resample_plan(Plan&& plan, Backend& backend, const BootstrapOptions& options) {
+  std::vector<StatLabel> labels;
+  for (const StatisticDef& stat : plan.statistics) labels.push_back(stat.label);
+  const CompiledPlan compiled = compile(std::move(plan));
+  return run_bootstrap(compiled, labels, backend, options);
+}
+
+// The rules chosen on the selection part, their policies and the held-out items. The held-out
+// plan is built later (scored_plan), once the sweep's is resampled and freed; rules.heldout is
+// filled by its bootstrap.
+void choose_rules(const ItemMatrix& m, const CascadePool& pool, const std::vector<uint8_t>& selection,
+                  const CascadeOptions& o, CascadeRules& rules, std::vector<uint8_t>& heldout,
+                  std::vector<CascadePolicy>& policies) {
+  heldout.assign(pool.size(), 0);
+  for (int32_t i = 0; i < pool.size(); ++i) heldout[i] = !selection[i];
+  for (ThresholdRule rule : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
+    RuleSettings settings;
+    settings.rule = rule;
+    settings.tol = o.tol;
+    settings.z = o.z;
+    rules.choices.push_back(choose_rule(pool, o.grid, selection, settings, o.per_stratum));
+    policies.push_back(rule_policy(pool, o.grid, rules.choices.back()));
+  }
+  rules.temperature = temperature_scaling(m, pool, selection, o.temperature == "per-benchmark");
+}
+
+// The frozen policy (then `all`) and the items it is scored on; its plan is built later
+// (scored_plan), after the plans before it are resampled and freed.
+void freeze(const ItemMatrix& m, const CascadePool& pool, const CascadeOptions& o, const std::vector<uint8_t>& heldout,
+            CascadeFrozen& frozen, std::vector<CascadePolicy>& policies, std::vector<uint8_t>& scored) {
+  frozen.tau = *o.tau;
+  policies.push_back(frozen_policy(m, pool, frozen.tau, frozen.applied));
+  policies.push_back({std::string("all"), std::vector<uint8_t>(pool.size(), 0)});
+  frozen.heldout = std::find(heldout.begin(), heldout.end(), 1) != heldout.end();
+  scored = frozen.heldout ? heldout : std::vector<uint8_t>(pool.size(), 1);
+}
+
+// The plan of `policies` on the items with scored[i] (the held-out part, or the frozen policy's items).
+CascadePlan scored_plan(const ItemMatrix& m, const CascadePool& pool, const PoolGroups* groups, bool fees,
+                        const std::vector<uint8_t>& scored, const std::vector<CascadePolicy>& policies) {
+  const PoolClusters clusters = stratify(number_pool_clusters(m, pool, scored), groups);
+  return build_cascade_plan(pool, clusters, policies, {fees, false, groups});
+}
+
+void summarise_scopes(const CascadePool& pool, const std::vector<CascadePolicy>& policies,
+                      const std::vector<uint8_t>& in_set, const PoolGroups* groups, bool fees,
+                      std::vector<CascadeScope>& scopes) {
+  for (CascadeScope& scope : scopes) summarise_scope(pool, policies, in_set, groups, fees, scope);
+}
+
+}  // namespace
+
+CascadeReport run_cascade(const ItemMatrix& input, const CascadeOptions& options, const ExecTarget& target) {
+  check_cascade_options(options);
+  // docs/statistics.md §8.1: the cascade needs gold; items without it are left out, with a note.
+  int64_t items_analysed = 0, without_gold = 0;
+  const std::optional<ItemMatrix> gold_only = gold_items_for(input, "cascade", items_analysed, without_gold);
+  const ItemMatrix& matrix = gold_only ? *gold_only : input;
+  CascadeReport report;
+  report.options = options;
+  report.options.progress = nullptr;
+  report.options.bootstrap.progress = nullptr;
+  matrix.judge_index(options.first);
+  matrix.judge_index(options.fallback);
+  const CascadePool pool =
+      build_cascade_pool(matrix, options.first, options.fallback, options.gate_orders, options.strata, options.fee,
+                         options.latency, kept_items(matrix, options.benchmarks));
+  report.items = pool.size();
+  report.validity = judge_validity(matrix, {matrix.judge_index(options.first), matrix.judge_index(options.fallback)});
+  set_gold_counts(report.validity, items_analysed, without_gold, "");
+  report.first_orders = pool.first_orders;
+  report.fewer_orders = pool.fewer_orders;
+  report.escalated_for_missing_orders = pool.escalated_for_missing_orders;
+  report.strata_names = pool.strata_names;
+  for (uint8_t ok : pool.gate_ok) report.gate_ok += ok;
+  describe_values(matrix, pool, options, report);
+
+  if (gold_only)
+    check_cascade_fits({&input, &*gold_only}, pool, options);
+  else
+    check_cascade_fits({&input}, pool, options);
+  const PoolClusters clusters = number_pool_clusters(matrix, pool);
+  report.clusters = clusters.size();
+  std::optional<PoolGroups> groups;
+  if (!options.by.empty()) {
+    groups = pool_groups(matrix, pool, clusters, options.by);
+    report.grouping = CascadeGrouping{groups->key, groups->names, groups->domain, groups->note};
+    if (groups->domain) report.notes.insert(report.notes.begin(), groups->note);  // docs/statistics.md §2: first
+  }
+  const PoolGroups* by = groups ? &*groups : nullptr;
+  const std::vector<CascadePolicy> policies = sweep_policies(pool, options.grid);
+  CascadePlan sweep = build_cascade_plan(pool, stratify(clusters, by), policies, {report.fees, true, by});
+  report.fee_scale = sweep.fees;
+  report.sweep.scopes = sweep.scopes;
+  report.sweep.selective = add_cascade_selective(pool, sweep.plan);  // after every scope's rows
+  if (by)  // each group's risk–coverage rows after the pooled ones, on the same replicates
+    for (int32_t g = 0; g < by->size(); ++g) {
+      CascadeSelective group = add_cascade_selective(pool, sweep.plan, by, g);
+      if (group.n > 0) report.sweep.group_selective.push_back(std::move(group));
+    }
+
+  // The selection part, the rules and the held-out part.
+  SelectionSource source;
+  const std::vector<uint8_t> selection = selection_part(matrix, pool, clusters, options, source);
+  std::vector<uint8_t> heldout;
+  std::vector<CascadePolicy> rule_policies;
+  if (!selection.empty()) {
+    report.rules.emplace();
+    report.rules->source = source;
+    count_parts(pool, clusters, selection, options, *report.rules, report.notes);
+    choose_rules(matrix, pool, selection, options, *report.rules, heldout, rule_policies);
+  }
+  const bool scored = report.rules && report.rules->heldout_items > 0;
+  if (!scored) heldout.clear();
+
+  // A frozen threshold: on the held-out part when there is one, else on every item.
+  std::vector<CascadePolicy> frozen_policies;
+  std::vector<uint8_t> frozen_items;
+  if (options.tau) {
+    report.frozen.emplace();
+    freeze(matrix, pool, options, heldout, *report.frozen, frozen_policies, frozen_items);
+  }
+
+  // Resampling: the sweep, the rules' policies on the held-out part, the frozen policy.
+  auto backend = make_backend(target);
+  BootstrapOptions boot = options.bootstrap;
+  const uint64_t replicates = boot.replicates;
+  const uint64_t total = replicates * (1 + (scored ? 1 : 0) + (report.frozen ? 1 : 0));
+  const auto& progress = options.progress;
+  uint64_t before = 0;
+  boot.progress = [&](uint64_t done, uint64_t) {
+    if (progress) progress(before + done, total);
+  };
+  // One plan at a time (issue 26 part 7): each is built after the one before it is resampled and
+  // freed, and given up to compile(), which frees its columns as it compiles them, so the heavier
+  // of the per-unit columns and the compiled per-cluster sums is not held beside the other in full.
+  report.sweep.result = resample_plan(std::move(sweep.plan), *backend, boot);
+  boot.keep_replicates = false;
+  if (scored) {
+    before += replicates;
+    CascadePlan heldout_plan = scored_plan(matrix, pool, by, report.fees, heldout, rule_policies);
+    report.rules->heldout = resample_plan(std::move(heldout_plan.plan), *backend, boot);
+    report.rules->heldout_scopes = heldout_plan.scopes;
+    summarise_scopes(pool, rule_policies, heldout, by, report.fees, report.rules->heldout_scopes);
+  }
+  if (report.frozen) {
+    before += replicates;
+    CascadePlan frozen_plan = scored_plan(matrix, pool, by, report.fees, frozen_items, frozen_policies);
+    report.frozen->result = resample_plan(std::move(frozen_plan.plan), *backend, boot);
+    report.frozen->scopes = frozen_plan.scopes;
+    summarise_scopes(pool, frozen_policies, frozen_items, by, report.fees, report.frozen->scopes);
+  }
+
+  summarise_scopes(pool, policies, {}, by, report.fees, report.sweep.scopes);
+  for (int32_t i = 0; i < pool.size(); ++i)
+    if (pool.q[i] > 0) report.gate_q.push_back(pool.q[i]), report.gate_correct.push_back(pool.c1[i]);
+  return report;
+}
+
+}  // namespace judgestat

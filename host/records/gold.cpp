@@ -1,0 +1,87 @@
+// Items without gold (docs/statistics.md §8.1) and the invalid values of cells (§1 "Validity").
+#include <algorithm>
+
+#include "judgestat/records.hpp"
+#include "records/fields.hpp"
+
+namespace judgestat {
+
+int32_t ItemMatrix::invalid_value_of(size_t c) const {
+  const auto found = std::lower_bound(invalid_cells.begin(), invalid_cells.end(), c,
+                                      [](const InvalidCell& cell, size_t wanted) { return cell.cell < wanted; });
+  return found != invalid_cells.end() && found->cell == c ? found->value : -1;
+}
+
+namespace {
+
+/// Copies the per-item entries of `from` at `kept` into `to`.
+template <typename T>
+std::vector<T> kept_entries(const std::vector<T>& from, const std::vector<int32_t>& kept) {
+  std::vector<T> to;
+  if (from.empty()) return to;
+  to.reserve(kept.size());
+  for (int32_t i : kept) to.push_back(from[i]);
+  return to;
+}
+
+}  // namespace
+
+ItemMatrix items_with_gold(const ItemMatrix& m, const std::string& analysis) {
+  std::vector<int32_t> kept;
+  for (int32_t i = 0; i < m.n_items(); ++i)
+    if (m.has_gold(i)) kept.push_back(i);
+  if (kept.empty())
+    throw UsageError(analysis + " needs gold labels, and no item of " + loading::display_name(m.path) +
+                     " has one (every record leaves 'gold' empty or omits it); give gold for some items, or use "
+                     "metrics, which computes consistency, position and agreement statistics without gold");
+  ItemMatrix out;
+  out.path = m.path;
+  out.sha256 = m.sha256;
+  out.judges = m.judges;
+  out.labels = m.labels;
+  out.clusters = m.clusters;
+  out.benchmarks = m.benchmarks;
+  out.conditions = m.conditions;
+  out.variants = m.variants;
+  out.orders = m.orders;
+  out.has_probs = m.has_probs;
+  out.has_fee = m.has_fee;
+  out.has_latency = m.has_latency;
+  out.has_rationale = m.has_rationale;
+  out.has_adjudicated = m.has_adjudicated;
+  out.invalid_values = m.invalid_values;
+  out.item_column = m.item_column;
+  out.items = kept_entries(m.items, kept);
+  out.gold = kept_entries(m.gold, kept);
+  out.item_cluster = kept_entries(m.item_cluster, kept);
+  out.item_benchmark = kept_entries(m.item_benchmark, kept);
+  out.item_condition = kept_entries(m.item_condition, kept);
+  out.item_flag = kept_entries(m.item_flag, kept);
+  out.item_adjudicated = kept_entries(m.item_adjudicated, kept);
+  out.item_column_value = kept_entries(m.item_column_value, kept);
+  const size_t cells = static_cast<size_t>(m.n_judges()) * kept.size() * m.orders * m.variants.size();
+  const size_t L = m.labels.size();
+  out.verdict.reserve(cells);
+  out.line.reserve(cells);
+  out.prob.reserve(cells * L);
+  for (int32_t j = 0; j < m.n_judges(); ++j)
+    for (int32_t i : kept)
+      for (int o = 0; o < m.orders; ++o)
+        for (int32_t v = 0; v < m.n_variants(); ++v) {
+          const size_t c = m.cell(j, i, o, v);
+          if (m.verdict[c] != kAbsent) ++out.records;
+          if (m.verdict[c] == kInvalid) {
+            ++out.invalid;
+            out.invalid_cells.push_back({out.verdict.size(), m.invalid_value_of(c)});
+          }
+          out.verdict.push_back(m.verdict[c]);
+          out.line.push_back(m.line[c]);
+          out.prob.insert(out.prob.end(), m.prob.begin() + c * L, m.prob.begin() + (c + 1) * L);
+          out.fee.push_back(m.fee[c]);
+          out.latency.push_back(m.latency[c]);
+          out.rationale_ok.push_back(m.rationale_ok[c]);
+        }
+  return out;
+}
+
+}  // namespace judgestat

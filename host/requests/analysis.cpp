@@ -1,0 +1,200 @@
+// judgestat/analysis.hpp: an analysis asked for with typed options, or with the CLI's flags parsed
+// into them by the analyses' own parsers (host/requests/*_request.cpp) without a records file.
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "judgestat/analysis.hpp"
+#include "requests/analysis_parse.hpp"
+
+namespace judgestat {
+
+const AnalysisParser& analysis_parser(const std::string& command) {
+  static const AnalysisParser* const parsers[] = {&kMetricsParser, &kCascadeParser, &kBudgetParser, &kProfileParser,
+                                                  &kItemsParser};
+  for (const AnalysisParser* parser : parsers)
+    if (command == parser->command) return *parser;
+  throw std::invalid_argument("command: expected metrics, cascade, budget, profile or items, got '" + command + "'");
+}
+
+const std::vector<std::string>& analysis_commands() {
+  static const std::vector<std::string> commands{"metrics", "cascade", "budget", "profile", "items"};
+  return commands;
+}
+
+namespace {
+
+// The flags in definition order with their kinds.
+std::vector<std::pair<std::string, FlagKind>> flags_in_order(const std::string& command) {
+  const cxxopts::Options options = analysis_parser(command).make_cli();
+  std::vector<std::pair<std::string, FlagKind>> flags;
+  for (const std::string& group : options.groups())
+    for (const cxxopts::HelpOptionDetails& option : options.group_help(group).options) {
+      const FlagKind kind{option.is_boolean, option.is_container};
+      for (const std::string& name : option.l)
+        if (name != "help" && name != "file" && name != "files" && name.size() > 1) flags.emplace_back(name, kind);
+      // budget's -k and -z are also --k and --z.
+      if (option.l.empty() && (option.s == "k" || option.s == "z")) flags.emplace_back(option.s, kind);
+    }
+  return flags;
+}
+
+}  // namespace
+
+std::vector<std::string> analysis_flags(const std::string& command) {
+  std::vector<std::string> names;
+  for (const auto& [name, kind] : flags_in_order(command)) names.push_back(name);
+  return names;
+}
+
+std::map<std::string, FlagKind> analysis_flag_kinds(const std::string& command) {
+  std::map<std::string, FlagKind> kinds;
+  for (const auto& [name, kind] : flags_in_order(command)) kinds[name] = kind;
+  return kinds;
+}
+
+bool is_output_flag(const std::string& flag) {
+  for (const char* name : {"format", "json", "save-replicates", "plots", "out", "quiet"})
+    if (flag == name) return true;
+  return false;
+}
+
+bool is_execution_flag(const std::string& flag) {
+  for (const char* name : {"backend", "devices", "threads", "chunk"})
+    if (flag == name) return true;
+  return false;
+}
+
+bool parse_common_args(const char* command, cxxopts::Options (*make_cli)(), int argc, char** argv, bool file_required,
+                       cxxopts::ParseResult& parsed, ParsedAnalysis& out) {
+  cxxopts::Options options = make_cli();
+  out.command = command;
+  if (!parse_common(options, argc, argv, parsed, out.common, file_required)) return false;
+  out.unmatched = parsed.unmatched();
+  return true;
+}
+
+ParsedAnalysis parse_analysis_request(const AnalysisRequest& request) {
+  const AnalysisParser& parser = analysis_parser(request.command);
+  for (const std::string& arg : request.args)
+    if (arg == "-h" || arg == "--help") throw UsageError(request.command + ": --help is not an analysis option");
+  std::string program = "judgestat " + request.command;
+  std::vector<std::string> words = request.args;
+  std::vector<char*> argv{program.data()};
+  for (std::string& word : words) argv.push_back(word.data());
+  ParsedAnalysis parsed;
+  parser.parse(static_cast<int>(argv.size()), argv.data(), false, parsed);
+  // The records are the matrix: a records file, or any word no flag took, is an error.
+  std::vector<std::string> stray = parsed.unmatched;
+  if (!parsed.common.file.empty()) stray.insert(stray.begin(), parsed.common.file);
+  for (size_t f = 1; f < parsed.files.size(); ++f) stray.push_back(parsed.files[f]);
+  if (!stray.empty())
+    throw UsageError(request.command + ": unexpected argument '" + stray.front() +
+                     "' (the records are the input's matrix; every option is a --flag)");
+  return parsed;
+}
+
+RunPaths analysis_run_paths(const ParsedAnalysis& parsed) {
+  RunPaths paths;
+  if (parsed.files.empty()) paths.inputs.push_back({"FILE", parsed.common.file});
+  for (const std::string& file : parsed.files) paths.inputs.push_back({"FILE", file});
+  paths.inputs.push_back({"--config", parsed.config_path});
+  paths.inputs.push_back({"--temperature-fit", parsed.temperature_fit});
+  const auto* cascade = std::get_if<CascadeOptions>(&parsed.options);
+  paths.inputs.push_back({"--select-items", cascade ? cascade->select_items : std::string()});
+  paths.outputs = {{"--json", parsed.common.json_path},
+                   {"--save-replicates", parsed.common.replicates_path},
+                   {"--out", parsed.out_path}};
+  paths.plots.path = parsed.plots_dir;
+  // The stems plot_files() gives each report's figures (host/report/*_report.cpp).
+  if (parsed.command == "metrics") paths.plot_prefixes = {"metrics_forest"};
+  if (parsed.command == "cascade") paths.plot_prefixes = {"cascade_"};
+  if (parsed.command == "budget") paths.plot_prefixes = {"budget_"};
+  if (parsed.command == "profile") paths.plot_prefixes = {"radar_", "forest_"};
+  return paths;
+}
+
+void check_analysis(const AnalysisRequest& request) { parse_analysis_request(request); }
+
+TypedAnalysisRequest typed_request(const ParsedAnalysis& parsed) {
+  return {parsed.options, parsed.common.load, parsed.temperature_fit};
+}
+
+TypedAnalysisRequest parse_analysis(const AnalysisRequest& request) {
+  return typed_request(parse_analysis_request(request));
+}
+
+LoadOptions analysis_load_options(const AnalysisRequest& request) {
+  return parse_analysis_request(request).common.load;
+}
+
+ExecTarget analysis_target(const AnalysisRequest& request) { return parse_analysis_request(request).common.target; }
+
+namespace {
+
+// One call per alternative of AnalysisOptions: std::visit(overloaded{…}, options).
+template <class... Calls>
+struct overloaded : Calls... {
+  using Calls::operator()...;
+};
+template <class... Calls>
+overloaded(Calls...) -> overloaded<Calls...>;
+
+}  // namespace
+
+std::string analysis_command(const AnalysisOptions& options) {
+  static const char* const commands[] = {"metrics", "cascade", "budget", "budget", "profile", "items"};
+  static_assert(std::variant_size_v<AnalysisOptions> == std::size(commands));
+  return commands[options.index()];
+}
+
+const FlagNames& flag_names_of(const AnalysisOptions& options) {
+  return std::visit(
+      overloaded{[](const MetricsOptions&) -> const FlagNames& { return metrics_flag_names(); },
+                 [](const CascadeOptions&) -> const FlagNames& { return cascade_flag_names(); },
+                 [](const BudgetOptions&) -> const FlagNames& { return budget_flag_names(); },
+                 [](const BudgetCompareOptions&) -> const FlagNames& { return budget_compare_flag_names(); },
+                 [](const ProfileOptions&) -> const FlagNames& { return profile_flag_names(); },
+                 [](const ItemsOptions&) -> const FlagNames& { return items_flag_names(); }},
+      options);
+}
+
+namespace {
+
+// The cascade's labelled items by column need the loader to have kept that column.
+void check_matrix_columns(const TypedAnalysisRequest& request, const ItemMatrix& matrix) {
+  const auto* cascade = std::get_if<CascadeOptions>(&request.options);
+  if (cascade && !cascade->select_column.empty() && matrix.item_column != cascade->select_column)
+    throw std::invalid_argument("matrix: --select-column " + cascade->select_column +
+                                " needs the matrix loaded with analysis_load_options(request) (its item column; "
+                                "typed: LoadOptions::item_column)");
+}
+
+}  // namespace
+
+AnalysisResult run_analysis(const TypedAnalysisRequest& request, const ItemMatrix& matrix, const ExecTarget& target,
+                            const ReportHead& head, const AnalysisHooks& hooks) {
+  check_matrix_columns(request, matrix);
+  const RunContext context{head, hooks};
+  return std::visit(
+      overloaded{[&](const MetricsOptions& o) { return run_metrics_request(o, request, matrix, target, context); },
+                 [&](const CascadeOptions& o) { return run_cascade_request(o, matrix, target, context); },
+                 [&](const BudgetOptions& o) { return run_budget_request(o, matrix, target, context); },
+                 [&](const BudgetCompareOptions& o) { return run_budget_compare_request(o, matrix, target, context); },
+                 [&](const ProfileOptions& o) { return run_profile_request(o, matrix, target, context); },
+                 [&](const ItemsOptions& o) { return run_items_request(o, matrix, context); }},
+      request.options);
+}
+
+AnalysisResult run_analysis(const AnalysisRequest& request, const ItemMatrix& matrix, const ExecTarget& target,
+                            const ReportHead& head, const AnalysisHooks& hooks) {
+  const TypedAnalysisRequest typed = parse_analysis(request);
+  check_matrix_columns(typed, matrix);  // a caller's mistake, not a flag's: std::invalid_argument
+  return with_flag_names(flag_names_of(typed.options),
+                         [&] { return run_analysis(typed, matrix, target, head, hooks); });
+}
+
+}  // namespace judgestat

@@ -1,0 +1,155 @@
+// The confidence cascade asked for by flags (`judgestat cascade FILE --first F --fallback S`,
+// judgestat/analysis.hpp; docs/statistics.md §3.3, §3.4, §7.5; JEV §7–§9): the flags parsed into
+// CascadeOptions, and run_cascade's report as an AnalysisResult.
+//
+// --tau without --select, --select-column or --select-items scores the frozen policy on every
+// item (the live test of a threshold fixed in advance); with one of them, on the held-out part.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+#include "judgestat/cascade.hpp"
+#include "report/report.hpp"
+#include "requests/analysis_parse.hpp"
+#include "requests/text_lists.hpp"
+
+namespace judgestat {
+namespace {
+
+void add_cascade_options(cxxopts::Options& options) {
+  // clang-format off
+  options.add_options()
+      ("first", "first-stage judge (needs probabilities)", cxxopts::value<std::string>())
+      ("fallback", "fallback judge (order 0 on every item the first stage covers)", cxxopts::value<std::string>())
+      ("grid", "ascending thresholds in [0, 1]; `all` (escalate everything) is implied",
+       cxxopts::value<std::string>()->default_value("0.5,0.6,0.7,0.8,0.85,0.9,0.95,0.99,1"))
+      ("gate-orders", "first-stage orders: present (the orders each item has, probabilities averaged), 1 (order 0) "
+       "or 2 (every order of the file required; items with fewer escalate)",
+       cxxopts::value<std::string>()->default_value("present"))
+      ("fee", "per-call fee JUDGE=USD (repeatable); replaces the file's fee_usd for that judge",
+       cxxopts::value<std::vector<std::string>>())
+      ("latency", "per-call latency JUDGE=SECONDS (repeatable); replaces the file's latency_s",
+       cxxopts::value<std::vector<std::string>>())
+      ("select", "share of clusters (per benchmark, seeded) that choose the threshold; 0 = sweep only, 1 = all "
+       "items choose it and none is held out", cxxopts::value<double>()->default_value("0.4"))
+      ("select-column", "item-level column marking each item select (labelled, chooses τ) or heldout",
+       cxxopts::value<std::string>()->default_value(""))
+      ("select-items", "file of labelled item ids, one per line (the other items are held out)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("tau", "a threshold frozen in advance, scored with CIs: 0.9, or per benchmark mmlu=0.9,livebench=0.95 "
+       "(a bare value covers benchmarks not named; all = escalate)", cxxopts::value<std::string>()->default_value(""))
+      ("by", "also report per group: benchmark or condition (stratified replicates)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("benchmark", "only these benchmarks' items, comma-separated", cxxopts::value<std::string>()->default_value(""))
+      ("tol", "tolerated accuracy loss of the rules", cxxopts::value<double>()->default_value("0.02"))
+      ("z", "z of the lower-bound rule", cxxopts::value<double>()->default_value("1.645"))
+      ("temperature", "temperature scaling of the first stage on the selection items: pooled (one T) or "
+       "per-benchmark (each benchmark's own T)", cxxopts::value<std::string>()->default_value("pooled"))
+      ("per-stratum", "each stratum (--strata) chooses its own threshold")
+      ("strata", "strata for --per-stratum: benchmark or condition", cxxopts::value<std::string>()->default_value("benchmark"))
+      ("plots", "write SVG plots into DIR", cxxopts::value<std::string>()->default_value(""));
+  // clang-format on
+}
+
+int parse_gate_orders(const std::string& text) {
+  if (text == "present") return 0;  // CascadeOptions::gate_orders 0: the orders each item has
+  if (text == "1" || text == "2") return text[0] - '0';
+  throw UsageError(
+      "--gate-orders: expected present (the orders each item has), 1 (order 0) or 2 (every order "
+      "required), got '" +
+      text + "'");
+}
+
+// --select, --select-column and --select-items name the labelled items; give at most one.
+void check_selection_flags(const cxxopts::ParseResult& parsed, const CascadeOptions& o) {
+  const int given = (parsed.count("select") > 0) + !o.select_column.empty() + !o.select_items.empty();
+  if (given > 1)
+    throw UsageError("--select, --select-column and --select-items each name the labelled items; give one of them");
+}
+
+CascadeOptions parse_cascade_options(const cxxopts::ParseResult& parsed, const CommonOptions& common) {
+  CascadeOptions o;
+  std::vector<std::string> fee_entries, latency_entries;
+  std::string tau;
+  try {
+    if (!parsed.count("first")) throw UsageError("missing --first: the first-stage judge (see --help)");
+    if (!parsed.count("fallback")) throw UsageError("missing --fallback: the fallback judge (see --help)");
+    o.first = parsed["first"].as<std::string>();
+    o.fallback = parsed["fallback"].as<std::string>();
+    o.grid = parse_grid(parsed["grid"].as<std::string>());
+    o.gate_orders = parse_gate_orders(parsed["gate-orders"].as<std::string>());
+    o.select = parsed["select"].as<double>();
+    o.select_column = parsed["select-column"].as<std::string>();
+    o.select_items = parsed["select-items"].as<std::string>();
+    tau = parsed["tau"].as<std::string>();
+    o.by = parsed["by"].as<std::string>();
+    o.temperature = parsed["temperature"].as<std::string>();
+    o.benchmarks = split_list(parsed["benchmark"].as<std::string>());
+    o.tol = parsed["tol"].as<double>();
+    o.z = parsed["z"].as<double>();
+    o.per_stratum = parsed.count("per-stratum") > 0;
+    o.strata = parsed["strata"].as<std::string>();
+    if (parsed.count("fee")) fee_entries = parsed["fee"].as<std::vector<std::string>>();
+    if (parsed.count("latency")) latency_entries = parsed["latency"].as<std::vector<std::string>>();
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
+  }
+  check_selection_flags(parsed, o);
+  if (parsed.count("tau")) {
+    o.tau = with_flag_names(cascade_flag_names(), [&] { return parse_frozen_tau(split_trimmed(tau)); });
+    // A frozen threshold without a selection flag is the live test: scored on every item.
+    if (!parsed.count("select") && o.select_column.empty() && o.select_items.empty()) o.select = 0;
+  }
+  with_flag_names(cascade_flag_names(), [&] { check_cascade_options(o); });
+  o.fee = parse_per_call(fee_entries, "fee", o.first, o.fallback);
+  o.latency = parse_per_call(latency_entries, "latency", o.first, o.fallback);
+  o.bootstrap = bootstrap_options(common);
+  return o;
+}
+
+cxxopts::Options make_cascade_cli() {
+  cxxopts::Options options(
+      "judgestat cascade",
+      "Confidence cascade (docs/statistics.md §3.3, §3.4, §7.5): threshold sweep with clustered CIs, random "
+      "baseline and oracle; threshold rules chosen on a selection part (seeded, or your own labelled items) and "
+      "scored on the rest; a frozen threshold scored with CIs; per benchmark with --by benchmark");
+  add_common_options(options);
+  add_cascade_options(options);
+  return options;
+}
+
+bool parse_cascade_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::ParseResult parsed;
+  if (!parse_common_args("cascade", make_cascade_cli, argc, argv, file_required, parsed, out)) return false;
+  const CascadeOptions& cascade = std::get<CascadeOptions>(out.options = parse_cascade_options(parsed, out.common));
+  out.plots_dir = parsed["plots"].as<std::string>();
+  out.common.load.item_column = cascade.select_column;  // the loader keeps it, checked item by item
+  return true;
+}
+
+}  // namespace
+
+const AnalysisParser kCascadeParser{"cascade", make_cascade_cli, parse_cascade_args};
+
+const FlagNames& cascade_flag_names() {
+  static const FlagNames flags = [] {
+    FlagNames names;
+    for (const char* field : {"fallback", "tol", "z", "tau", "temperature"}) names[field] = std::string("--") + field;
+    names["select_column"] = "--select-column";
+    names["select_items"] = "--select-items";
+    return names;
+  }();
+  return flags;
+}
+
+AnalysisResult run_cascade_request(CascadeOptions cascade, const ItemMatrix& matrix, const ExecTarget& target,
+                                   const RunContext& context) {
+  cascade.progress = context.hooks.progress;
+  CascadeReport report = run_cascade(matrix, cascade, target);
+  // The sweep's statistics (the JSON's `statistics`).
+  return analysis_result(report, context, std::move(report.sweep.result));
+}
+
+}  // namespace judgestat

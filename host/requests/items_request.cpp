@@ -1,0 +1,109 @@
+// The per-item table asked for by flags (`judgestat items FILE`, judgestat/analysis.hpp;
+// docs/statistics.md §7.4): the flags parsed into ItemsOptions, and run_items's table as an
+// AnalysisResult (its CSV as the tables, its rows in the JSON).
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "judgestat/items.hpp"
+#include "requests/analysis_parse.hpp"
+#include "requests/text_lists.hpp"
+
+namespace judgestat {
+namespace {
+
+cxxopts::Options make_items_cli() {
+  cxxopts::Options options("judgestat items",
+                           "One row per item (docs/statistics.md §7.4): item fields, each judge's verdict and "
+                           "correctness per order, pa, q, consistency, and the judges wrong in order 0");
+  // clang-format off
+  options.add_options()
+      ("file", "judgment records (.csv, .jsonl, .json; - = CSV on stdin)", cxxopts::value<std::string>())
+      ("judges", "judges, comma-separated, in column order (default: all)", cxxopts::value<std::string>()->default_value(""))
+      ("benchmark", "only these benchmarks, comma-separated", cxxopts::value<std::string>()->default_value(""))
+      ("condition", "only these conditions, comma-separated", cxxopts::value<std::string>()->default_value(""))
+      ("variant", "only these variants, comma-separated", cxxopts::value<std::string>()->default_value(""))
+      ("disagree", "only items whose judges' order-0 verdicts differ (to send to adjudication)")
+      ("out", "write to PATH: CSV, or JSONL when PATH ends in .jsonl or .json (default: CSV on stdout)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("labels", "label set, comma-separated (default: from the file)", cxxopts::value<std::string>()->default_value(""))
+      ("quiet", "no summary line on stderr")
+      ("h,help", "show this help");
+  // clang-format on
+  options.parse_positional({"file"});
+  options.positional_help("FILE");
+  return options;
+}
+
+bool parse_items_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::Options options = make_items_cli();
+  cxxopts::ParseResult parsed;
+  out.command = "items";
+  if (!parse_flags(options, argc, argv, parsed)) return false;
+  out.unmatched = parsed.unmatched();
+  if (file_required && !parsed.count("file"))
+    throw UsageError("missing FILE: give a judgment records file (see --help)");
+  if (parsed.count("file")) out.common.file = parsed["file"].as<std::string>();
+  ItemsOptions items;
+  items.judges = split_list(parsed["judges"].as<std::string>());
+  items.benchmarks = split_list(parsed["benchmark"].as<std::string>());
+  items.conditions = split_list(parsed["condition"].as<std::string>());
+  items.variants = split_list(parsed["variant"].as<std::string>());
+  items.disagree = parsed.count("disagree") > 0;
+  out.options = std::move(items);
+  out.common.load.labels = split_list(parsed["labels"].as<std::string>());
+  out.out_path = parsed["out"].as<std::string>();
+  out.common.quiet = parsed.count("quiet") > 0;
+  return true;
+}
+
+}  // namespace
+
+const AnalysisParser kItemsParser{"items", make_items_cli, parse_items_args};
+
+namespace {
+
+// The table as the result's JSON: the head's envelope, then the columns, the rows (one object per
+// row, as in the JSONL) and the number of disagreeing rows.
+Json items_json(const ItemsReport& report, const ReportHead& head) {
+  Json json = head.envelope;
+  json["columns"] = report.columns;
+  Json rows = Json::array();
+  const std::string jsonl = items_jsonl(report);
+  for (size_t begin = 0; begin < jsonl.size();) {
+    const size_t end = jsonl.find('\n', begin);
+    const size_t stop = end == std::string::npos ? jsonl.size() : end;
+    if (stop > begin) rows.push_back(Json::parse(jsonl.substr(begin, stop - begin)));
+    begin = stop + 1;
+  }
+  json["rows"] = std::move(rows);
+  json["disagreeing"] = report.disagreeing;
+  return json;
+}
+
+}  // namespace
+
+const FlagNames& items_flag_names() {
+  static const FlagNames flags{{"judges", "--judges"},
+                               {"benchmarks", "--benchmark"},
+                               {"conditions", "--condition"},
+                               {"variants", "--variant"},
+                               {"disagree", "--disagree"}};
+  return flags;
+}
+
+AnalysisResult run_items_request(const ItemsOptions& options, const ItemMatrix& matrix, const RunContext& context) {
+  const ItemsReport report = run_items(matrix, options);
+  AnalysisResult result;
+  result.json = items_json(report, context.head);
+  result.text = result.csv = items_csv(report);
+  if (context.hooks.progress) context.hooks.progress(1, 1);
+  return result;
+}
+
+}  // namespace judgestat

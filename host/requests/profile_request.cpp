@@ -1,0 +1,80 @@
+// CAP profiles asked for by flags (`judgestat profile FILE… --config C`, judgestat/analysis.hpp;
+// docs/statistics.md §3.6): the flags parsed into ProfileOptions for run_profile()
+// (judgestat/profile.hpp), whose report's writers give the tables and JSON.
+#include <system_error>
+
+#include "judgestat/profile.hpp"
+#include "records/selection.hpp"
+#include "requests/analysis_parse.hpp"
+#include "requests/text_lists.hpp"
+
+namespace judgestat {
+
+namespace {
+
+cxxopts::Options make_profile_cli() {
+  cxxopts::Options options("judgestat profile",
+                           "CAP profiles C1–C8 (docs/statistics.md §3.6) with coverage, rank stability and stress");
+  add_common_options(options);
+  // clang-format off
+  options.add_options()
+      ("files", "further record files (one per benchmark, or one file with a benchmark column)",
+       cxxopts::value<std::vector<std::string>>())
+      ("config", "profile config (configs/*.json)", cxxopts::value<std::string>()->default_value(""))
+      ("judges", "judges to profile, comma-separated (default: all)", cxxopts::value<std::string>()->default_value(""))
+      ("benchmarks", "config benchmarks to profile, comma-separated (default: those with records)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("plots", "write the radar chart per benchmark (SVG) into DIR", cxxopts::value<std::string>()->default_value(""))
+      ("invalid-match", "two invalid verdicts agree in the _cons statistics")
+      ("no-leave-out", "skip the leave-out sensitivity for flag = 1 items")
+      ("exact-max-n", "exact permutation p-values for Spearman up to this many judges (at most 10)",
+       cxxopts::value<int>()->default_value("9"));
+  // clang-format on
+  options.parse_positional({"file", "files"});
+  options.positional_help("FILE…");
+  return options;
+}
+
+bool parse_profile_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::ParseResult parsed;
+  if (!parse_common_args("profile", make_profile_cli, argc, argv, file_required, parsed, out)) return false;
+  const CommonOptions& common = out.common;
+  if (parsed.count("file")) out.files.push_back(common.file);
+  if (parsed.count("files"))
+    for (const auto& path : parsed["files"].as<std::vector<std::string>>()) out.files.push_back(path);
+  const std::string config_path = parsed["config"].as<std::string>();
+  if (config_path.empty()) throw UsageError("profile: --config FILE is required (see configs/*.json)");
+
+  ProfileOptions profile;
+  profile.exact_max_n = parsed["exact-max-n"].as<int>();
+  if (profile.exact_max_n < 0 || profile.exact_max_n > 10) throw UsageError("--exact-max-n: expected 0 … 10");
+  out.config_path = config_path;
+  profile.config = with_flag_names(profile_flag_names(), [&] { return load_profile_config(config_path); });
+  profile.judges = split_list(parsed["judges"].as<std::string>());
+  profile.benchmarks = split_list(parsed["benchmarks"].as<std::string>());
+  profile.invalid_match = parsed.count("invalid-match") > 0;
+  profile.leave_out = parsed.count("no-leave-out") == 0;
+  profile.bootstrap = bootstrap_options(common);
+  out.options = std::move(profile);
+  out.plots_dir = parsed["plots"].as<std::string>();
+  return true;
+}
+
+}  // namespace
+
+const AnalysisParser kProfileParser{"profile", make_profile_cli, parse_profile_args};
+
+const FlagNames& profile_flag_names() {
+  static const FlagNames flags{
+      {"config", "--config"}, {"benchmarks", "--benchmarks"}, {"exact_max_n", "--exact-max-n"}};
+  return flags;
+}
+
+AnalysisResult run_profile_request(ProfileOptions profile, const ItemMatrix& matrix, const ExecTarget& target,
+                                   const RunContext& context) {
+  profile.bootstrap.progress = context.hooks.progress;
+  ProfileReport report = run_profile(matrix, profile, target);
+  return analysis_result(report, context, std::move(report.result));
+}
+
+}  // namespace judgestat
