@@ -245,16 +245,7 @@ struct PlacedRows {
 };
 
 StatLabel cascade_label(const Json& row, const std::string& where, const Json& state, const std::string& state_at) {
-  StatLabel l;
-  l.name = text(field(row, "name", where), where + ".name");
-  const Json& judge = field(row, "judge", where);
-  if (!judge.is_null()) l.judge = text(judge, where + ".judge");
-  l.reference = optional_text(field(row, "reference", where), where + ".reference");
-  l.of = optional_text(field(row, "of", where), where + ".of");
-  l.benchmark = optional_text(field(row, "benchmark", where), where + ".benchmark");
-  l.condition = optional_text(field(row, "condition", where), where + ".condition");
-  l.order = optional_int(field(row, "order", where), where + ".order");
-  l.variant = optional_text(field(row, "variant", where), where + ".variant");
+  StatLabel l = label_fields(row, where);
   const Json& threshold = field(row, "threshold", where);
   if (threshold.is_string()) {
     l.threshold = threshold.get<std::string>();

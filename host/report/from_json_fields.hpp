@@ -32,6 +32,9 @@ const Json& array_of(const Json& value, const std::string& where, size_t size = 
 std::vector<std::string> texts_or_null(const Json& value, const std::string& where);
 std::optional<std::string> optional_text(const Json& value, const std::string& where);
 std::optional<int> optional_int(const Json& value, const std::string& where);
+/// A statistics row's label as statistics_json writes every one: name, judge, reference, of,
+/// benchmark, condition, order, variant (threshold, n, label and position are each reader's own).
+StatLabel label_fields(const Json& row, const std::string& at);
 /// A result's settings.seed, replicates, ci and level into `out` (its other fields untouched).
 void read_bootstrap_settings(const Json& settings, const std::string& at, BootstrapOptions& out);
 /// An interval row's estimate, ci, se and undefined; with `full` also its clusters, distinct

@@ -149,16 +149,7 @@ void read_coverage(const Json& json, const Json& render, ProfileReport& r, Profi
 
 // statistics_json's label of a row (a profile row has no threshold, label or position).
 StatLabel statistics_label(const Json& row, const std::string& at) {
-  StatLabel l;
-  l.name = text(field(row, "name", at), at + ".name");
-  const Json& judge = field(row, "judge", at);
-  if (!judge.is_null()) l.judge = text(judge, at + ".judge");
-  l.reference = optional_text(field(row, "reference", at), at + ".reference");
-  l.of = optional_text(field(row, "of", at), at + ".of");
-  l.benchmark = optional_text(field(row, "benchmark", at), at + ".benchmark");
-  l.condition = optional_text(field(row, "condition", at), at + ".condition");
-  l.order = optional_int(field(row, "order", at), at + ".order");
-  l.variant = optional_text(field(row, "variant", at), at + ".variant");
+  StatLabel l = label_fields(row, at);
   if (!field(row, "threshold", at).is_null()) bad_field(at + ".threshold", "expected null");
   l.n = signed_count_of(row, "n", at);
   return l;

@@ -240,6 +240,20 @@ bool no_gold_validity(const std::string& note, JudgeValidity& out) {
 
 }  // namespace
 
+StatLabel label_fields(const Json& row, const std::string& at) {
+  StatLabel l;
+  l.name = text(field(row, "name", at), at + ".name");
+  const Json& judge = field(row, "judge", at);
+  if (!judge.is_null()) l.judge = text(judge, at + ".judge");
+  l.reference = optional_text(field(row, "reference", at), at + ".reference");
+  l.of = optional_text(field(row, "of", at), at + ".of");
+  l.benchmark = optional_text(field(row, "benchmark", at), at + ".benchmark");
+  l.condition = optional_text(field(row, "condition", at), at + ".condition");
+  l.order = optional_int(field(row, "order", at), at + ".order");
+  l.variant = optional_text(field(row, "variant", at), at + ".variant");
+  return l;
+}
+
 void read_bootstrap_settings(const Json& settings, const std::string& at, BootstrapOptions& out) {
   out.seed = count(field(settings, "seed", at), at + ".seed");
   out.replicates = count(field(settings, "replicates", at), at + ".replicates");
@@ -504,17 +518,8 @@ namespace {
 // The label of one `statistics` row (statistics_json's fields and metrics' label, position).
 // Metrics rows carry no threshold value: its text would not come back from the number.
 StatLabel stat_label(const Json& row, const std::string& where) {
-  StatLabel l;
-  l.name = text(field(row, "name", where), where + ".name");
-  const Json& judge = field(row, "judge", where);
-  if (!judge.is_null()) l.judge = text(judge, where + ".judge");
-  l.reference = optional_text(field(row, "reference", where), where + ".reference");
-  l.of = optional_text(field(row, "of", where), where + ".of");
+  StatLabel l = label_fields(row, where);
   if (l.name == "diff" && !l.of) bad_field(where + ".of", "a diff row names the statistic it differences");
-  l.benchmark = optional_text(field(row, "benchmark", where), where + ".benchmark");
-  l.condition = optional_text(field(row, "condition", where), where + ".condition");
-  l.order = optional_int(field(row, "order", where), where + ".order");
-  l.variant = optional_text(field(row, "variant", where), where + ".variant");
   const Json& threshold = field(row, "threshold", where);
   if (threshold.is_string() && threshold.get<std::string>() == "all")
     l.threshold = "all";
