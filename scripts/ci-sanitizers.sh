@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # CI's sanitizer stage (issue #19), run by .ci/run after README's test command. With clang:
-#  (a) one ASan+UBSan build (-O1 -g) serves both the libFuzzer harnesses of tests/fuzz/ and
-#      (b) the test suite. Each fuzzer first runs every saved reproducer under
-#      tests/fuzz/regressions/<target>/, then fuzzes for FUZZ_SECONDS from a seed corpus cut from
-#      data/, tests/data/, configs/ and tests/fuzz/seeds/. A finding is written to
+#  (a) one ASan+UBSan build (-O1, line tables: reports name file:line) serves both the
+#      libFuzzer harnesses of tests/fuzz/ and (b) the test suite. Each fuzzer first runs every
+#      saved reproducer under tests/fuzz/regressions/<target>/, then fuzzes for FUZZ_SECONDS from
+#      a seed corpus cut from data/, tests/data/, configs/ and tests/fuzz/seeds/, JOBS fuzzers at
+#      a time (each fuzzes one core for the whole FUZZ_SECONDS). A finding is written to
 #      build-asan/fuzz-findings/<target>/ and fails CI: save it under tests/fuzz/regressions/.
 #  (c) a TSan build of the threaded CPU-engine tests (judgestat_thread_tests) and of the CUDA
 #      kernels on the CPU runtime (judgestat_cuda_cpu_tests, ctest -L cuda-cpu: every CUDA thread
@@ -20,7 +21,7 @@ TARGETS=(csv jsonl profile_config judgebench llmbar study study_folder)
 
 # clang and its sanitizer runtimes (libFuzzer, ASan, UBSan, TSan), as install-deps.sh does.
 need=()
-for p in clang libclang-rt-14-dev; do
+for p in clang libclang-rt-14-dev lld ninja-build; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -35,12 +36,19 @@ stage_start=$SECONDS
 stage_done() { echo "ci-sanitizers: $1 took $((SECONDS - stage_start)) s"; stage_start=$SECONDS; }
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
 # The Python module stays out: an instrumented extension needs the sanitizer runtime preloaded
-# into python3, and pytest already runs in README's test command.
+# into python3, and pytest already runs in README's test command. Line tables instead of full
+# debug information and lld instead of ld.bfd: the same reports (file:line, inlined frames),
+# less to compile and link. Ninja: make builds the --target list one target after another
+# (a link or a one-source fuzzer then leaves a core idle), Ninja as one graph (bench/NOTES.md
+# "CI time"). A build folder left by the Makefile generator is configured afresh.
 configure() {  # build dir, extra cmake flags…
   local dir=$1
   shift
-  CC=clang CXX=clang++ cmake -B "$dir" -DJUDGESTAT_CUDA=OFF -DJUDGESTAT_MPI=OFF -DJUDGESTAT_PYTHON=OFF -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g" "$@" >/dev/null
+  if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt"; then
+    rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"
+  fi
+  CC=clang CXX=clang++ cmake -G Ninja -B "$dir" -DJUDGESTAT_CUDA=OFF -DJUDGESTAT_MPI=OFF -DJUDGESTAT_PYTHON=OFF -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld "$@" >/dev/null
 }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_stack_use_after_return=1}
@@ -79,26 +87,35 @@ seed_corpus() {
   esac
 }
 
+# One target: its saved reproducers, then FUZZ_SECONDS of fuzzing from its seed corpus.
+fuzz_target() {
+  local t=$1 binary=build-asan/fuzz_$1
+  local corpus=build-asan/fuzz-corpus/$1 findings=build-asan/fuzz-findings/$1
+  local regressions=(tests/fuzz/regressions/"$t"/*)
+  if [ -e "${regressions[0]}" ] &&
+      ! "$binary" -runs=1 "${regressions[@]}" >/dev/null 2>build-asan/fuzz_$t.regressions.log; then
+    cat build-asan/fuzz_$t.regressions.log >&2
+    echo "ci-sanitizers: fuzz_$t fails on a saved reproducer" >&2
+    return 1
+  fi
+  rm -rf "$corpus" "$findings"
+  seed_corpus "$t" "$corpus"
+  mkdir -p "$findings"
+  if ! "$binary" -max_total_time="$FUZZ_SECONDS" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+      -artifact_prefix="$findings/" -print_final_stats=1 "$corpus" >build-asan/fuzz_$t.log 2>&1; then
+    tail -n 60 build-asan/fuzz_$t.log >&2
+    echo "ci-sanitizers: fuzz_$t found a crash: $(ls "$findings")" >&2
+    return 1
+  fi
+  echo "ci-sanitizers: fuzz_$t $(grep -o 'stat::number_of_executed_units: *[0-9]*' build-asan/fuzz_$t.log | grep -o '[0-9]*$') executions, no finding"
+}
+
 if has_stage fuzz; then
-  for t in "${TARGETS[@]}"; do
-    binary=build-asan/fuzz_$t
-    regressions=(tests/fuzz/regressions/"$t"/*)
-    if [ -e "${regressions[0]}" ]; then
-      "$binary" -runs=1 "${regressions[@]}" >/dev/null 2>build-asan/fuzz_$t.regressions.log ||
-        { cat build-asan/fuzz_$t.regressions.log >&2; echo "ci-sanitizers: fuzz_$t fails on a saved reproducer" >&2; exit 1; }
-    fi
-    corpus=build-asan/fuzz-corpus/$t findings=build-asan/fuzz-findings/$t
-    rm -rf "$corpus" "$findings"
-    seed_corpus "$t" "$corpus"
-    mkdir -p "$findings"
-    if ! "$binary" -max_total_time="$FUZZ_SECONDS" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-        -artifact_prefix="$findings/" -print_final_stats=1 "$corpus" >build-asan/fuzz_$t.log 2>&1; then
-      tail -n 60 build-asan/fuzz_$t.log >&2
-      echo "ci-sanitizers: fuzz_$t found a crash: $(ls "$findings")" >&2
-      exit 1
-    fi
-    echo "ci-sanitizers: fuzz_$t $(grep -o 'stat::number_of_executed_units: *[0-9]*' build-asan/fuzz_$t.log | grep -o '[0-9]*$') executions, no finding"
-  done
+  # libFuzzer runs one process on one core: JOBS targets at a time, each for all of FUZZ_SECONDS.
+  export -f fuzz_target seed_corpus
+  export FUZZ_SECONDS
+  printf '%s\n' "${TARGETS[@]}" | xargs -P "$JOBS" -I{} bash -c 'set -euo pipefail; fuzz_target "$1"' _ {} ||
+    { echo "ci-sanitizers: fuzzing failed (above)" >&2; exit 1; }
   stage_done "fuzzing (${#TARGETS[@]} targets x ${FUZZ_SECONDS} s)"
 fi
 

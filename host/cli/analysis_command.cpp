@@ -1,4 +1,4 @@
-// `judgestat metrics|cascade|budget|profile FILE…`: the flags and the analyses are the request
+// `judgestat metrics|cascade|budget|profile|repeats|systems FILE…`: the flags and the analyses are the request
 // layer's (host/requests/*_request.cpp); what is the command line's is here: the help, the
 // output guard, loading the records named on it, progress on stderr and the outputs.
 #include "cli/analysis_command.hpp"

@@ -15,4 +15,6 @@ int command_profile(int, char**);
 int command_synth(int, char**);
 int command_run(int argc, char** argv);
 int command_coverage(int, char**);
+int command_systems(int argc, char** argv);
+int command_repeats(int, char**);
 }  // namespace judgestat

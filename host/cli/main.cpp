@@ -38,6 +38,8 @@ const CommandEntry kCommands[] = {
     {"profile", judgestat::command_profile, "CAP profiles C1–C8 with coverage, rank stability and stress"},
     {"synth", judgestat::command_synth, "synthetic judgment records (synth cap)"},
     {"coverage", judgestat::command_coverage, "coverage of each CI method on simulated datasets of your design"},
+    {"systems", judgestat::command_systems, "win rates between systems, system-level τ/ρ, self-preference"},
+    {"repeats", judgestat::command_repeats, "agreement across repeats, variants and orders with clustered CIs"},
 };
 
 namespace distributed = judgestat::distributed;

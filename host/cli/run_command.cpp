@@ -69,7 +69,7 @@ int command_run(int argc, char** argv) {
   for (const StudyInput& input : study.inputs)
     for (const std::string& file : input.files) reads.push_back({"input '" + input.name + "'", file});
   for (const StudyAnalysis& analysis : study.analyses) {
-    const RunPaths paths = analysis_run_paths(parse_analysis_request(study_request(analysis, study.settings)));
+    const RunPaths paths = analysis_run_paths(read_analysis_values(study_values(analysis, study.settings)));
     for (const NamedPath& read : paths.inputs)
       if (!read.path.empty()) reads.push_back({"analysis '" + analysis.name + "' " + read.flag, read.path});
   }

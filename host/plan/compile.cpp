@@ -433,7 +433,8 @@ void check_program(const StatisticDef& stat, int32_t n_columns) {
         ++depth;
         break;
       case OpCode::kAbs:
-        if (depth < 1) throw std::logic_error("plan: abs on an empty stack");
+      case OpCode::kSqrt:
+        if (depth < 1) throw std::logic_error("plan: abs or sqrt on an empty stack");
         break;
       default:
         if (depth < 2) throw std::logic_error("plan: binary op on a short stack in '" + stat.label.name + "'");
@@ -473,14 +474,55 @@ void return_freed_memory() {
 #endif
 }
 
-/// Bytes the kept columns hold (a byte or a double per unit, or a folded column's cluster sums).
-size_t column_bytes(const KeptColumns& kept) {
-  size_t bytes = 0;
-  for (const PlanColumn* column : kept.values)
-    bytes += column->folded() != nullptr
-                 ? column->folded()->sums.size() * sizeof(int64_t)
-                 : column->size() * (column->kind() == PlanColumn::Kind::kByte ? 1 : sizeof(double));
-  return bytes;
+/// The end of column group g: kept columns [g · kColumnGroup, group_end).
+int32_t group_end(const CompiledPlan& out, int64_t g) {
+  return std::min(static_cast<int32_t>(g) * kColumnGroup + kColumnGroup, out.n_columns);
+}
+
+/// Makes `a`, a rows × cols matrix stored row-major, its transpose (cols × rows, row-major) in place: each entry
+/// moves once, along the cycles of the permutation r·cols + c ↦ c·rows + r, a bit per entry marking those moved (an
+/// eighth of a byte per entry where a copy would take another eight).
+void transpose_in_place(std::vector<int64_t>& a, int64_t rows, int64_t cols) {
+  if (rows <= 1 || cols <= 1) return;  // the same layout either way
+  const int64_t n = rows * cols;
+  std::vector<uint64_t> moved(static_cast<size_t>(n + 63) / 64, 0);
+  for (int64_t start = 0; start < n; ++start) {
+    if (moved[start >> 6] >> (start & 63) & 1) continue;
+    int64_t at = start, value = a[start];
+    do {
+      at = (at % cols) * rows + at / cols;  // where the entry held in `value` belongs
+      std::swap(value, a[at]);
+      moved[at >> 6] |= uint64_t{1} << (at & 63);
+    } while (at != start);
+  }
+}
+
+/// A given-up plan's kept columns into cluster_sums, never holding the columns and the sums in full beside each
+/// other (issue 26 part 7: folded and byte columns waited beside the whole of cluster_sums, the peak of `metrics`
+/// and `cascade`). cluster_sums is reserved, not written, so its pages become resident only as filled; the columns'
+/// sums are appended column after column, each column freed once read, a batch of groups at a time (one per
+/// thread, in order: the first failing column decides the error, as for a kept plan); then the whole is transposed
+/// in place to the backends' layout, a row per cluster.
+void compile_given_up_columns(const Plan& plan, const KeptColumns& kept, CompiledPlan& out,
+                              std::vector<uint8_t>& fits_int32, std::vector<PlanColumn>& release, uint64_t threads) {
+  out.cluster_sums.reserve(static_cast<size_t>(out.n_clusters) * out.n_columns);
+  const int64_t n_groups = (out.n_columns + kColumnGroup - 1) / kColumnGroup;
+  const auto batch = static_cast<int64_t>(std::max<uint64_t>(1, std::min(threads, hardware_threads())));
+  for (int64_t first_group = 0; first_group < n_groups; first_group += batch) {
+    std::vector<std::vector<int64_t>> groups(static_cast<size_t>(std::min(batch, n_groups - first_group)));
+    for_each_index(static_cast<int64_t>(groups.size()), threads, [&](int64_t i) {
+      const int64_t g = first_group + i;
+      groups[i] = compile_column_group(plan, kept, static_cast<int32_t>(g) * kColumnGroup, group_end(out, g), out,
+                                       fits_int32, &release);
+    });
+    for (std::vector<int64_t>& group : groups) {
+      out.cluster_sums.insert(out.cluster_sums.end(), group.begin(), group.end());
+      group = std::vector<int64_t>();
+    }
+    return_freed_memory();
+  }
+  transpose_in_place(out.cluster_sums, out.n_columns, out.n_clusters);
+  return_freed_memory();
 }
 
 /// Every rank term's entries into `out`, in rank_term_2u's order; with `release`, each term is freed once compiled.
@@ -499,8 +541,8 @@ void compile_rank_terms(const Plan& plan, CompiledPlan& out, Plan* release) {
 }
 
 /// compile()'s body. With `release` (the plan itself, when the caller gives it up), each column and
-/// rank term is freed as soon as it is compiled, so the heavier of the columns and cluster_sums is
-/// not held in full beside the other (issue 26 part 7). The result is the same either way.
+/// rank term is freed as soon as it is compiled, so the columns and cluster_sums are not held in
+/// full beside each other (issue 26 part 7). The result is the same either way.
 CompiledPlan compile_plan(const Plan& plan, Plan* release) {
   const int64_t n_units = plan.n_units();
   const int64_t n_clusters = plan.n_clusters();
@@ -514,6 +556,9 @@ CompiledPlan compile_plan(const Plan& plan, Plan* release) {
     if (plan.columns[k].folded() != nullptr && plan.columns[k].folded()->stratum_offset != plan.stratum_offset)
       throw std::logic_error("plan: column '" + plan.column_names[k] + "' was folded on other clusters or strata");
 
+  // The builder's freed temporaries lie between the plan's columns, where glibc keeps them resident: back to the
+  // system before the rank terms' sorting allocates (issue 26 part 7).
+  if (release != nullptr) return_freed_memory();
   // Columns and rank terms are compiled independently, each into its own slots, so the result
   // does not depend on the thread count. Small plans stay on the caller's thread.
   const uint64_t column_threads = static_cast<uint64_t>(n_units) * plan.columns.size() / kValuesPerThread + 1;
@@ -538,40 +583,20 @@ CompiledPlan compile_plan(const Plan& plan, Plan* release) {
   out.column_unscale.resize(out.n_columns);
   out.totals.assign(out.n_columns, 0);
   std::vector<uint8_t> fits_int32(out.n_columns);
-  const int32_t n_groups = (out.n_columns + kColumnGroup - 1) / kColumnGroup;
-  const auto group_end = [&](int64_t g) {
-    return std::min(static_cast<int32_t>(g) * kColumnGroup + kColumnGroup, out.n_columns);
-  };
   // Given up, the plan loses its duplicate columns now (they were compared already) and each kept
-  // column once its group is compiled. Where the columns outweigh the compiled sums (doubles), the
-  // groups' sums wait until every column is gone before cluster_sums is allocated; otherwise
-  // cluster_sums comes first, as for a plan that is kept.
-  if (release != nullptr)
+  // column once compiled; cluster_sums then grows as the columns go (compile_given_up_columns).
+  if (release != nullptr) {
     for (size_t k = 0; k < release->columns.size(); ++k)
       if (kept.first_column[kept.of_column[k]] != static_cast<int32_t>(k)) release->columns[k] = PlanColumn();
-  const size_t sums_bytes = static_cast<size_t>(n_clusters) * out.n_columns * sizeof(int64_t);
-  std::vector<PlanColumn>* released_columns = release != nullptr ? &release->columns : nullptr;
-  if (release == nullptr || column_bytes(kept) <= sums_bytes) {
-    out.cluster_sums.assign(static_cast<size_t>(n_clusters) * out.n_columns, 0);
-    for_each_index(n_groups, column_threads, [&](int64_t g) {
-      const int32_t first = static_cast<int32_t>(g) * kColumnGroup;
-      scatter_group(compile_column_group(plan, kept, first, group_end(g), out, fits_int32, released_columns), first,
-                    group_end(g), out);
-    });
+    compile_given_up_columns(plan, kept, out, fits_int32, release->columns, column_threads);
   } else {
-    std::vector<std::vector<int64_t>> groups(n_groups);
-    for_each_index(n_groups, column_threads, [&](int64_t g) {
-      groups[g] = compile_column_group(plan, kept, static_cast<int32_t>(g) * kColumnGroup, group_end(g), out,
-                                       fits_int32, released_columns);
-    });
-    return_freed_memory();
     out.cluster_sums.assign(static_cast<size_t>(n_clusters) * out.n_columns, 0);
-    for (int32_t g = 0; g < n_groups; ++g) {
-      scatter_group(groups[g], g * kColumnGroup, group_end(g), out);
-      groups[g] = std::vector<int64_t>();
-    }
+    for_each_index((out.n_columns + kColumnGroup - 1) / kColumnGroup, column_threads, [&](int64_t g) {
+      const int32_t first = static_cast<int32_t>(g) * kColumnGroup;
+      scatter_group(compile_column_group(plan, kept, first, group_end(out, g), out, fits_int32, nullptr), first,
+                    group_end(out, g), out);
+    });
   }
-  if (release != nullptr) return_freed_memory();
   out.fits_int32 = std::all_of(fits_int32.begin(), fits_int32.end(), [](uint8_t f) { return f; });
 
   if (release == nullptr)
@@ -613,6 +638,9 @@ bool Plan::fold_column(int32_t k) {
   FoldedSums folded = fold_values(column.values(), unit_cluster, stratum_offset, column_names[k]);
   folded.value_hash = weighted_bits(column);
   column.fold(std::move(folded));
+  // The doubles, and the builder's temporaries freed since the last fold, lie between long-lived columns where glibc
+  // keeps them resident: back to the system (issue 26 part 7: some 50 MB of `metrics`' peak).
+  return_freed_memory();
   return true;
 }
 

@@ -99,8 +99,10 @@ Field field_of(std::string_view name) {
       {"condition", Field::kCondition}, {"order", Field::kOrder},
       {"variant", Field::kVariant},     {"rationale_ok", Field::kRationaleOk},
       {"fee_usd", Field::kFee},         {"latency_s", Field::kLatency},
-      {"flag", Field::kFlag},           {"adjudicated", Field::kAdjudicated}};
+      {"flag", Field::kFlag},           {"adjudicated", Field::kAdjudicated},
+      {"repeat", Field::kRepeat}};
   if (name.size() >= 2 && name.compare(0, 2, "p.") == 0) return Field::kProbability;
+  if (name.size() >= 2 && name.compare(0, 2, "x.") == 0) return Field::kCovariate;
   auto found = kFields.find(name);
   return found == kFields.end() ? Field::kIgnored : found->second;
 }
@@ -134,6 +136,7 @@ void copy_shared_members(To& to, const From& from) {
   to.fee_usd = from.fee_usd;
   to.latency_s = from.latency_s;
   to.flag = from.flag;
+  to.repeat = from.repeat;
   to.line = from.line;
 }
 
@@ -142,6 +145,8 @@ RecordView view_of(const Record& record) {
   copy_shared_members(view, record);
   view.prob_labels = &record.prob_labels;
   view.probs = record.probs.data();
+  view.covariate_names = &record.covariate_names;
+  view.covariate_strings = record.covariate_values.data();
   return view;
 }
 
@@ -150,6 +155,8 @@ Record record_of(const RecordView& view) {
   copy_shared_members(record, view);
   record.prob_labels = *view.prob_labels;
   record.probs.assign(view.probs, view.probs + view.prob_labels->size());
+  if (view.covariate_names != nullptr) record.covariate_names = *view.covariate_names;
+  for (size_t k = 0; k < view.covariate_count(); ++k) record.covariate_values.emplace_back(view.covariate_value(k));
   return record;
 }
 
@@ -198,6 +205,19 @@ int parse_order(std::string_view text, const FieldSource& source) {
   }
   if (value > kMaxOrder) {
     source.fail("expected a presentation index from 0 to " + std::to_string(kMaxOrder) + ", got " + shown_text(text));
+  }
+  return static_cast<int>(value);
+}
+
+int parse_repeat(std::string_view text, const FieldSource& source) {
+  std::string_view digits = trim(text);
+  if (digits.empty()) return 0;
+  int64_t value = -1;
+  const char* end = digits.data() + digits.size();
+  auto [ptr, ec] = std::from_chars(digits.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < 0 || value > kMaxRepeat) {
+    source.fail("expected a repeat index, an integer from 0 to " + std::to_string(kMaxRepeat) + ", got " +
+                shown_text(text));
   }
   return static_cast<int>(value);
 }

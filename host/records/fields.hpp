@@ -15,6 +15,8 @@ namespace judgestat::loading {
 // Presentation indices are few (two orders of a pair, K rotations); the bound keeps a typo such
 // as 1000000 from allocating a dense matrix with a million orders.
 constexpr int kMaxOrder = 1023;
+// Repeats of one request are few too (docs/statistics.md §8.5); repeats 1.. are held as dense cells.
+constexpr int kMaxRepeat = 1023;
 constexpr const char* kDefaultBenchmark = "default";
 constexpr const char* kDefaultVariant = "plain";
 // `gold` may be omitted or left empty: an item without gold (docs/statistics.md §8.1).
@@ -49,10 +51,13 @@ enum class Field : uint8_t {
   kFlag,
   kAdjudicated,
   kProbability,
+  kRepeat,
+  kCovariate,  // x.NAME (docs/statistics.md §8.3)
   kIgnored
 };
 
-/// The role of a column or key named `name` (p.<label>: a probability; unknown: ignored).
+/// The role of a column or key named `name` (p.<label>: a probability; x.<name>: a covariate;
+/// unknown: ignored).
 Field field_of(std::string_view name);
 
 /// Where a value came from, for error messages.
@@ -78,7 +83,18 @@ struct RecordView {
   bool nan_probability = false;
   double rationale_ok = kMissing, fee_usd = kMissing, latency_s = kMissing;
   int flag = 0;
+  int repeat = 0;
+  /// The covariates' names (without "x.") and values: views into the file while a CSV row is
+  /// read (covariate_views), or a Record's strings (covariate_strings); one of the two is set.
+  const std::vector<std::string>* covariate_names = nullptr;
+  const std::string_view* covariate_views = nullptr;
+  const std::string* covariate_strings = nullptr;
   int64_t line = 0;
+
+  size_t covariate_count() const { return covariate_names == nullptr ? 0 : covariate_names->size(); }
+  std::string_view covariate_value(size_t k) const {
+    return covariate_views != nullptr ? covariate_views[k] : std::string_view(covariate_strings[k]);
+  }
 };
 
 std::string_view cluster_of(const RecordView& record);
@@ -99,6 +115,9 @@ double parse_binary(std::string_view text, const FieldSource& source, double emp
 double parse_non_negative(std::string_view text, const FieldSource& source);
 
 int parse_order(std::string_view text, const FieldSource& source);
+
+/// A repeat index: an integer from 0 to kMaxRepeat; 0 when empty.
+int parse_repeat(std::string_view text, const FieldSource& source);
 
 // A Record keeps copies of its texts, a RecordView views them.
 inline void store(std::string& target, std::string_view text) { target.assign(text); }
@@ -153,12 +172,16 @@ void set_field(AnyRecord& record, Field field, std::string_view text, const Fiel
     case Field::kFlag:
       record.flag = static_cast<int>(parse_binary(text, source, 0.0));
       break;
+    case Field::kRepeat:
+      record.repeat = parse_repeat(text, source);
+      break;
     case Field::kAdjudicated:
       // docs/statistics.md §7.2: empty or "null" = not adjudicated; the pivot checks the label.
       record.adjudicated_given = true;
       store(record.adjudicated, text == "null" ? std::string_view() : text);
       break;
     case Field::kProbability:
+    case Field::kCovariate:  // kept by the readers, which know the name
     case Field::kIgnored:
       break;
   }

@@ -24,6 +24,42 @@ std::vector<T> kept_entries(const std::vector<T>& from, const std::vector<int32_
   return to;
 }
 
+/// A covariate of the kept items, its cell levels left for the caller to add.
+Covariate items_covariate(const Covariate& from, const std::vector<int32_t>& kept) {
+  Covariate to;
+  to.name = from.name;
+  to.levels = from.levels;
+  to.numbers = from.numbers;
+  to.numeric = from.numeric;
+  to.item_level = kept_entries(from.item_level, kept);
+  // The message names the file's first mixed item, which may have no gold: still a fault of the file.
+  if (std::find(to.item_level.begin(), to.item_level.end(), kMixedLevels) != to.item_level.end()) {
+    to.mixed_item = from.mixed_item;
+    to.mixed_line = from.mixed_line;
+    to.first_line = from.first_line;
+    to.mixed_text = from.mixed_text;
+    to.first_text = from.first_text;
+  }
+  return to;
+}
+
+/// The repeat cells (docs/statistics.md §8.5) of the kept items, in the output's cell order.
+void copy_repeat_cells(const ItemMatrix& m, const std::vector<int32_t>& kept, ItemMatrix& out) {
+  const size_t L = m.labels.size();
+  for (int32_t r = 1; r < m.repeats; ++r)
+    for (int32_t j = 0; j < m.n_judges(); ++j)
+      for (int32_t i : kept)
+        for (int o = 0; o < m.orders; ++o)
+          for (int32_t v = 0; v < m.n_variants(); ++v) {
+            const size_t c = (static_cast<size_t>(r) - 1) * m.n_cells() + m.cell(j, i, o, v);
+            if (m.repeat_verdict[c] != kAbsent) ++out.repeat_records;
+            out.repeat_verdict.push_back(m.repeat_verdict[c]);
+            out.repeat_line.push_back(m.repeat_line[c]);
+            out.repeat_prob.insert(out.repeat_prob.end(), m.repeat_prob.begin() + c * L,
+                                   m.repeat_prob.begin() + (c + 1) * L);
+          }
+}
+
 }  // namespace
 
 ItemMatrix items_with_gold(const ItemMatrix& m, const std::string& analysis) {
@@ -59,6 +95,11 @@ ItemMatrix items_with_gold(const ItemMatrix& m, const std::string& analysis) {
   out.item_flag = kept_entries(m.item_flag, kept);
   out.item_adjudicated = kept_entries(m.item_adjudicated, kept);
   out.item_column_value = kept_entries(m.item_column_value, kept);
+  out.scored = m.scored;
+  out.scale = m.scale;
+  out.label_score = m.label_score;
+  out.repeats = m.repeats;
+  for (const Covariate& covariate : m.covariates) out.covariates.push_back(items_covariate(covariate, kept));
   const size_t cells = static_cast<size_t>(m.n_judges()) * kept.size() * m.orders * m.variants.size();
   const size_t L = m.labels.size();
   out.verdict.reserve(cells);
@@ -80,7 +121,10 @@ ItemMatrix items_with_gold(const ItemMatrix& m, const std::string& analysis) {
           out.fee.push_back(m.fee[c]);
           out.latency.push_back(m.latency[c]);
           out.rationale_ok.push_back(m.rationale_ok[c]);
+          for (size_t k = 0; k < m.covariates.size(); ++k)
+            out.covariates[k].cell_level.push_back(m.covariates[k].cell_level[c]);
         }
+  copy_repeat_cells(m, kept, out);
   return out;
 }
 

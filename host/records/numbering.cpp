@@ -130,6 +130,8 @@ void NumberedRecords::add(const RecordView& view) {
   adjudicated_column |= view.adjudicated_given;
   record.prob_labels = prob_label_list_id(*view.prob_labels);
   record.order = view.order;
+  record.repeat = view.repeat;
+  if (view.covariate_count() > 0) add_covariates(view, index);
   probs.insert(probs.end(), view.probs, view.probs + view.prob_labels->size());
   record.nan_probability = view.nan_probability;
   record.flagged = view.flag == 1;
@@ -161,6 +163,35 @@ double NumberedRecords::bytes() const {
   return static_cast<double>(records.capacity() * sizeof(NumberedRecord) + probs.capacity() * sizeof(double) +
                              item_columns.capacity() * sizeof(ItemColumns) + fee_usd.bytes() + latency_s.bytes() +
                              rationale_ok.bytes());
+}
+
+const std::vector<int32_t>& NumberedRecords::covariate_slots(const std::vector<std::string>& names) {
+  if (last_covariate_names_ != nullptr && *last_covariate_names_ == names) return *last_covariate_slots_;
+  auto [found, inserted] = covariate_slot_lists_.try_emplace(names);
+  if (inserted) {
+    for (const std::string& name : names) {
+      const auto column =
+          std::find_if(covariates.begin(), covariates.end(), [&](const CovariateColumn& c) { return c.name == name; });
+      found->second.push_back(static_cast<int32_t>(column - covariates.begin()));
+      if (column == covariates.end()) covariates.emplace_back().name = name;
+    }
+  }
+  last_covariate_names_ = &found->first;
+  last_covariate_slots_ = &found->second;
+  return found->second;
+}
+
+void NumberedRecords::add_covariates(const RecordView& view, size_t index) {
+  const std::vector<int32_t>& slots = covariate_slots(*view.covariate_names);
+  for (size_t k = 0; k < slots.size(); ++k) {
+    CovariateColumn& column = covariates[slots[k]];
+    if (column.value_of_record.size() < index) {
+      // Records before this one did not give the column: "" for each.
+      if (column.empty_id < 0) column.empty_id = column.values.id("");
+      column.value_of_record.resize(index, column.empty_id);
+    }
+    column.value_of_record.push_back(column.values.id(view.covariate_value(k)));
+  }
 }
 
 int32_t NumberedRecords::prob_label_list_id(const std::vector<std::string>& labels) {

@@ -85,6 +85,7 @@ struct NumberedRecord {
   int32_t verdict;      // -1 when no verdict was given
   int32_t prob_labels;  // the record's list of probability labels
   int32_t order;        // as given; the pivot checks the range
+  int32_t repeat;       // docs/statistics.md §8.5
   bool nan_probability;
   bool flagged;  // flag = 1
   int64_t line;
@@ -130,6 +131,16 @@ class SparseNumbers {
   std::vector<double> values_;
 };
 
+/// One x.<name> column (docs/statistics.md §8.3): its texts numbered, and per record the number of
+/// its text; a record without the column (a JSONL record that leaves the key out) has "".
+struct CovariateColumn {
+  std::string name;
+  Numbering values;
+  std::vector<int32_t> value_of_record;  // grows as records are added; short records have ""
+  int32_t value(size_t record) const { return record < value_of_record.size() ? value_of_record[record] : empty_id; }
+  int32_t empty_id = -1;  // the number of "" (-1 until some record needs it)
+};
+
 /// Records with their texts numbered by first appearance, in the order they were added: what the
 /// pivot reads. Clusters, benchmarks and variants are numbered after their defaults are applied
 /// (cluster_of, benchmark_of, variant_of).
@@ -143,6 +154,7 @@ struct NumberedRecords {
   std::vector<ItemColumns> item_columns;  // per item
   ItemMismatch mismatch;
   SparseNumbers fee_usd, latency_s, rationale_ok;
+  std::vector<CovariateColumn> covariates;  // by first appearance of the column
 
   /// Room for `records` records with `probabilities` probabilities each (a bound from the text).
   void reserve(size_t records, size_t probabilities);
@@ -155,6 +167,12 @@ struct NumberedRecords {
  private:
   void check_item_columns(const ItemColumns& first, const ItemColumns& here);
   int32_t prob_label_list_id(const std::vector<std::string>& labels);
+  void add_covariates(const RecordView& view, size_t index);
+  /// The covariate columns of a record's list of names (a CSV file has one list).
+  const std::vector<int32_t>& covariate_slots(const std::vector<std::string>& names);
+  std::map<std::vector<std::string>, std::vector<int32_t>> covariate_slot_lists_;
+  const std::vector<std::string>* last_covariate_names_ = nullptr;
+  const std::vector<int32_t>* last_covariate_slots_ = nullptr;
 
   std::map<std::vector<std::string>, int32_t> list_ids_;
   int32_t last_list_ = -1;

@@ -26,6 +26,10 @@ CsvRecordReader::CsvRecordReader(std::string_view text, const std::string& file,
       if (name.size() == 2) fail(file, line, name, "expected a label after 'p.', as in 'p.A'");
       probability_slot_.back() = static_cast<int>(prob_labels_.size());
       prob_labels_.push_back(name.substr(2));
+    } else if (role == Field::kCovariate) {
+      if (name.size() == 2) fail(file, line, name, "expected a name after 'x.', as in 'x.length'");
+      probability_slot_.back() = static_cast<int>(covariate_names_.size());
+      covariate_names_.push_back(name.substr(2));
     }
     names_.push_back(std::move(name));
     roles_.push_back(role);
@@ -47,6 +51,7 @@ CsvRecordReader::CsvRecordReader(std::string_view text, const std::string& file,
   }
   reader_.set_column_names(names_);
   probs_.resize(prob_labels_.size());
+  covariate_views_.resize(covariate_names_.size());
   last_line_ = line;
 }
 
@@ -77,11 +82,15 @@ bool CsvRecordReader::next(RecordView& record) {
   std::fill(probs_.begin(), probs_.end(), kMissing);
   record.prob_labels = &prob_labels_;
   record.probs = probs_.data();
+  record.covariate_names = &covariate_names_;
+  record.covariate_views = covariate_views_.data();
   for (size_t k = 0; k < fields_.size(); ++k) {
     if (roles_[k] == Field::kIgnored) continue;
     const FieldSource source{file_, line, names_[k]};
     if (roles_[k] == Field::kProbability) {
       probs_[probability_slot_[k]] = parse_probability(fields_[k], source, record.nan_probability);
+    } else if (roles_[k] == Field::kCovariate) {
+      covariate_views_[probability_slot_[k]] = trim(fields_[k]);
     } else {
       set_field(record, roles_[k], fields_[k], source);
     }

@@ -34,11 +34,13 @@ class CsvRecordReader {
   // prob_labels_ (else -1).
   std::vector<std::string> names_;
   std::vector<Field> roles_;
-  std::vector<int> probability_slot_;
-  std::vector<std::string> prob_labels_;  // the p.<label> columns' labels in header order
-  std::vector<double> probs_;             // the current row's probabilities
-  int item_column_ = -1;                  // index of LoadOptions::item_column's column, -1 when none
-  int64_t last_line_ = 0;                 // line of the header or of the last row read
+  std::vector<int> probability_slot_;              // also: a x.<name> column's index in covariate_names_
+  std::vector<std::string> prob_labels_;           // the p.<label> columns' labels in header order
+  std::vector<double> probs_;                      // the current row's probabilities
+  std::vector<std::string> covariate_names_;       // the x.<name> columns' names in header order
+  std::vector<std::string_view> covariate_views_;  // the current row's covariate texts
+  int item_column_ = -1;                           // index of LoadOptions::item_column's column, -1 when none
+  int64_t last_line_ = 0;                          // line of the header or of the last row read
   bool read_a_record_ = false;
 };
 

@@ -152,6 +152,10 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
       if (kind == Kind::kNull) return true;
       where.fail(std::string("expected ") + expected() + ", got " + shown_text(text));
     }
+    if (field_ == Field::kCovariate) {
+      add_covariate(kind == Kind::kNull ? std::string_view() : text, where);
+      return true;
+    }
     if (field_ <= Field::kVerdict) seen_[static_cast<int>(field_)] = true;
     if (kind == Kind::kNull && field_ <= Field::kItem) {
       where.fail("expected a non-empty value (every record names its judge and item), got null");
@@ -161,6 +165,13 @@ class JsonlRecordBuilder final : public nlohmann::json_sax<Json> {
     }
     set_field(record_, field_, text, where);
     return true;
+  }
+
+  /// docs/statistics.md §8.3: "x.NAME": a string, number or boolean (kept as written), or null.
+  void add_covariate(std::string_view text, const FieldSource& where) {
+    if (key_.size() == 2) where.fail("expected a name after 'x.', as in \"x.length\"");
+    record_.covariate_names.push_back(key_.substr(2));
+    record_.covariate_values.emplace_back(trim(text));
   }
 
   void add_probability(const std::string& label, std::string_view text, const FieldSource& where) {

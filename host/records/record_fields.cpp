@@ -28,6 +28,12 @@ std::string RecordColumn::probability_label() const { return is_probability() ? 
 
 void RecordColumn::set(Record& record, std::string_view text, const std::string& source) const {
   if (is_probability() || is_ignored()) return;
+  if (field_ == static_cast<uint8_t>(loading::Field::kCovariate)) {
+    if (name_.size() == 2) loading::fail(source, record.line, name_, "expected a name after 'x.', as in 'x.length'");
+    record.covariate_names.push_back(name_.substr(2));
+    record.covariate_values.emplace_back(loading::trim(text));
+    return;
+  }
   loading::set_field(record, static_cast<loading::Field>(field_), text, {source, record.line, name_});
 }
 

@@ -1,9 +1,12 @@
 #include "records/selection.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <stdexcept>
+
+#include "records/covariate_bins.hpp"
 
 namespace judgestat {
 
@@ -25,10 +28,15 @@ std::vector<int32_t> lookup(const std::vector<std::string>& names, const std::ve
   return out;
 }
 
+bool is_covariate_key(const std::string& key) { return key.size() > 2 && key.rfind("x.", 0) == 0; }
+
 void check_grouping(const SelectionOptions& options, size_t n_judges) {
   const std::string& key = options.strata;
-  if (!key.empty() && key != "benchmark" && key != "condition" && key != "difficulty")
-    throw std::invalid_argument("by: expected benchmark, condition or difficulty, got '" + key + "'");
+  if (!key.empty() && key != "benchmark" && key != "condition" && key != "difficulty" && !is_covariate_key(key))
+    throw std::invalid_argument("by: expected benchmark, condition, difficulty or a covariate x.NAME, got '" + key +
+                                "'");
+  if (!options.bins.empty() && !is_covariate_key(key))
+    throw std::invalid_argument("bins: cuts a numeric covariate's values into groups, so it needs --by x.NAME");
   if (key == "difficulty" && n_judges < 2)
     throw std::invalid_argument(
         "by: difficulty needs at least two judges (it groups items by how many of them are wrong "
@@ -69,6 +77,75 @@ void check_difficulty_has_gold(const ItemMatrix& m, const Selection& sel) {
     throw UsageError("--by difficulty groups items by how many judges get them wrong, which needs gold, and " +
                      std::to_string(without) + " of the " + std::to_string(sel.items.size()) +
                      " selected items have none; group --by benchmark or condition, or give those items gold");
+}
+
+/// `--by x.NAME` (docs/statistics.md §8.3): per matrix item its group, and the groups' names: the
+/// covariate's values (by first appearance), or with --bins its bins (ascending); an item without
+/// a value is in a last group "(no value)". `sorted`: the groups are reported in id order.
+struct CovariateGroups {
+  std::vector<int32_t> item_group;  // per matrix item (selected ones)
+  std::vector<std::string> names;   // per group id
+  bool sorted = false;
+};
+
+const Covariate& covariate_named(const ItemMatrix& m, const std::string& key) {
+  try {
+    return m.covariate(key);
+  } catch (const UsageError& error) {
+    throw UsageError(std::string("--by: ") + error.what());
+  }
+}
+
+/// The bins' edges over the selected items' values; UsageError naming --bins for a covariate
+/// that is not numeric.
+std::vector<double> covariate_edges(const ItemMatrix& m, const Covariate& covariate, const std::vector<int32_t>& level,
+                                    const std::string& bins, const Selection& sel) {
+  if (!covariate.numeric) {
+    const auto text = std::find_if(covariate.levels.begin(), covariate.levels.end(), [&](const std::string& t) {
+      return !std::isfinite(covariate.numbers[&t - covariate.levels.data()]);
+    });
+    throw UsageError(
+        "--bins: x." + covariate.name + " is not numeric" +
+        (text == covariate.levels.end() ? std::string(" (it has no values)") : " (it has '" + *text + "')") + " in " +
+        m.path + "; drop --bins to group by its values");
+  }
+  const BinSpec spec = parse_bins(bins, "--bins");
+  std::vector<double> values;
+  for (int32_t i : sel.items)
+    if (level[i] >= 0) values.push_back(covariate.numbers[level[i]]);
+  return bin_edges(spec, values);
+}
+
+CovariateGroups covariate_groups(const ItemMatrix& m, const SelectionOptions& options, Selection& sel) {
+  const std::string& key = options.strata;
+  const Covariate& covariate = covariate_named(m, key);
+  const std::vector<int32_t>& level = m.item_levels(key, "--by " + key);
+  CovariateGroups out;
+  out.item_group.assign(m.n_items(), -1);
+  if (options.bins.empty()) {
+    out.names = covariate.levels;
+    out.names.push_back("(no value)");
+    for (int32_t i : sel.items)
+      out.item_group[i] = level[i] >= 0 ? level[i] : static_cast<int32_t>(covariate.levels.size());
+    return out;
+  }
+  sel.bin_edges = covariate_edges(m, covariate, level, options.bins, sel);
+  const auto n_bins = static_cast<int32_t>(sel.bin_edges.size()) - 1;
+  for (int32_t k = 0; k < n_bins; ++k) out.names.push_back(bin_text(sel.bin_edges, k));
+  out.names.push_back("(no value)");
+  out.sorted = true;
+  for (int32_t i : sel.items) {
+    if (level[i] < 0) {
+      out.item_group[i] = std::max(n_bins, 0);
+      continue;
+    }
+    out.item_group[i] = bin_of(sel.bin_edges, covariate.numbers[level[i]]);
+    if (out.item_group[i] < 0)
+      throw UsageError("--bins: item '" + m.items[i] + "' has " + key + " = " + covariate.levels[level[i]] +
+                       ", outside the edges " + number_text(sel.bin_edges.front()) + " to " +
+                       number_text(sel.bin_edges.back()) + "; widen them (inf and -inf are allowed)");
+  }
+  return out;
 }
 
 /// Items that pass the filters, by first appearance among their kept records; counts the kept
@@ -116,14 +193,16 @@ struct SpanningCluster {
 
 /// Reporting groups by first appearance (item_stratum, stratum_names); the first spanning cluster.
 SpanningCluster assign_groups(const ItemMatrix& m, const SelectionOptions& options, const std::vector<int32_t>& wrong,
-                              Selection& sel) {
+                              const CovariateGroups& covariate, Selection& sel) {
   auto group_of = [&](int32_t item) {
+    if (!covariate.item_group.empty()) return covariate.item_group[item];
     if (options.strata == "benchmark") return m.item_benchmark[item];
     if (options.strata == "condition") return m.item_condition[item];
     if (options.strata == "difficulty") return wrong[item];
     return 0;
   };
   auto group_name = [&](int32_t group) {
+    if (!covariate.item_group.empty()) return covariate.names[group];
     if (options.strata == "benchmark") return m.benchmarks[group];
     if (options.strata == "condition") return m.conditions[group];
     if (options.strata == "difficulty") return std::to_string(group);
@@ -133,6 +212,15 @@ SpanningCluster assign_groups(const ItemMatrix& m, const SelectionOptions& optio
   std::map<int32_t, int32_t> cluster_stratum;  // matrix cluster → its first item's stratum
   SpanningCluster spanning;
   sel.item_stratum.assign(m.n_items(), -1);
+  if (covariate.sorted) {  // bins in ascending order, the ones with items only
+    std::vector<uint8_t> used(covariate.names.size(), 0);
+    for (int32_t i : sel.items) used[covariate.item_group[i]] = 1;
+    for (size_t g = 0; g < used.size(); ++g)
+      if (used[g]) {
+        stratum_of_group.emplace(static_cast<int32_t>(g), sel.n_strata());
+        sel.stratum_names.push_back(covariate.names[g]);
+      }
+  }
   for (int32_t i : sel.items) {
     const int32_t group = group_of(i);
     auto [found, added] = stratum_of_group.emplace(group, sel.n_strata());
@@ -222,7 +310,9 @@ Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
   }
   if (options.strata == "difficulty") check_difficulty_has_gold(m, sel);
   sel.strata = options.strata;
-  const SpanningCluster spanning = assign_groups(m, options, wrong, sel);
+  const CovariateGroups covariate =
+      is_covariate_key(options.strata) ? covariate_groups(m, options, sel) : CovariateGroups{};
+  const SpanningCluster spanning = assign_groups(m, options, wrong, covariate, sel);
   choose_resampling(m, options, spanning, sel);
   number_clusters(m, sel);
   return sel;

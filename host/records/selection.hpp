@@ -15,7 +15,12 @@ struct SelectionOptions {
   std::vector<std::string> benchmarks;  // empty: every benchmark
   std::vector<std::string> conditions;  // empty: every condition
   std::vector<std::string> variants;    // empty: every variant
-  std::string strata;                   // grouping key: "", "benchmark", "condition" or "difficulty"
+  /// Grouping key: "", "benchmark", "condition", "difficulty" or a covariate "x.NAME"
+  /// (docs/statistics.md §8.3: its values, or with `bins` numeric bins of them).
+  std::string strata;
+  /// With strata "x.NAME" of a numeric covariate: `--bins` as parse_bins reads it ("4": quantile
+  /// bins, "0,200,inf": edges); "" groups by the distinct values.
+  std::string bins;
   /// How groups are resampled (docs/statistics.md §2): "" stratified when every cluster lies in
   /// one group, else domain estimation; "by" stratified (a spanning cluster is an error); "none"
   /// domain estimation.
@@ -35,6 +40,7 @@ struct Selection {
   std::string strata;                // the grouping key, "" without groups
   bool domain = false;               // groups reported, clusters resampled unstratified (one stratum)
   std::string strata_note;           // in domain mode: why, naming a spanning cluster when there is one
+  std::vector<double> bin_edges;     // strata "x.NAME" with bins: the edges the groups are cut at
   int orders = 1;                    // 1 + the largest order among selected cells
   int64_t records = 0, invalid = 0;  // selected cells and how many are invalid
 

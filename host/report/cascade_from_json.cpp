@@ -431,7 +431,7 @@ Json named_thresholds_state(const std::vector<std::pair<std::string, FrozenThres
 }  // namespace
 
 Json render_state(const CascadeReport& r) {
-  const CascadeOptions& o = r.options;
+  const CascadeSettings& o = r.options;
   Json state = {{"grid_labels", o.grid.labels},
                 {"strata", o.strata},
                 {"temperature", o.temperature},
@@ -476,8 +476,9 @@ std::map<std::string, double> per_judge(const Json& value, const std::string& wh
 void read_cascade_settings(const Json& json, const Json& render, CascadeReport& r) {
   const std::string at = "settings";
   const Json& settings = field(json, at, "");
-  CascadeOptions& o = r.options;
-  read_bootstrap_settings(settings, at, o.bootstrap);
+  CascadeSettings& o = r.options;
+  BootstrapOptions run;  // the run's settings: the writers read them from the sweep's result
+  read_bootstrap_settings(settings, at, run);
   r.sweep.result.backend = text(field(settings, "backend", at), at + ".backend");
   r.sweep.result.device = text(field(settings, "device", at), at + ".device");
   o.first = text(field(settings, "first", at), at + ".first");
@@ -512,9 +513,9 @@ void read_cascade_settings(const Json& json, const Json& render, CascadeReport& 
   }
   o.by = optional_text(field(settings, "by", at), at + ".by").value_or("");
   o.benchmarks = texts_or_null(field(settings, "benchmarks", at), at + ".benchmarks");
-  r.sweep.result.seed = o.bootstrap.seed;
-  r.sweep.result.ci = o.bootstrap.ci;
-  r.sweep.result.level = o.bootstrap.level;
+  r.sweep.result.seed = run.seed;  // replicates_run: render.sweep's (to_json then gives the settings again)
+  r.sweep.result.ci = run.ci;
+  r.sweep.result.level = run.level;
 }
 
 std::string judge_source(const Json& sources, const std::string& judge, const std::string& at) {
@@ -648,9 +649,9 @@ void read_rules(const Json& json, const Json& render, CascadeReport& r) {
     }
   }
   read_result(heldout_state, "render.rules.heldout", placed, rules.heldout);
-  rules.heldout.seed = r.options.bootstrap.seed;
-  rules.heldout.ci = r.options.bootstrap.ci;
-  rules.heldout.level = r.options.bootstrap.level;
+  rules.heldout.seed = r.sweep.result.seed;
+  rules.heldout.ci = r.sweep.result.ci;
+  rules.heldout.level = r.sweep.result.level;
   rules.heldout.backend = r.sweep.result.backend;
   rules.heldout.device = r.sweep.result.device;
   rules.temperature = read_temperature(field(state, "temperature", "render.rules"), "render.rules.temperature");
@@ -683,9 +684,9 @@ void read_frozen(const Json& json, const Json& render, CascadeReport& r) {
     placed.place(scope.policies[1].cascade_acc, fallback[0], at + ".fallback_alone[0]");
   }
   read_result(result_state, "render.frozen.result", placed, f.result);
-  f.result.seed = r.options.bootstrap.seed;
-  f.result.ci = r.options.bootstrap.ci;
-  f.result.level = r.options.bootstrap.level;
+  f.result.seed = r.sweep.result.seed;
+  f.result.ci = r.sweep.result.ci;
+  f.result.level = r.sweep.result.level;
   f.result.backend = r.sweep.result.backend;
   f.result.device = r.sweep.result.device;
   r.frozen = std::move(f);

@@ -84,9 +84,9 @@ Json tau_json(const FrozenTau& tau) {
 }
 
 Json settings_json(const CascadeReport& r) {
-  const CascadeOptions& o = r.options;
+  const CascadeSettings& o = r.options;
   const std::string strata = r.grouping ? (r.grouping->domain ? "none" : r.grouping->key) : "";
-  Json js = bootstrap_settings_json(o.bootstrap, r.sweep.result, strata);
+  Json js = bootstrap_settings_json(r.sweep.result, strata);  // the run's settings, as the sweep ran them
   js["first"] = o.first;
   js["fallback"] = o.fallback;
   Json grid_values = Json::array();
@@ -173,7 +173,7 @@ Json split_json(const CascadeReport& r) {
   const bool random = source.kind == "random";
   Json out = {{"source", source.kind},
               {"select", random ? Json(source.fraction) : Json(nullptr)},
-              {"seed", random ? Json(r.options.bootstrap.seed) : Json(nullptr)},
+              {"seed", random ? Json(r.sweep.result.seed) : Json(nullptr)},
               {"stream", random ? Json(kSplitStream) : Json(nullptr)},
               {"stratified_by", random ? Json("benchmark") : Json(nullptr)},
               {"column", source.kind == "column" ? Json(source.column) : Json(nullptr)},
@@ -225,7 +225,7 @@ Json policy_rows(const BootstrapResult& result, const PolicyStatistics& s) {
 
 Json rules_json(const CascadeReport& r) {
   const CascadeRules& rules = *r.rules;
-  const CascadeOptions& o = r.options;
+  const CascadeSettings& o = r.options;
   const std::vector<std::string> stratum_names = rule_stratum_names(r);
   Json out = Json::array();
   for (size_t k = 0; k < rules.choices.size(); ++k) {
@@ -365,7 +365,7 @@ std::string heading(const std::string& format, const std::string& title) {
   return format == "md" ? "\n**" + title + "**\n\n" : format == "csv" ? "\n" : "\n" + title + "\n";
 }
 
-std::string level_text(const CascadeReport& r) { return fixed(100 * r.options.bootstrap.level, 0) + "% CI"; }
+std::string level_text(const CascadeReport& r) { return fixed(100 * r.sweep.result.level, 0) + "% CI"; }
 
 // The gate in words, for the sweep's note (docs/statistics.md §3.3).
 std::string gate_note(const CascadeReport& r) {
@@ -387,7 +387,7 @@ std::string gate_note(const CascadeReport& r) {
 }
 
 Table sweep_table(const CascadeReport& r, const CascadeScope& scope) {
-  const CascadeOptions& o = r.options;
+  const CascadeSettings& o = r.options;
   const auto& iv = r.sweep.result.intervals;
   const std::string level = level_text(r);
   Table table;
@@ -440,7 +440,7 @@ Table sweep_table(const CascadeReport& r, const CascadeScope& scope) {
 }
 
 Table trials_table(const CascadeReport& r) {
-  const CascadeOptions& o = r.options;
+  const CascadeSettings& o = r.options;
   const std::vector<RuleChoice>& choices = r.rules->choices;
   const std::vector<std::string> stratum_names = rule_stratum_names(r);
   const std::string bound_title =
@@ -488,8 +488,8 @@ std::string selection_heading(const CascadeReport& r) {
   } else if (source.kind == "items") {
     where = "items listed in " + source.file;
   } else {
-    where = fixed(100 * source.fraction, 0) + "% of clusters per benchmark, seed " +
-            std::to_string(r.options.bootstrap.seed);
+    where =
+        fixed(100 * source.fraction, 0) + "% of clusters per benchmark, seed " + std::to_string(r.sweep.result.seed);
   }
   return "Selection part (" + std::to_string(rules.selection_items) + " items, " + where +
          "): threshold trials (JEV Table 33)";
@@ -497,7 +497,7 @@ std::string selection_heading(const CascadeReport& r) {
 
 // A rule's τ in a scope: the pooled choice, or the scope's own when the rule's strata are the groups.
 std::string rule_tau_text(const CascadeReport& r, size_t k, const CascadeScope& scope) {
-  const CascadeOptions& o = r.options;
+  const CascadeSettings& o = r.options;
   const RuleChoice& choice = r.rules->choices[k];
   if (!o.per_stratum) return "τ = " + o.grid.label(choice.chosen.front());
   if (scope.group && r.grouping && r.grouping->key == o.strata) {
@@ -690,11 +690,11 @@ Table confidence_bin_table(const CascadeReport& r) {
 }
 
 std::string summary_line(const CascadeReport& r) {
-  const BootstrapOptions& boot = r.options.bootstrap;
+  const BootstrapResult& sweep = r.sweep.result;  // the run's settings, as the sweep ran them
   char summary[256];
   std::snprintf(summary, sizeof summary, "%llu replicates, %s CI, seed %llu, backend %s (%s), %.2fs",
-                static_cast<unsigned long long>(boot.replicates), to_string(boot.ci).c_str(),
-                static_cast<unsigned long long>(boot.seed), r.sweep.result.backend.c_str(),
+                static_cast<unsigned long long>(sweep.replicates_run), to_string(sweep.ci).c_str(),
+                static_cast<unsigned long long>(sweep.seed), r.sweep.result.backend.c_str(),
                 r.sweep.result.device.c_str(),
                 r.sweep.result.resample_s + (r.rules && r.rules->scored() ? r.rules->heldout.resample_s : 0.0) +
                     (r.frozen ? r.frozen->result.resample_s : 0.0));

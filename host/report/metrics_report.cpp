@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "judgestat/metrics.hpp"
+#include "report/covariate_plots.hpp"
 #include "report/plot_axes.hpp"
+#include "report/plot_score_calibration.hpp"
 #include "report/probability_report.hpp"
 #include "report/report.hpp"
 
@@ -42,13 +44,17 @@ const std::vector<Section>& sections() {
       {"accuracy",
        "Accuracy (docs/statistics.md §3.1): per judge, clustered bootstrap CIs",
        {"acc", "pa", "bc", "cons", "stable_wrong", "jb_score"}},
+      {"scores",
+       "Score judges (§8.2): each judge against the gold scores; pairs decided from two scores",
+       {"pearson", "spearman", "kendall_tau_b", "mae", "rmse", "exact", "within_one", "qwk", "pair_acc",
+        "pair_tie_rate", "mean_score", "mean_gold"}},
       {"classification",
        "Classification (§7.1): order 0; macro averages over the gold labels; per label P/R/F1",
        {"macro_precision", "macro_recall", "macro_f1", "precision", "recall", "f1"}},
       {"agreement",
        "Agreement (§3.1, §7.1): κ between a judge's orders or with another rater; Fleiss' κ and "
        "Krippendorff's α over the raters",
-       {"kappa", "fleiss_kappa", "krippendorff_alpha"}},
+       {"kappa", "fleiss_kappa", "krippendorff_alpha", "kendall_w"}},
       {"position",
        "Position bias (§7.1): share of valid verdicts picking the label shown at each position",
        {"position_rate", "always_first", "always_second"}},
@@ -56,6 +62,11 @@ const std::vector<Section>& sections() {
        "Cost and speed (§7.1): fee per 1,000 records with CI; latency quantiles over records (no CI)",
        {"fee_per_1k", "latency_p50", "latency_p95"}},
       {"probability quality", "Probability quality (§3.2): valid records only", {"brier", "nll", "ece", "auroc_err"}},
+      {"covariates",
+       "Covariates (§8.3): order 0; length bias on length-mismatched pairs (rates over verdicts picking A or B); "
+       "point-biserial r of a covariate with correctness; a binned row names its bin",
+       {"longer_rate", "gold_longer_rate", "longer_rate_gold_shorter", "acc_gold_longer", "acc_gold_shorter",
+        "length_acc_diff", "length_acc", "point_biserial", "assoc_acc"}},
       {"differences",
        "Differences (§7.3): judge − reference on the same replicates; p two-sided (bootstrap, cluster "
        "sign-flip); Holm and BH adjust p over the run's differences",
@@ -452,6 +463,9 @@ std::vector<PlotFile> plot_files(const MetricsReport& report) {
   std::stable_partition(groups.begin(), groups.end(), [](const std::string& g) { return g == "all"; });
   std::vector<PlotFile> figures;
   for (const std::string& group : groups) figures.push_back(metrics_forest(report, group));
+  if (auto panel = length_bias_panel(report.statistics)) figures.push_back(std::move(*panel));  // §8.3 --length
+  // §8.2 --scale: the score judges' calibration against gold.
+  if (auto panel = score_calibration_panel(report.statistics)) figures.push_back(std::move(*panel));
   return figures;
 }
 

@@ -78,11 +78,11 @@ struct ProfileNames {
 void read_profile_settings(const Json& json, ProfileReport& r) {
   const std::string at = "settings";
   const Json& settings = field(json, at, "");
-  BootstrapOptions& bootstrap = r.options.bootstrap;
-  read_bootstrap_settings(settings, at, bootstrap);
-  r.result.seed = bootstrap.seed;
-  r.result.ci = bootstrap.ci;
-  r.result.level = bootstrap.level;
+  BootstrapOptions run;  // the run's settings: the writers read them from the result
+  read_bootstrap_settings(settings, at, run);
+  r.result.seed = run.seed;  // replicates_run: the render state's (to_json then gives the settings again)
+  r.result.ci = run.ci;
+  r.result.level = run.level;
   r.result.backend = text(field(settings, "backend", at), at + ".backend");
   r.result.device = text(field(settings, "device", at), at + ".device");
   r.options.config.source = text(field(settings, "config", at), at + ".config");

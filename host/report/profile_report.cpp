@@ -131,7 +131,7 @@ class ProfileWriter {
     return plan.find(kind, b, jj, c, group, to);
   }
 
-  const ProfileOptions& options;
+  const ProfileSettings& options;
   const ProfilePlan& plan;
   const BootstrapResult& result;
   const ProfileSummary& summary;
@@ -385,7 +385,7 @@ void ProfileWriter::benchmark_tables(std::string& text) const {
     for (const CellSpec& cell : bench.spec.cells)
       if (!cell.note.empty() && cell.status != Coverage::kUnavailable)
         table.notes.push_back(header_of(cell) + ": " + cell.note);
-    table.notes.push_back("%, estimate (" + number(100 * options.bootstrap.level, "%g") +
+    table.notes.push_back("%, estimate (" + number(100 * result.level, "%g") +
                           "% CI); — not measurable; n.r. computed "
                           "but not aggregated (listed below)");
     if (b == 0)
@@ -689,10 +689,9 @@ void ProfileWriter::tail(std::string& text) const {
     std::snprintf(summary_line, sizeof summary_line,
                   "%llu replicates, %s CI, seed %llu, %lld clusters stratified by benchmark, %zu statistics, "
                   "backend %s (%s), %.2fs",
-                  static_cast<unsigned long long>(options.bootstrap.replicates),
-                  to_string(options.bootstrap.ci).c_str(), static_cast<unsigned long long>(options.bootstrap.seed),
-                  static_cast<long long>(result.n_clusters), plan.stats.size(), result.backend.c_str(),
-                  result.device.c_str(), result.resample_s);
+                  static_cast<unsigned long long>(result.replicates_run), to_string(result.ci).c_str(),
+                  static_cast<unsigned long long>(result.seed), static_cast<long long>(result.n_clusters),
+                  plan.stats.size(), result.backend.c_str(), result.device.c_str(), result.resample_s);
     text += tail + summary_line + "\n";
   }
 }
@@ -804,11 +803,11 @@ void set_profile_inputs(Json& envelope, const std::vector<InputFile>& files) {
 }
 
 Json to_json(const ProfileReport& report, const ReportHead& head) {
-  const ProfileOptions& options = report.options;
+  const ProfileSettings& options = report.options;
   const BootstrapResult& result = report.result;
   Json json = head.envelope;
   Json& settings = json["settings"];
-  settings = bootstrap_settings_json(options.bootstrap, result, "benchmark");
+  settings = bootstrap_settings_json(result, "benchmark");  // the run's settings, as the result ran them
   settings["config"] = options.config.source;
   settings["config_description"] = options.config.description;
   settings["invalid_match"] = options.invalid_match;

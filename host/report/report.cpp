@@ -473,6 +473,8 @@ std::vector<std::string> all_invalid_notes(const std::vector<JudgeValidity>& val
     if (auto note = many_invalid_note(v)) notes.push_back(std::move(*note));
   if (!validity.empty())
     if (auto note = no_gold_note(validity.front())) notes.push_back(std::move(*note));
+  if (!validity.empty())
+    if (auto note = repeats_note(validity.front())) notes.push_back(std::move(*note));
   return notes;
 }
 
@@ -506,6 +508,15 @@ std::optional<std::string> no_gold_note(const JudgeValidity& v) {
            "over all " + items(v.items);
   return head + ": " + v.gold_statistics + " are over the " + items(with_gold) +
          " with gold; the other statistics over all " + std::to_string(v.items);
+}
+
+// docs/statistics.md §8.5: records of repeat >= 1 enter only `repeats`; every other analysis says
+// how many it left out, so that a repeated run is never read as ignored silently.
+std::optional<std::string> repeats_note(const JudgeValidity& v) {
+  if (v.repeat_records <= 0) return std::nullopt;
+  return std::to_string(v.repeat_records) + (v.repeat_records == 1 ? " record" : " records") + " of repeat >= 1 " +
+         (v.repeat_records == 1 ? "is" : "are") +
+         " not used here: this analysis reads repeat 0 only (judgestat repeats compares the runs)";
 }
 
 std::string all_invalid_warnings(const std::vector<JudgeValidity>& validity, const std::string& format) {

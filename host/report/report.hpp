@@ -20,8 +20,8 @@ namespace judgestat {
 void append_17g(std::string& out, double v);
 
 /// docs/statistics.md §1: one note per judge none of whose records is valid, naming it with the
-/// most common reason, then many_invalid_note per judge and no_gold_note (§8.1) of the first
-/// entry; every analysis with judges puts these first in its JSON's notes.
+/// most common reason, then many_invalid_note per judge, no_gold_note (§8.1) and repeats_note (§8.5)
+/// of the first entry; every analysis with judges puts these first in its JSON's notes.
 std::vector<std::string> all_invalid_notes(const std::vector<JudgeValidity>& validity);
 
 /// A judge with more than kManyInvalidPercent of its records invalid, not all: "J: 53 of 192
@@ -31,6 +31,9 @@ std::optional<std::string> many_invalid_note(const JudgeValidity& validity);
 
 /// docs/statistics.md §8.1: how many of the analysed items have no gold and what that leaves out.
 std::optional<std::string> no_gold_note(const JudgeValidity& validity);
+
+/// docs/statistics.md §8.5: how many records of repeat >= 1 the analysis did not use.
+std::optional<std::string> repeats_note(const JudgeValidity& validity);
 
 /// The same notes as lines above a report's tables ("WARNING: …\n") in text and md; csv stays
 /// one table that pandas.read_csv loads as is (the notes are in the JSON), so "" there.

@@ -5,6 +5,7 @@
 // with the readers in their own files (profile_from_json.cpp).
 #include "report/report_from_json.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -313,6 +314,20 @@ size_t read_validity_notes(const std::vector<std::string>& notes, size_t n, cons
       v.gold_statistics = gold.gold_statistics;
     }
     ++n;
+  }
+  // repeats_note's wording read back (§8.5): a count, then the rest as repeats_note writes it.
+  if (n < notes.size() && std::isdigit(static_cast<unsigned char>(notes[n][0]))) {
+    JudgeValidity repeats;
+    try {
+      repeats.repeat_records = std::stoll(notes[n]);
+    } catch (const std::exception&) {
+      repeats.repeat_records = 0;
+    }
+    if (repeats.repeat_records > 0 && repeats_note(repeats) == notes[n]) {
+      if (validity.empty()) validity.push_back({"", 0, 0, ""});  // carries the note only: no records
+      for (JudgeValidity& v : validity) v.repeat_records = repeats.repeat_records;
+      ++n;
+    }
   }
   return n;
 }

@@ -14,14 +14,16 @@ namespace judgestat {
 
 const AnalysisParser& analysis_parser(const std::string& command) {
   static const AnalysisParser* const parsers[] = {&kMetricsParser, &kCascadeParser, &kBudgetParser, &kProfileParser,
-                                                  &kItemsParser};
+                                                  &kItemsParser,   &kRepeatsParser, &kSystemsParser};
   for (const AnalysisParser* parser : parsers)
     if (command == parser->command) return *parser;
-  throw std::invalid_argument("command: expected metrics, cascade, budget, profile or items, got '" + command + "'");
+  throw std::invalid_argument("command: expected metrics, cascade, budget, profile, items, repeats or systems, got '" +
+                              command + "'");
 }
 
 const std::vector<std::string>& analysis_commands() {
-  static const std::vector<std::string> commands{"metrics", "cascade", "budget", "profile", "items"};
+  static const std::vector<std::string> commands{"metrics", "cascade", "budget", "profile",
+                                                 "items",   "repeats", "systems"};
   return commands;
 }
 
@@ -68,11 +70,14 @@ bool is_execution_flag(const std::string& flag) {
   return false;
 }
 
-bool parse_common_args(const char* command, cxxopts::Options (*make_cli)(), int argc, char** argv, bool file_required,
-                       cxxopts::ParseResult& parsed, ParsedAnalysis& out) {
+bool parse_argv(const char* command, cxxopts::Options (*make_cli)(), int argc, char** argv, bool file_required,
+                cxxopts::ParseResult& parsed, ParsedAnalysis& out) {
   cxxopts::Options options = make_cli();
   out.command = command;
-  if (!parse_common(options, argc, argv, parsed, out.common, file_required)) return false;
+  if (!parse_flags(options, argc, argv, parsed)) return false;
+  if (file_required && !parsed.count("file"))
+    throw UsageError("missing FILE: give a judgment records file (see --help)");
+  if (parsed.count("file")) out.common.file = parsed["file"].as<std::string>();
   out.unmatched = parsed.unmatched();
   return true;
 }
@@ -97,6 +102,15 @@ ParsedAnalysis parse_analysis_request(const AnalysisRequest& request) {
   return parsed;
 }
 
+ParsedAnalysis read_analysis_values(const AnalysisValues& request) {
+  const AnalysisParser& parser = analysis_parser(request.command);
+  const TypedOptions options(request.command, request.values);
+  ParsedAnalysis parsed;
+  parsed.command = request.command;
+  parser.read(options, parsed);
+  return parsed;
+}
+
 RunPaths analysis_run_paths(const ParsedAnalysis& parsed) {
   RunPaths paths;
   if (parsed.files.empty()) paths.inputs.push_back({"FILE", parsed.common.file});
@@ -110,7 +124,8 @@ RunPaths analysis_run_paths(const ParsedAnalysis& parsed) {
                    {"--out", parsed.out_path}};
   paths.plots.path = parsed.plots_dir;
   // The stems plot_files() gives each report's figures (host/report/*_report.cpp).
-  if (parsed.command == "metrics") paths.plot_prefixes = {"metrics_forest"};
+  if (parsed.command == "metrics")
+    paths.plot_prefixes = {"metrics_forest", "metrics_length_bias", "metrics_score_calibration"};
   if (parsed.command == "cascade") paths.plot_prefixes = {"cascade_"};
   if (parsed.command == "budget") paths.plot_prefixes = {"budget_"};
   if (parsed.command == "profile") paths.plot_prefixes = {"radar_", "forest_"};
@@ -126,6 +141,14 @@ TypedAnalysisRequest typed_request(const ParsedAnalysis& parsed) {
 TypedAnalysisRequest parse_analysis(const AnalysisRequest& request) {
   return typed_request(parse_analysis_request(request));
 }
+
+TypedAnalysisRequest parse_analysis_values(const AnalysisValues& request) {
+  return typed_request(read_analysis_values(request));
+}
+
+void check_analysis_values(const AnalysisValues& request) { read_analysis_values(request); }
+
+ExecTarget analysis_values_target(const AnalysisValues& request) { return read_analysis_values(request).common.target; }
 
 LoadOptions analysis_load_options(const AnalysisRequest& request) {
   return parse_analysis_request(request).common.load;
@@ -146,7 +169,8 @@ overloaded(Calls...) -> overloaded<Calls...>;
 }  // namespace
 
 std::string analysis_command(const AnalysisOptions& options) {
-  static const char* const commands[] = {"metrics", "cascade", "budget", "budget", "profile", "items"};
+  static const char* const commands[] = {"metrics", "cascade", "budget",  "budget",
+                                         "profile", "items",   "repeats", "systems"};
   static_assert(std::variant_size_v<AnalysisOptions> == std::size(commands));
   return commands[options.index()];
 }
@@ -158,7 +182,9 @@ const FlagNames& flag_names_of(const AnalysisOptions& options) {
                  [](const BudgetOptions&) -> const FlagNames& { return budget_flag_names(); },
                  [](const BudgetCompareOptions&) -> const FlagNames& { return budget_compare_flag_names(); },
                  [](const ProfileOptions&) -> const FlagNames& { return profile_flag_names(); },
-                 [](const ItemsOptions&) -> const FlagNames& { return items_flag_names(); }},
+                 [](const ItemsOptions&) -> const FlagNames& { return items_flag_names(); },
+                 [](const RepeatsOptions&) -> const FlagNames& { return repeats_flag_names(); },
+                 [](const SystemsOptions&) -> const FlagNames& { return systems_flag_names(); }},
       options);
 }
 
@@ -185,7 +211,9 @@ AnalysisResult run_analysis(const TypedAnalysisRequest& request, const ItemMatri
                  [&](const BudgetOptions& o) { return run_budget_request(o, matrix, target, context); },
                  [&](const BudgetCompareOptions& o) { return run_budget_compare_request(o, matrix, target, context); },
                  [&](const ProfileOptions& o) { return run_profile_request(o, matrix, target, context); },
-                 [&](const ItemsOptions& o) { return run_items_request(o, matrix, context); }},
+                 [&](const ItemsOptions& o) { return run_items_request(o, matrix, context); },
+                 [&](const RepeatsOptions& o) { return run_repeats_request(o, matrix, target, context); },
+                 [&](const SystemsOptions& o) { return run_systems_request(o, matrix, target, context); }},
       request.options);
 }
 

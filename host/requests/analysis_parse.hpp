@@ -12,6 +12,7 @@
 
 #include "judgestat/analysis.hpp"
 #include "report/report_from_json.hpp"
+#include "requests/option_reader.hpp"
 #include "requests/request_flags.hpp"
 #include "requests/run_paths.hpp"
 
@@ -54,21 +55,24 @@ AnalysisResult analysis_result(const Report& report, const RunContext& context) 
   return result;
 }
 
-/// An analysis command's flags (make_cli; argv[0] names the program) and their parse into
-/// `out` (false when --help was given: the caller prints make_cli().help(); with
-/// `file_required` false the records FILE may be missing). Each *_request.cpp defines its own.
+/// An analysis command's flags (make_cli; argv[0] names the program), their parse into `out`
+/// (false when --help was given: the caller prints make_cli().help(); with `file_required` false
+/// the records FILE may be missing), and the reading of its options into `out` from the flags or
+/// from typed values alike (`read`, which `parse` ends with). Each *_request.cpp defines its own.
 struct AnalysisParser {
   const char* command;
   cxxopts::Options (*make_cli)();
   bool (*parse)(int argc, char** argv, bool file_required, ParsedAnalysis& out);
+  void (*read)(const OptionReader& options, ParsedAnalysis& out);
 };
-extern const AnalysisParser kMetricsParser, kCascadeParser, kBudgetParser, kProfileParser, kItemsParser;
+extern const AnalysisParser kMetricsParser, kCascadeParser, kBudgetParser, kProfileParser, kItemsParser, kRepeatsParser,
+    kSystemsParser;
 
-/// The start of parsing a bootstrap analysis's flags (metrics, cascade, profile): argv parsed with
-/// make_cli()'s flags into `parsed` and the common ones checked into out.common (parse_common),
-/// out.command and out.unmatched set; false when --help was given.
-bool parse_common_args(const char* command, cxxopts::Options (*make_cli)(), int argc, char** argv, bool file_required,
-                       cxxopts::ParseResult& parsed, ParsedAnalysis& out);
+/// The start of parsing an analysis's flags: argv parsed with make_cli()'s flags into `parsed`
+/// (parse_flags), FILE (required when `file_required`) into out.common.file, out.command and
+/// out.unmatched set; false when --help was given. The analysis's `read` follows.
+bool parse_argv(const char* command, cxxopts::Options (*make_cli)(), int argc, char** argv, bool file_required,
+                cxxopts::ParseResult& parsed, ParsedAnalysis& out);
 
 /// The analysis with replicate statistics: its report's outputs, then `statistics` (moved out of
 /// the report once its writers have read it) as the result's bootstrap.
@@ -92,6 +96,10 @@ AnalysisResult run_budget_compare_request(BudgetCompareOptions options, const It
 AnalysisResult run_profile_request(ProfileOptions options, const ItemMatrix& matrix, const ExecTarget& target,
                                    const RunContext& context);
 AnalysisResult run_items_request(const ItemsOptions& options, const ItemMatrix& matrix, const RunContext& context);
+AnalysisResult run_repeats_request(RepeatsOptions options, const ItemMatrix& matrix, const ExecTarget& target,
+                                   const RunContext& context);
+AnalysisResult run_systems_request(SystemsOptions options, const ItemMatrix& matrix, const ExecTarget& target,
+                                   const RunContext& context);
 
 /// The parser of `command`; std::invalid_argument("command: …") for an unknown one.
 const AnalysisParser& analysis_parser(const std::string& command);
@@ -104,6 +112,8 @@ const FlagNames& budget_flag_names();
 const FlagNames& budget_compare_flag_names();
 const FlagNames& profile_flag_names();
 const FlagNames& items_flag_names();
+const FlagNames& repeats_flag_names();
+const FlagNames& systems_flag_names();
 /// The flag names of the analysis `options` are for.
 const FlagNames& flag_names_of(const AnalysisOptions& options);
 
@@ -122,5 +132,9 @@ std::map<std::string, FlagKind> analysis_flag_kinds(const std::string& command);
 /// `request` parsed as its command's CLI would (no records file); UsageError for unknown flags
 /// and positional arguments.
 ParsedAnalysis parse_analysis_request(const AnalysisRequest& request);
+/// `request`'s typed values read by its command's `read` (TypedOptions: the CLI's defaults for
+/// what is not given); UsageError naming the flag for unknown keys, output flags, values of the
+/// wrong type and bad values.
+ParsedAnalysis read_analysis_values(const AnalysisValues& request);
 
 }  // namespace judgestat

@@ -3,6 +3,7 @@
 // for run_budget (include/judgestat/label_budget.hpp); with `--compare A,B` (§7.6), how many
 // labels tell two judges apart, BudgetCompareOptions for run_budget_compare.
 #include <iostream>
+#include <map>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "judgestat/label_budget.hpp"
 #include "records/selection.hpp"
 #include "requests/analysis_parse.hpp"
+#include "requests/option_reader.hpp"
 #include "requests/text_lists.hpp"
 
 namespace judgestat {
@@ -77,28 +79,32 @@ std::vector<std::string> with_short_k_and_z(int argc, char** argv) {
   return arguments;
 }
 
-// The flags into `options` and `common` (the output options emit() needs); UsageError on bad values.
-void parse_budget_flags(const cxxopts::ParseResult& parsed, BudgetOptions& options, CommonOptions& common) {
-  if (!parsed.count("first"))
+// The output options emit() needs, into `common`.
+void read_budget_outputs(const OptionReader& r, CommonOptions& common) {
+  common.load.labels = r.list("labels", ListSplit::kDropEmpty, ListOf::kWords);
+  common.format = r.text("format");
+  common.json_path = r.text("json");
+  common.quiet = r.given("quiet");
+}
+
+// The cascade's options into `options` and `common`; UsageError on bad values.
+void read_budget_options(const OptionReader& r, BudgetOptions& options, CommonOptions& common) {
+  if (!r.given("first"))
     throw UsageError("missing --first: the first-stage judge (see --help; --compare A,B compares two judges instead)");
-  if (!parsed.count("fallback")) throw UsageError("missing --fallback: the fallback judge (see --help)");
-  if (parsed.count("file")) common.file = parsed["file"].as<std::string>();
-  common.load.labels = split_list(parsed["labels"].as<std::string>());
-  common.format = parsed["format"].as<std::string>();
-  common.json_path = parsed["json"].as<std::string>();
-  common.quiet = parsed.count("quiet") > 0;
-  options.seed = parsed["seed"].as<uint64_t>();
-  options.first = parsed["first"].as<std::string>();
-  options.fallback = parsed["fallback"].as<std::string>();
-  options.strata = parsed["strata"].as<std::string>();
-  options.grid = parse_grid(parsed["grid"].as<std::string>());
-  options.ks = parse_k_list(parsed["k"].as<std::string>());
-  options.tol = parsed["tol"].as<double>();
-  options.z = parsed["z"].as<double>();
-  options.gate_orders = parsed["gate-orders"].as<int>();
-  options.per_stratum = parsed.count("per-stratum") > 0 || !options.strata.empty();
-  if (parsed.count("draws")) options.draws = parsed["draws"].as<uint64_t>();
-  const std::string rule = parsed["rule"].as<std::string>();
+  if (!r.given("fallback")) throw UsageError("missing --fallback: the fallback judge (see --help)");
+  read_budget_outputs(r, common);
+  options.seed = r.whole("seed");
+  options.first = r.text("first");
+  options.fallback = r.text("fallback");
+  options.strata = r.text("strata");
+  options.grid = parse_grid(r.list("grid", ListSplit::kTrimmed, ListOf::kNumbers));
+  options.ks = parse_k_list(r.list("k", ListSplit::kTrimmed, ListOf::kWholeNumbers));
+  options.tol = r.number("tol");
+  options.z = r.number("z");
+  options.gate_orders = r.integer("gate-orders");
+  options.per_stratum = r.given("per-stratum") || !options.strata.empty();
+  if (r.given("draws")) options.draws = r.whole("draws");
+  const std::string rule = r.text("rule");
   if (rule == "point" || rule == "lower")
     options.rules = {parse_rule(rule)};
   else if (rule != "both")
@@ -106,30 +112,25 @@ void parse_budget_flags(const cxxopts::ParseResult& parsed, BudgetOptions& optio
 }
 
 // --compare A,B into `options`; UsageError on bad values and on the cascade's flags.
-void parse_compare_flags(const cxxopts::ParseResult& parsed, BudgetCompareOptions& options, CommonOptions& common) {
+void read_compare_options(const OptionReader& r, BudgetCompareOptions& options, CommonOptions& common) {
   for (const char* flag :
        {"first", "fallback", "rule", "per-stratum", "strata", "grid", "tol", "z", "gate-orders", "fee"})
-    if (parsed.count(flag))
+    if (r.given(flag))
       throw UsageError(std::string("--") + flag + " goes with the cascade's --first/--fallback, not with --compare");
-  if (parsed.count("file")) common.file = parsed["file"].as<std::string>();
-  common.load.labels = split_list(parsed["labels"].as<std::string>());
-  common.format = parsed["format"].as<std::string>();
-  common.json_path = parsed["json"].as<std::string>();
-  common.quiet = parsed.count("quiet") > 0;
-  const std::vector<std::string> judges = split_list(parsed["compare"].as<std::string>());
+  read_budget_outputs(r, common);
+  const std::vector<std::string> judges = r.list("compare", ListSplit::kDropEmpty, ListOf::kWords);
   if (judges.size() != 2)
-    throw UsageError("--compare: expected two judges A,B (d = B − A), got '" + parsed["compare"].as<std::string>() +
-                     "'");
+    throw UsageError("--compare: expected two judges A,B (d = B − A), got '" + r.shown("compare") + "'");
   options.a = judges[0];
   options.b = judges[1];
-  options.statistic = parsed["statistic"].as<std::string>();
-  options.level = parsed["level"].as<double>();
-  options.seed = parsed["seed"].as<uint64_t>();
-  options.benchmarks = split_list(parsed["benchmark"].as<std::string>());
-  options.conditions = split_list(parsed["condition"].as<std::string>());
-  options.common_items = parsed.count("common-items") > 0;
-  if (parsed.count("k")) options.ks = parse_k_list(parsed["k"].as<std::string>());
-  if (parsed.count("draws")) options.draws = parsed["draws"].as<uint64_t>();
+  options.statistic = r.text("statistic");
+  options.level = r.number("level");
+  options.seed = r.whole("seed");
+  options.benchmarks = r.list("benchmark", ListSplit::kDropEmpty, ListOf::kWords);
+  options.conditions = r.list("condition", ListSplit::kDropEmpty, ListOf::kWords);
+  options.common_items = r.given("common-items");
+  if (r.given("k")) options.ks = parse_k_list(r.list("k", ListSplit::kTrimmed, ListOf::kWholeNumbers));
+  if (r.given("draws")) options.draws = r.whole("draws");
 }
 
 void check_format(const CommonOptions& common) {
@@ -146,30 +147,27 @@ cxxopts::Options make_budget_cli() {
   return cli;
 }
 
-bool parse_budget_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
-  cxxopts::Options cli = make_budget_cli();
-  std::vector<std::string> arguments = with_short_k_and_z(argc, argv);
-  std::vector<char*> parse_argv;
-  for (std::string& argument : arguments) parse_argv.push_back(argument.data());
-  cxxopts::ParseResult parsed;
-  out.command = "budget";
-  if (!parse_flags(cli, static_cast<int>(parse_argv.size()), parse_argv.data(), parsed)) return false;
-  out.unmatched = parsed.unmatched();
-  const bool compare = parsed.count("compare") > 0;
+// --fee JUDGE=USD, each judge the first stage or the fallback.
+std::map<std::string, double> read_fee(const OptionReader& r, const BudgetOptions& budget) {
+  std::map<std::string, double> fee = r.per_call("fee");
+  check_per_call_judges(fee, "fee", budget.first, budget.fallback);
+  return fee;
+}
+
+void read_budget(const OptionReader& r, ParsedAnalysis& out) {
+  const bool compare = r.given("compare");
   if (!compare)
     for (const char* flag : {"statistic", "level", "benchmark", "condition", "common-items"})
-      if (parsed.count(flag))
+      if (r.given(flag))
         throw UsageError(std::string("--") + flag +
                          " goes with --compare A,B (the cascade's pool takes no record filters)");
-  if (file_required && !parsed.count("file"))
-    throw UsageError("missing FILE: give a judgment records file (see --help)");
   BudgetOptions budget;
   BudgetCompareOptions budget_compare;
   try {
     if (compare)
-      parse_compare_flags(parsed, budget_compare, out.common);
+      read_compare_options(r, budget_compare, out.common);
     else
-      parse_budget_flags(parsed, budget, out.common);
+      read_budget_options(r, budget, out.common);
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
@@ -178,22 +176,34 @@ bool parse_budget_args(int argc, char** argv, bool file_required, ParsedAnalysis
     with_flag_names(budget_compare_flag_names(), [&] { check_budget_compare_options(budget_compare); });
   else
     with_flag_names(budget_flag_names(), [&] { check_budget_options(budget); });
-  out.common.target = parse_exec_target(parsed);
-  if (!compare)
-    budget.fee_per_call =
-        parse_per_call(parsed.count("fee") ? parsed["fee"].as<std::vector<std::string>>() : std::vector<std::string>{},
-                       "fee", budget.first, budget.fallback);
+  out.common.target = read_exec_target(r);
+  if (!compare) budget.fee_per_call = read_fee(r, budget);
   if (compare)
     out.options = std::move(budget_compare);
   else
     out.options = std::move(budget);
-  out.plots_dir = parsed["plots"].as<std::string>();
+  out.plots_dir = r.text("plots");
+}
+
+bool parse_budget_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::Options cli = make_budget_cli();
+  std::vector<std::string> arguments = with_short_k_and_z(argc, argv);
+  std::vector<char*> words;
+  for (std::string& argument : arguments) words.push_back(argument.data());
+  cxxopts::ParseResult parsed;
+  out.command = "budget";
+  if (!parse_flags(cli, static_cast<int>(words.size()), words.data(), parsed)) return false;
+  out.unmatched = parsed.unmatched();
+  if (file_required && !parsed.count("file"))
+    throw UsageError("missing FILE: give a judgment records file (see --help)");
+  if (parsed.count("file")) out.common.file = parsed["file"].as<std::string>();
+  read_budget(ArgvOptions(parsed), out);
   return true;
 }
 
 }  // namespace
 
-const AnalysisParser kBudgetParser{"budget", make_budget_cli, parse_budget_args};
+const AnalysisParser kBudgetParser{"budget", make_budget_cli, parse_budget_args, read_budget};
 
 // The analysis's fields and their flags. The target's `kind` only fails a run when CUDA is
 // asked for and missing, which the command has always reported as "--backend cuda: why".

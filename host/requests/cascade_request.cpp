@@ -13,6 +13,7 @@
 #include "judgestat/cascade.hpp"
 #include "report/report.hpp"
 #include "requests/analysis_parse.hpp"
+#include "requests/option_reader.hpp"
 #include "requests/text_lists.hpp"
 
 namespace judgestat {
@@ -63,48 +64,52 @@ int parse_gate_orders(const std::string& text) {
 }
 
 // --select, --select-column and --select-items name the labelled items; give at most one.
-void check_selection_flags(const cxxopts::ParseResult& parsed, const CascadeOptions& o) {
-  const int given = (parsed.count("select") > 0) + !o.select_column.empty() + !o.select_items.empty();
+void check_selection_flags(const OptionReader& r, const CascadeOptions& o) {
+  const int given = r.given("select") + !o.select_column.empty() + !o.select_items.empty();
   if (given > 1)
     throw UsageError("--select, --select-column and --select-items each name the labelled items; give one of them");
 }
 
-CascadeOptions parse_cascade_options(const cxxopts::ParseResult& parsed, const CommonOptions& common) {
+// The options' values as given (or their defaults); the checks that join them follow.
+void read_cascade_values(const OptionReader& r, CascadeOptions& o) {
+  if (!r.given("first")) throw UsageError("missing --first: the first-stage judge (see --help)");
+  if (!r.given("fallback")) throw UsageError("missing --fallback: the fallback judge (see --help)");
+  o.first = r.text("first");
+  o.fallback = r.text("fallback");
+  o.grid = parse_grid(r.list("grid", ListSplit::kTrimmed, ListOf::kNumbers));
+  o.gate_orders = parse_gate_orders(r.text_or_number("gate-orders"));
+  o.select = r.number("select");
+  o.select_column = r.text("select-column");
+  o.select_items = r.text("select-items");
+  o.by = r.text("by");
+  o.temperature = r.text("temperature");
+  o.benchmarks = r.list("benchmark", ListSplit::kDropEmpty, ListOf::kWords);
+  o.tol = r.number("tol");
+  o.z = r.number("z");
+  o.per_stratum = r.given("per-stratum");
+  o.strata = r.text("strata");
+}
+
+CascadeOptions read_cascade_options(const OptionReader& r, const CommonOptions& common) {
   CascadeOptions o;
-  std::vector<std::string> fee_entries, latency_entries;
-  std::string tau;
+  std::vector<std::string> tau;
   try {
-    if (!parsed.count("first")) throw UsageError("missing --first: the first-stage judge (see --help)");
-    if (!parsed.count("fallback")) throw UsageError("missing --fallback: the fallback judge (see --help)");
-    o.first = parsed["first"].as<std::string>();
-    o.fallback = parsed["fallback"].as<std::string>();
-    o.grid = parse_grid(parsed["grid"].as<std::string>());
-    o.gate_orders = parse_gate_orders(parsed["gate-orders"].as<std::string>());
-    o.select = parsed["select"].as<double>();
-    o.select_column = parsed["select-column"].as<std::string>();
-    o.select_items = parsed["select-items"].as<std::string>();
-    tau = parsed["tau"].as<std::string>();
-    o.by = parsed["by"].as<std::string>();
-    o.temperature = parsed["temperature"].as<std::string>();
-    o.benchmarks = split_list(parsed["benchmark"].as<std::string>());
-    o.tol = parsed["tol"].as<double>();
-    o.z = parsed["z"].as<double>();
-    o.per_stratum = parsed.count("per-stratum") > 0;
-    o.strata = parsed["strata"].as<std::string>();
-    if (parsed.count("fee")) fee_entries = parsed["fee"].as<std::vector<std::string>>();
-    if (parsed.count("latency")) latency_entries = parsed["latency"].as<std::vector<std::string>>();
+    read_cascade_values(r, o);
+    tau = r.list("tau", ListSplit::kTrimmed, ListOf::kNumbersOrWords);
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
-  check_selection_flags(parsed, o);
-  if (parsed.count("tau")) {
-    o.tau = with_flag_names(cascade_flag_names(), [&] { return parse_frozen_tau(split_trimmed(tau)); });
+  check_selection_flags(r, o);
+  if (r.given("tau")) {
+    o.tau = with_flag_names(cascade_flag_names(), [&] { return parse_frozen_tau(tau); });
     // A frozen threshold without a selection flag is the live test: scored on every item.
-    if (!parsed.count("select") && o.select_column.empty() && o.select_items.empty()) o.select = 0;
+    if (!r.given("select") && o.select_column.empty() && o.select_items.empty()) o.select = 0;
   }
   with_flag_names(cascade_flag_names(), [&] { check_cascade_options(o); });
-  o.fee = parse_per_call(fee_entries, "fee", o.first, o.fallback);
-  o.latency = parse_per_call(latency_entries, "latency", o.first, o.fallback);
+  o.fee = r.per_call("fee");
+  check_per_call_judges(o.fee, "fee", o.first, o.fallback);
+  o.latency = r.per_call("latency");
+  check_per_call_judges(o.latency, "latency", o.first, o.fallback);
   o.bootstrap = bootstrap_options(common);
   return o;
 }
@@ -120,18 +125,23 @@ cxxopts::Options make_cascade_cli() {
   return options;
 }
 
+void read_cascade(const OptionReader& r, ParsedAnalysis& out) {
+  read_common(r, out.common);
+  const CascadeOptions& cascade = std::get<CascadeOptions>(out.options = read_cascade_options(r, out.common));
+  out.plots_dir = r.text("plots");
+  out.common.load.item_column = cascade.select_column;  // the loader keeps it, checked item by item
+}
+
 bool parse_cascade_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
   cxxopts::ParseResult parsed;
-  if (!parse_common_args("cascade", make_cascade_cli, argc, argv, file_required, parsed, out)) return false;
-  const CascadeOptions& cascade = std::get<CascadeOptions>(out.options = parse_cascade_options(parsed, out.common));
-  out.plots_dir = parsed["plots"].as<std::string>();
-  out.common.load.item_column = cascade.select_column;  // the loader keeps it, checked item by item
+  if (!parse_argv("cascade", make_cascade_cli, argc, argv, file_required, parsed, out)) return false;
+  read_cascade(ArgvOptions(parsed), out);
   return true;
 }
 
 }  // namespace
 
-const AnalysisParser kCascadeParser{"cascade", make_cascade_cli, parse_cascade_args};
+const AnalysisParser kCascadeParser{"cascade", make_cascade_cli, parse_cascade_args, read_cascade};
 
 const FlagNames& cascade_flag_names() {
   static const FlagNames flags = [] {

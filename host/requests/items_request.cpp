@@ -12,6 +12,7 @@
 
 #include "judgestat/items.hpp"
 #include "requests/analysis_parse.hpp"
+#include "requests/option_reader.hpp"
 #include "requests/text_lists.hpp"
 
 namespace judgestat {
@@ -40,31 +41,29 @@ cxxopts::Options make_items_cli() {
   return options;
 }
 
-bool parse_items_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
-  cxxopts::Options options = make_items_cli();
-  cxxopts::ParseResult parsed;
-  out.command = "items";
-  if (!parse_flags(options, argc, argv, parsed)) return false;
-  out.unmatched = parsed.unmatched();
-  if (file_required && !parsed.count("file"))
-    throw UsageError("missing FILE: give a judgment records file (see --help)");
-  if (parsed.count("file")) out.common.file = parsed["file"].as<std::string>();
+void read_items(const OptionReader& r, ParsedAnalysis& out) {
   ItemsOptions items;
-  items.judges = split_list(parsed["judges"].as<std::string>());
-  items.benchmarks = split_list(parsed["benchmark"].as<std::string>());
-  items.conditions = split_list(parsed["condition"].as<std::string>());
-  items.variants = split_list(parsed["variant"].as<std::string>());
-  items.disagree = parsed.count("disagree") > 0;
+  items.judges = r.list("judges", ListSplit::kDropEmpty, ListOf::kWords);
+  items.benchmarks = r.list("benchmark", ListSplit::kDropEmpty, ListOf::kWords);
+  items.conditions = r.list("condition", ListSplit::kDropEmpty, ListOf::kWords);
+  items.variants = r.list("variant", ListSplit::kDropEmpty, ListOf::kWords);
+  items.disagree = r.given("disagree");
   out.options = std::move(items);
-  out.common.load.labels = split_list(parsed["labels"].as<std::string>());
-  out.out_path = parsed["out"].as<std::string>();
-  out.common.quiet = parsed.count("quiet") > 0;
+  out.common.load.labels = r.list("labels", ListSplit::kDropEmpty, ListOf::kWords);
+  out.out_path = r.text("out");
+  out.common.quiet = r.given("quiet");
+}
+
+bool parse_items_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::ParseResult parsed;
+  if (!parse_argv("items", make_items_cli, argc, argv, file_required, parsed, out)) return false;
+  read_items(ArgvOptions(parsed), out);
   return true;
 }
 
 }  // namespace
 
-const AnalysisParser kItemsParser{"items", make_items_cli, parse_items_args};
+const AnalysisParser kItemsParser{"items", make_items_cli, parse_items_args, read_items};
 
 namespace {
 

@@ -13,6 +13,8 @@
 #include "records/selection.hpp"
 #include "report/report.hpp"
 #include "requests/analysis_parse.hpp"
+#include "requests/option_reader.hpp"
+#include "requests/scores_request.hpp"
 #include "requests/text_lists.hpp"
 
 namespace judgestat {
@@ -27,13 +29,24 @@ void add_metrics_options(cxxopts::Options& options) {
        cxxopts::value<std::string>()->default_value("acc,pa,bc"))
       ("pairs", "'all': every pair of judges (j − i for i < j) instead of each judge − the reference",
        cxxopts::value<std::string>()->default_value(""))
-      ("raters", "three or more judges as raters: Fleiss' kappa and Krippendorff's alpha, comma-separated",
+      ("raters", "judges as raters, comma-separated: Fleiss' kappa and Krippendorff's alpha (three or more); "
+       "with --scale, alpha and Kendall's W (two or more)",
        cxxopts::value<std::string>()->default_value(""))
       ("order", "the order kappa, Fleiss' kappa and alpha compare verdicts in", cxxopts::value<int>()->default_value("0"))
       ("gold", "gold (default) or adjudicated: the decisive adjudicated label replaces gold",
        cxxopts::value<std::string>()->default_value("gold"))
-      ("by", "report per group: benchmark, condition or difficulty (judges wrong in order 0)",
+      ("by", "report per group: benchmark, condition, difficulty (judges wrong in order 0) or a covariate x.NAME",
        cxxopts::value<std::string>()->default_value(""))
+      ("bins", "with --by x.NAME (numeric): K quantile bins, or edges E0,E1,… (inf allowed)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("length", "length bias: x.LEN_A,x.LEN_B, the lengths of candidates A and B (the first and second label)",
+       cxxopts::value<std::string>()->default_value(""))
+      ("length-bins", "with --length: bins of len(gold) − len(other), K quantile bins or edges",
+       cxxopts::value<std::string>()->default_value("4"))
+      ("assoc", "a numeric covariate x.NAME against correctness: point-biserial r and accuracy per bin",
+       cxxopts::value<std::string>()->default_value(""))
+      ("assoc-bins", "with --assoc: bins of the covariate, K quantile bins or edges",
+       cxxopts::value<std::string>()->default_value("4"))
       ("strata", "with --by: 'by' forces the stratified bootstrap, 'none' domain estimation (default: by when "
        "every cluster lies in one group)", cxxopts::value<std::string>()->default_value(""))
       ("hard", "only items some judge gets wrong in order 0 (CAP's Hard-Empirical)")
@@ -52,35 +65,34 @@ void add_metrics_options(cxxopts::Options& options) {
   // clang-format on
 }
 
-std::vector<std::string> repeated(const cxxopts::ParseResult& parsed, const char* name) {
-  return parsed.count(name) ? parsed[name].as<std::vector<std::string>>() : std::vector<std::string>{};
-}
-
-MetricsOptions parse_metrics_options(const cxxopts::ParseResult& parsed, const CommonOptions& common) {
+MetricsOptions read_metrics_options(const OptionReader& r, const CommonOptions& common) {
   MetricsOptions metrics;
-  metrics.judges = split_list(parsed["judges"].as<std::string>());
-  metrics.benchmarks = split_list(parsed["benchmark"].as<std::string>());
-  metrics.conditions = split_list(parsed["condition"].as<std::string>());
-  metrics.variants = split_list(parsed["variant"].as<std::string>());
-  metrics.by = parsed["by"].as<std::string>();
-  metrics.strata_mode = parsed["strata"].as<std::string>();
+  metrics.judges = r.list("judges", ListSplit::kDropEmpty, ListOf::kWords);
+  metrics.benchmarks = r.list("benchmark", ListSplit::kDropEmpty, ListOf::kWords);
+  metrics.conditions = r.list("condition", ListSplit::kDropEmpty, ListOf::kWords);
+  metrics.variants = r.list("variant", ListSplit::kDropEmpty, ListOf::kWords);
+  metrics.by = r.text("by");
+  metrics.strata_mode = r.text("strata");
+  metrics.covariates = {r.text_or_number("bins"), r.text("length"), r.text_or_number("length-bins"), r.text("assoc"),
+                        r.text_or_number("assoc-bins")};  // docs/statistics.md §8.3
   if (!metrics.strata_mode.empty() && metrics.strata_mode != "by" && metrics.strata_mode != "none")
     throw UsageError("--strata: expected by or none, got '" + metrics.strata_mode + "'");
-  metrics.hard_only = parsed.count("hard") > 0;
-  metrics.invalid_match = parsed.count("invalid-match") > 0;
-  metrics.reference = parsed["reference"].as<std::string>();
-  metrics.diff = split_trimmed(parsed["diff"].as<std::string>());
-  const std::string pairs = parsed["pairs"].as<std::string>();
+  metrics.hard_only = r.given("hard");
+  metrics.invalid_match = r.given("invalid-match");
+  metrics.reference = r.text("reference");
+  metrics.diff = r.list("diff", ListSplit::kTrimmed, ListOf::kWords);
+  const std::string pairs = r.text("pairs");
   if (!pairs.empty() && pairs != "all") throw UsageError("--pairs: expected all, got '" + pairs + "'");
   metrics.all_pairs = pairs == "all";
-  metrics.raters = split_list(parsed["raters"].as<std::string>());
-  metrics.agreement_order = parsed["order"].as<int>();
-  const std::string gold = parsed["gold"].as<std::string>();
+  metrics.raters = r.list("raters", ListSplit::kDropEmpty, ListOf::kWords);
+  metrics.agreement_order = r.integer("order");
+  const std::string gold = r.text("gold");
   if (gold != "gold" && gold != "adjudicated")
     throw UsageError("--gold: expected gold or adjudicated, got '" + gold + "'");
   metrics.adjudicated_gold = gold == "adjudicated";
-  metrics.fee = parse_per_call(repeated(parsed, "fee"), "fee");
-  metrics.latency = parse_per_call(repeated(parsed, "latency"), "latency");
+  metrics.fee = r.per_call("fee");
+  metrics.latency = r.per_call("latency");
+  metrics.scores = read_score_options(r);  // docs/statistics.md §8.2
   metrics.bootstrap = bootstrap_options(common);
   return metrics;
 }
@@ -115,22 +127,35 @@ cxxopts::Options make_metrics_cli() {
                            "probability quality, and paired differences, with clustered bootstrap CIs "
                            "(docs/statistics.md §3.1, §3.2, §7.1–§7.3)");
   add_common_options(options);
+  add_scale_option(options);
   add_metrics_options(options);
+  add_score_options(options);
   return options;
+}
+
+void read_metrics(const OptionReader& r, ParsedAnalysis& out) {
+  read_common(r, out.common);
+  read_scale(r, out.common.load);  // docs/statistics.md §8.2
+  out.options = read_metrics_options(r, out.common);
+  // Without --scale α is the nominal one of §7.1: a level asked for would be silently ignored.
+  if (r.given("alpha-level") && !out.common.load.scale)
+    throw UsageError(
+        "--alpha-level: the level of the score raters' alpha needs --scale LOW:HIGH; without it "
+        "krippendorff_alpha is nominal (docs/statistics.md §7.1)");
+  out.temperature_fit = r.text("temperature-fit");
+  out.plots_dir = r.text("plots");
 }
 
 bool parse_metrics_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
   cxxopts::ParseResult parsed;
-  if (!parse_common_args("metrics", make_metrics_cli, argc, argv, file_required, parsed, out)) return false;
-  out.options = parse_metrics_options(parsed, out.common);
-  out.temperature_fit = parsed["temperature-fit"].as<std::string>();
-  out.plots_dir = parsed["plots"].as<std::string>();
+  if (!parse_argv("metrics", make_metrics_cli, argc, argv, file_required, parsed, out)) return false;
+  read_metrics(ArgvOptions(parsed), out);
   return true;
 }
 
 }  // namespace
 
-const AnalysisParser kMetricsParser{"metrics", make_metrics_cli, parse_metrics_args};
+const AnalysisParser kMetricsParser{"metrics", make_metrics_cli, parse_metrics_args, read_metrics};
 
 const FlagNames& metrics_flag_names() {
   static const FlagNames flags{

@@ -6,6 +6,7 @@
 #include "judgestat/profile.hpp"
 #include "records/selection.hpp"
 #include "requests/analysis_parse.hpp"
+#include "requests/option_reader.hpp"
 #include "requests/text_lists.hpp"
 
 namespace judgestat {
@@ -35,34 +36,37 @@ cxxopts::Options make_profile_cli() {
   return options;
 }
 
-bool parse_profile_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
-  cxxopts::ParseResult parsed;
-  if (!parse_common_args("profile", make_profile_cli, argc, argv, file_required, parsed, out)) return false;
-  const CommonOptions& common = out.common;
-  if (parsed.count("file")) out.files.push_back(common.file);
-  if (parsed.count("files"))
-    for (const auto& path : parsed["files"].as<std::vector<std::string>>()) out.files.push_back(path);
-  const std::string config_path = parsed["config"].as<std::string>();
+void read_profile(const OptionReader& r, ParsedAnalysis& out) {
+  read_common(r, out.common);
+  const std::string config_path = r.text("config");
   if (config_path.empty()) throw UsageError("profile: --config FILE is required (see configs/*.json)");
-
   ProfileOptions profile;
-  profile.exact_max_n = parsed["exact-max-n"].as<int>();
+  profile.exact_max_n = r.integer("exact-max-n");
   if (profile.exact_max_n < 0 || profile.exact_max_n > 10) throw UsageError("--exact-max-n: expected 0 … 10");
   out.config_path = config_path;
   profile.config = with_flag_names(profile_flag_names(), [&] { return load_profile_config(config_path); });
-  profile.judges = split_list(parsed["judges"].as<std::string>());
-  profile.benchmarks = split_list(parsed["benchmarks"].as<std::string>());
-  profile.invalid_match = parsed.count("invalid-match") > 0;
-  profile.leave_out = parsed.count("no-leave-out") == 0;
-  profile.bootstrap = bootstrap_options(common);
+  profile.judges = r.list("judges", ListSplit::kDropEmpty, ListOf::kWords);
+  profile.benchmarks = r.list("benchmarks", ListSplit::kDropEmpty, ListOf::kWords);
+  profile.invalid_match = r.given("invalid-match");
+  profile.leave_out = !r.given("no-leave-out");
+  profile.bootstrap = bootstrap_options(out.common);
   out.options = std::move(profile);
-  out.plots_dir = parsed["plots"].as<std::string>();
+  out.plots_dir = r.text("plots");
+}
+
+bool parse_profile_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
+  cxxopts::ParseResult parsed;
+  if (!parse_argv("profile", make_profile_cli, argc, argv, file_required, parsed, out)) return false;
+  if (parsed.count("file")) out.files.push_back(out.common.file);
+  if (parsed.count("files"))
+    for (const auto& path : parsed["files"].as<std::vector<std::string>>()) out.files.push_back(path);
+  read_profile(ArgvOptions(parsed), out);
   return true;
 }
 
 }  // namespace
 
-const AnalysisParser kProfileParser{"profile", make_profile_cli, parse_profile_args};
+const AnalysisParser kProfileParser{"profile", make_profile_cli, parse_profile_args, read_profile};
 
 const FlagNames& profile_flag_names() {
   static const FlagNames flags{

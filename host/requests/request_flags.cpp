@@ -6,6 +6,7 @@
 
 #include "distributed/distributed.hpp"
 #include "report/atomic_file.hpp"
+#include "requests/option_reader.hpp"
 #include "requests/text_lists.hpp"
 #include "support/parallel.hpp"
 
@@ -98,19 +99,24 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
   if (!parse_flags(options, argc, argv, parsed)) return false;
   if (file_required && !parsed.count("file"))
     throw UsageError("missing FILE: give a judgment records file (see --help)");
+  if (parsed.count("file")) common.file = parsed["file"].as<std::string>();
+  read_common(ArgvOptions(parsed), common);
+  return true;
+}
+
+void read_common(const OptionReader& options, CommonOptions& common) {
   try {
-    if (parsed.count("file")) common.file = parsed["file"].as<std::string>();
-    common.replicates = parsed["replicates"].as<uint64_t>();
-    common.seed = parsed["seed"].as<uint64_t>();
-    common.ci = parse_ci_method(parsed["ci"].as<std::string>());
-    common.level = parsed["level"].as<double>();
-    common.load.labels = split_list(parsed["labels"].as<std::string>());
-    common.format = parsed["format"].as<std::string>();
-    common.json_path = parsed["json"].as<std::string>();
-    common.replicates_path = parsed["save-replicates"].as<std::string>();
-    common.quiet = parsed.count("quiet") > 0;
+    common.replicates = options.whole("replicates");
+    common.seed = options.whole("seed");
+    common.ci = parse_ci_method(options.text("ci"));
+    common.level = options.number("level");
+    common.load.labels = options.list("labels", ListSplit::kDropEmpty, ListOf::kWords);
+    common.format = options.text("format");
+    common.json_path = options.text("json");
+    common.replicates_path = options.text("save-replicates");
+    common.quiet = options.given("quiet");
     common.load.progress = !common.quiet;  // loading progress, on a terminal only
-    common.target = parse_exec_target(parsed);
+    common.target = read_exec_target(options);
   } catch (const cxxopts::exceptions::exception& e) {
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
@@ -121,7 +127,6 @@ bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::Par
   } catch (const std::invalid_argument& e) {
     rethrow_with_flag_names(e, {});
   }
-  return true;
 }
 
 BootstrapOptions bootstrap_options(const CommonOptions& common) {
@@ -144,37 +149,51 @@ std::map<std::string, double> parse_per_call(const std::vector<std::string>& ent
     const std::string judge = entry.substr(0, eq), text = entry.substr(eq + 1);
     char* end = nullptr;
     const double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0)
-      throw UsageError(std::string("--") + option + ": '" + text + "' for " + judge + " is not a non-negative number");
+    check_per_call_value(text.empty() || *end != '\0' ? NAN : value, text, judge, option);
     out[judge] = value;
   }
   return out;
 }
 
-std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
-                                             const std::string& first, const std::string& fallback) {
-  std::map<std::string, double> out = parse_per_call(entries, option);
-  for (const auto& [judge, value] : out)
+void check_per_call_value(double value, const std::string& text, const std::string& judge, const char* option) {
+  if (!std::isfinite(value) || value < 0)
+    throw UsageError(std::string("--") + option + ": '" + text + "' for " + judge + " is not a non-negative number");
+}
+
+void check_per_call_judges(const std::map<std::string, double>& per_call, const char* option, const std::string& first,
+                           const std::string& fallback) {
+  for (const auto& [judge, value] : per_call)
     if (judge != first && judge != fallback)
       throw UsageError(std::string("--") + option + ": judge '" + judge + "' is neither the first stage (" + first +
                        ") nor the fallback (" + fallback + ")");
+}
+
+std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
+                                             const std::string& first, const std::string& fallback) {
+  std::map<std::string, double> out = parse_per_call(entries, option);
+  check_per_call_judges(out, option, first, fallback);
   return out;
 }
 
-ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed) {
+ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed) { return read_exec_target(ArgvOptions(parsed)); }
+
+ExecTarget read_exec_target(const OptionReader& options) {
   ExecTarget target;
   try {
     // --backend cuda:0,1 is --backend cuda --devices 0,1 in one word.
-    const std::string backend = parsed["backend"].as<std::string>();
+    const std::string backend = options.text("backend");
     const bool listed = backend.rfind("cuda:", 0) == 0;
     if (!listed && backend != "auto" && backend != "cpu" && backend != "cuda")
       throw UsageError("--backend: expected auto, cpu, cuda or cuda:DEVICES (e.g. cuda:0,1), got '" + backend + "'");
     target.kind = listed ? ExecTarget::Kind::kCuda : parse_exec_kind(backend);
     if (listed) target.devices = parse_device_list(backend.substr(5), "--devices");
-    const std::string devices = parsed.count("devices") ? parsed["devices"].as<std::string>() : "";
+    // Not every command has --devices (bench): read it only when given.
+    const std::vector<std::string> devices = options.given("devices")
+                                                 ? options.list("devices", ListSplit::kExact, ListOf::kWholeNumbers)
+                                                 : std::vector<std::string>{};
     if (!devices.empty()) target.devices = parse_device_list(devices, "--devices");
-    if (parsed.count("threads")) target.threads = parsed["threads"].as<int>();
-    if (parsed.count("chunk")) target.chunk = parsed["chunk"].as<uint64_t>();
+    if (options.given("threads")) target.threads = options.integer("threads");
+    if (options.given("chunk")) target.chunk = options.whole("chunk");
     check_exec_target(target);
     if (static_cast<uint64_t>(target.threads) > max_useful_threads() && distributed::is_root())
       std::fprintf(stderr, "note: --threads %d capped at %d (4 x %llu hardware threads); more do not help\n",

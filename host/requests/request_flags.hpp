@@ -16,6 +16,8 @@
 
 namespace judgestat {
 
+class OptionReader;
+
 struct CommonOptions {
   std::string file;
   uint64_t replicates = 10000, seed = 1;
@@ -42,6 +44,9 @@ void add_common_options(cxxopts::Options& options);
 /// `file_required` is false (run_analysis: the records are a matrix).
 bool parse_common(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed, CommonOptions& common,
                   bool file_required = true);
+/// The options add_common_options defines but FILE, read and checked into `common` (from the
+/// flags or from typed values alike).
+void read_common(const OptionReader& options, CommonOptions& common);
 
 /// The bootstrap options the common flags ask for (replicates, seed, interval, level).
 BootstrapOptions bootstrap_options(const CommonOptions& common);
@@ -49,6 +54,11 @@ BootstrapOptions bootstrap_options(const CommonOptions& common);
 /// "JUDGE=VALUE" options (--fee, --latency) → judge → value, each value a non-negative number;
 /// UsageError otherwise. The judges are the caller's to check.
 std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option);
+/// One such value (`text` as given) checked: UsageError naming --`option` unless finite and ≥ 0.
+void check_per_call_value(double value, const std::string& text, const std::string& judge, const char* option);
+/// Each judge of `per_call` the first stage or the fallback (UsageError naming --`option`).
+void check_per_call_judges(const std::map<std::string, double>& per_call, const char* option, const std::string& first,
+                           const std::string& fallback);
 /// The same, each judge the first stage or the fallback.
 std::map<std::string, double> parse_per_call(const std::vector<std::string>& entries, const char* option,
                                              const std::string& first, const std::string& fallback);
@@ -56,6 +66,8 @@ std::map<std::string, double> parse_per_call(const std::vector<std::string>& ent
 /// --backend, --devices, --threads and --chunk as one execution target (UsageError on bad
 /// values, naming the flag). Every command with these flags parses them here.
 ExecTarget parse_exec_target(const cxxopts::ParseResult& parsed);
+/// The same from the flags or from typed values alike.
+ExecTarget read_exec_target(const OptionReader& options);
 
 /// The library names its own fields in std::invalid_argument messages ("threads: …"); the
 /// flags' side says which flag that is, once, here: the message's leading "field:" becomes

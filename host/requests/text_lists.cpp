@@ -36,30 +36,46 @@ std::vector<std::string> split_trimmed(const std::string& text) {
   return parts;
 }
 
-std::vector<int> parse_device_list(const std::string& text, const std::string& option) {
-  std::vector<int> devices;
+std::vector<std::string> split_exact(const std::string& text) {
+  std::vector<std::string> parts;
+  if (text.empty()) return parts;
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return parts;
+}
+
+std::vector<int> parse_device_list(const std::string& text, const std::string& option) {
+  std::vector<std::string> entries = split_exact(text);
+  if (entries.empty()) entries.push_back("");  // "" is not a device number: said as for any entry
+  return parse_device_list(entries, option);
+}
+
+std::vector<int> parse_device_list(const std::vector<std::string>& entries, const std::string& option) {
+  std::vector<int> devices;
+  for (const std::string& part : entries) {
     const bool digits = !part.empty() && part.size() <= 6 && part.find_first_not_of("0123456789") == std::string::npos;
     if (!digits) throw UsageError(option + ": '" + part + "' is not a device number (expected e.g. 0,1,2,3)");
     devices.push_back(std::stoi(part));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return devices;
 }
 
-ThresholdGrid parse_grid(const std::string& text) {
-  std::vector<std::string> values = split_trimmed(text);
+ThresholdGrid parse_grid(const std::string& text) { return parse_grid(split_trimmed(text)); }
+
+ThresholdGrid parse_grid(std::vector<std::string> values) {
   if (values.empty()) values.push_back("");  // "" is not a number: said as for any entry
   return with_flag_names({{"grid", "--grid"}}, [&] { return threshold_grid(values); });
 }
 
-std::vector<uint32_t> parse_k_list(const std::string& text) {
+std::vector<uint32_t> parse_k_list(const std::string& text) { return parse_k_list(split_trimmed(text)); }
+
+std::vector<uint32_t> parse_k_list(std::vector<std::string> parts) {
   std::vector<uint32_t> ks;
-  std::vector<std::string> parts = split_trimmed(text);
   if (parts.empty()) parts.push_back("");
   for (const std::string& part : parts) {
     const bool digits = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;

@@ -1,5 +1,6 @@
 // Reading a study file (docs/study.md) into a Study: every key checked, every analysis's options
-// checked by the analyses' own flag parsers (check_analysis, host/requests/), before anything runs.
+// read as typed values by the analyses' own readers (check_analysis, host/requests/), before
+// anything runs.
 #include <glob.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "requests/analysis_parse.hpp"
 #include "study/atomic_file.hpp"
 #include "study/study_cache.hpp"
+#include "study/study_options.hpp"
 
 namespace judgestat {
 namespace {
@@ -45,7 +47,7 @@ bool is_path_flag(const std::string& flag) {
   return std::find(std::begin(kPathFlags), std::end(kPathFlags), flag) != std::end(kPathFlags);
 }
 
-// One option's JSON value as the CLI's words.
+// One option's JSON value as the CLI's words (the record of what ran, not parsed again).
 std::string scalar_word(const Json& value, const Where& where, const std::string& key) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_number()) return value.dump();
@@ -53,7 +55,7 @@ std::string scalar_word(const Json& value, const Where& where, const std::string
 }
 
 void append_option(std::vector<std::string>& args, const std::string& flag, const FlagKind& kind, const Json& value,
-                   const std::string& dir, const Where& where, const std::string& key) {
+                   const Where& where, const std::string& key) {
   if (kind.boolean) {
     if (!value.is_boolean()) where.fail_key(key, "expected true or false (a switch)");
     if (value.get<bool>()) args.push_back("--" + flag);
@@ -73,8 +75,7 @@ void append_option(std::vector<std::string>& args, const std::string& flag, cons
   } else {
     words.push_back(scalar_word(value, where, key));
   }
-  for (const std::string& word : words)
-    args.push_back("--" + flag + "=" + (is_path_flag(flag) ? resolved(dir, word) : word));
+  for (const std::string& word : words) args.push_back("--" + flag + "=" + word);
 }
 
 std::string normalized(std::string key) {
@@ -182,14 +183,48 @@ StudySettings read_settings(const Json& json, const std::string& path) {
   return settings;
 }
 
-// "--level: expected …" from the CLI's parser, said as the study's key.
-std::string as_key_message(const std::string& message) {
+// "--level: expected …" from the CLI's parser, said as the study's key: as written in the file
+// where `keys` (flag → JSON key) has it.
+std::string as_key_message(const std::string& message, const std::map<std::string, std::string>& keys = {}) {
   if (message.rfind("--", 0) != 0) return message;
   const size_t colon = message.find(": ");
   const size_t space = message.find(' ');
   const size_t end = std::min(colon, space);
   if (end == std::string::npos) return message;
-  return "key '" + message.substr(2, end - 2) + "'" + message.substr(end);
+  const std::string flag = message.substr(2, end - 2);
+  const auto key = keys.find(flag);
+  return "key '" + (key == keys.end() ? flag : key->second) + "'" + message.substr(end);
+}
+
+// The analysis's options (every key but analysis, input and name) as typed values by flag name,
+// files resolved against the study's folder; the words the CLI would take for them into
+// analysis.request.args (the command line results.json and the envelope record); checked as the
+// analysis reads them, with the settings joined.
+void read_options(const Json& json, const Study& study, const Where& where, StudyAnalysis& analysis) {
+  const std::map<std::string, FlagKind> kinds = analysis_flag_kinds(analysis.request.command);
+  std::map<std::string, std::string> keys;  // flag → the key as written
+  for (const auto& [raw, value] : json.items()) {
+    if (raw == "analysis" || raw == "input" || raw == "name") continue;
+    const std::string flag = normalized(raw);
+    if (kinds.find(flag) == kinds.end())
+      where.fail_key(raw, "not an option of " + analysis.request.command + " (see judgestat " +
+                              analysis.request.command + " --help)");
+    if (is_output_flag(flag)) where.fail_key(raw, "the study writes its own outputs; leave it out");
+    if (is_execution_flag(flag))
+      where.fail_key(raw,
+                     "where the study runs is a setting: put it in \"settings\" or on judgestat run's command line");
+    if (keys.count(flag)) where.fail_key(raw, "given twice (also as '" + keys[flag] + "'); say it once");
+    const bool path = is_path_flag(flag) && value.is_string();
+    analysis.options[flag] = path ? Json(resolved(study.dir, value.get<std::string>())) : value;
+    keys[flag] = raw;
+  }
+  try {
+    check_analysis_values(study_values(analysis, study.settings));
+  } catch (const std::exception& error) {
+    where.fail(as_key_message(error.what(), keys));
+  }
+  for (const auto& [flag, value] : analysis.options.items())
+    append_option(analysis.request.args, flag, kinds.at(flag), value, where, keys[flag]);
 }
 
 StudyAnalysis read_analysis(const Json& json, size_t index, const Study& study, std::set<std::string>& names) {
@@ -201,8 +236,8 @@ StudyAnalysis read_analysis(const Json& json, size_t index, const Study& study, 
   analysis.request.command = command->get<std::string>();
   const auto& commands = analysis_commands();
   if (std::find(commands.begin(), commands.end(), analysis.request.command) == commands.end())
-    where.fail_key("analysis",
-                   "expected metrics, cascade, budget, profile or items, got '" + analysis.request.command + "'");
+    where.fail_key("analysis", "expected metrics, cascade, budget, profile, items, repeats or systems, got '" +
+                                   analysis.request.command + "'");
   const auto input = json.find("input");
   if (input == json.end() || !input->is_string()) where.fail_key("input", "missing: name one of the study's inputs");
   analysis.input = input->get<std::string>();
@@ -236,29 +271,19 @@ StudyAnalysis read_analysis(const Json& json, size_t index, const Study& study, 
   analysis.name = name;
   where.at += " (" + name + ")";
 
-  const std::map<std::string, FlagKind> kinds = analysis_flag_kinds(analysis.request.command);
-  for (const auto& [raw, value] : json.items()) {
-    if (raw == "analysis" || raw == "input" || raw == "name") continue;
-    const std::string flag = normalized(raw);
-    const auto kind = kinds.find(flag);
-    if (kind == kinds.end())
-      where.fail_key(raw, "not an option of " + analysis.request.command + " (see judgestat " +
-                              analysis.request.command + " --help)");
-    if (is_output_flag(flag)) where.fail_key(raw, "the study writes its own outputs; leave it out");
-    if (is_execution_flag(flag))
-      where.fail_key(raw,
-                     "where the study runs is a setting: put it in \"settings\" or on judgestat run's command line");
-    append_option(analysis.request.args, flag, kind->second, value, study.dir, where, raw);
-  }
-  try {
-    check_analysis(study_request(analysis, study.settings));
-  } catch (const std::exception& error) {
-    where.fail(as_key_message(error.what()));
-  }
+  read_options(json, study, where, analysis);
   return analysis;
 }
 
 }  // namespace
+
+AnalysisValues study_target_values(const StudySettings& settings) {
+  return {"metrics",
+          {{"backend", settings.backend},
+           {"devices", settings.devices},
+           {"threads", settings.threads},
+           {"chunk", settings.chunk}}};
+}
 
 AnalysisRequest study_request(const StudyAnalysis& analysis, const StudySettings& settings) {
   AnalysisRequest request = analysis.request;
@@ -277,6 +302,20 @@ AnalysisRequest study_request(const StudyAnalysis& analysis, const StudySettings
   if (settings.ci) add("ci", *settings.ci);
   if (settings.level) add("level", Json(*settings.level).dump());
   return request;
+}
+
+AnalysisValues study_values(const StudyAnalysis& analysis, const StudySettings& settings) {
+  AnalysisValues values{analysis.request.command, analysis.options};
+  const std::map<std::string, FlagKind> kinds = analysis_flag_kinds(values.command);
+  auto add = [&](const std::string& flag, const Json& value) {
+    if (kinds.count(flag) && !values.values.contains(flag)) values.values[flag] = value;
+  };
+  if (settings.seed) add("seed", *settings.seed);
+  if (settings.replicates) add("replicates", *settings.replicates);
+  if (settings.draws) add("draws", *settings.draws);
+  if (settings.ci) add("ci", *settings.ci);
+  if (settings.level) add("level", *settings.level);
+  return values;
 }
 
 // A JSON object keeps one of two equal keys; a study file must say each thing once. The parser's
@@ -364,10 +403,7 @@ Study load_study(const std::string& path) {
   study.settings = read_settings(json.value("settings", Json()), path);
   // The run-wide execution settings, checked as the CLI checks its flags.
   try {
-    check_analysis(
-        {"metrics",
-         {"--backend=" + study.settings.backend, "--devices=" + study.settings.devices,
-          "--threads=" + std::to_string(study.settings.threads), "--chunk=" + std::to_string(study.settings.chunk)}});
+    check_analysis_values(study_target_values(study.settings));
   } catch (const std::exception& error) {
     Where{path, "settings"}.fail(as_key_message(error.what()));
   }

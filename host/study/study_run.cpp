@@ -22,6 +22,7 @@
 #include "study/atomic_file.hpp"
 #include "study/study_cache.hpp"
 #include "study/study_folder.hpp"
+#include "study/study_options.hpp"
 
 namespace judgestat {
 namespace {
@@ -94,12 +95,7 @@ StudySettings effective_settings(const Study& study, const StudyRunOptions& run)
   return settings;
 }
 
-ExecTarget study_target(const StudySettings& settings) {
-  return analysis_target(
-      {"metrics",
-       {"--backend=" + settings.backend, "--devices=" + settings.devices,
-        "--threads=" + std::to_string(settings.threads), "--chunk=" + std::to_string(settings.chunk)}});
-}
+ExecTarget study_target(const StudySettings& settings) { return analysis_values_target(study_target_values(settings)); }
 
 // The resolved target as the cache key and provenance say it: cpu/cuda, devices, threads.
 std::string target_text(const ExecTarget& target) {
@@ -112,16 +108,24 @@ std::string target_text(const ExecTarget& target) {
   return text;
 }
 
+// The load options a matrix is loaded once for: labels, item column and score scale.
+std::string load_key(const std::string& input, const LoadOptions& load) {
+  std::string key = input + "\n" + load.item_column + "\n";
+  for (const std::string& label : load.labels) key += label + ",";
+  if (load.scale) {
+    char scale[64];
+    std::snprintf(scale, sizeof scale, "\nscale %.17g:%.17g", load.scale->low, load.scale->high);
+    key += scale;
+  }
+  return key;
+}
+
 // Matrices loaded once per (input, load options).
 class Matrices {
  public:
   explicit Matrices(const Study& study) : study_(study) {}
   const ItemMatrix& get(const std::string& input, const LoadOptions& load, double& load_s) {
-    const std::string key = input + "\n" + load.item_column + "\n" + [&] {
-      std::string labels;
-      for (const std::string& label : load.labels) labels += label + ",";
-      return labels;
-    }();
+    const std::string key = load_key(input, load);
     if (auto found = loaded_.find(key); found != loaded_.end()) {
       load_s = found->second.second;
       return found->second.first;
@@ -242,11 +246,15 @@ std::string progress_line(size_t index, size_t count, const std::string& name, u
 struct Entry {
   study::CacheEntry cached;
   bool reused = false;
+  // repeats and systems: no reader renders their tables from their JSON (renders_from_json), and
+  // a cache entry is only kept where its tables come from its result, so they run every time.
+  bool uncached = false;
 };
 
 struct RunState {
   const Study& study;
   const StudyRunOptions& run;
+  const StudySettings& settings;  // after the run's overrides
   const ExecTarget& target;
   std::function<void(const std::string&, bool)> log;
   std::map<std::string, InputFiles> inputs;
@@ -269,9 +277,10 @@ Entry obtain_entry(RunState& state, size_t a, const AnalysisRequest& request, co
   const std::vector<std::string>& files = state.matrices.files_of(analysis.input);
   Entry entry;
   entry.cached.key = cache_key(request, state.inputs[analysis.input], target_key);
+  entry.uncached = !renders_from_json(request.command, Json::object());
   const std::string cache_path = cache_dir + "/" + entry.cached.key + ".json";
   std::string why;
-  if (!state.run.force) {
+  if (!state.run.force && !entry.uncached) {
     const study::EntryState found = study::read_entry(cache_path, entry.cached.key, request.command, entry.cached, why);
     if (found == study::EntryState::kValid) {
       refresh_paths(entry.cached.result.json, command_words(request, files), files.size());
@@ -286,8 +295,8 @@ Entry obtain_entry(RunState& state, size_t a, const AnalysisRequest& request, co
   }
   const double analysis_start = now_s();
   double load_s = 0;
-  // The flags parsed once; the analysis runs their typed options (errors name the flags).
-  const TypedAnalysisRequest typed = parse_analysis(request);
+  // The options read once from their typed values; errors name the flags.
+  const TypedAnalysisRequest typed = parse_analysis_values(study_values(analysis, state.settings));
   const ItemMatrix& matrix = state.matrices.get(analysis.input, typed.load, load_s);
   const ReportHead head = study_head(request, files, matrix, state.inputs[analysis.input].files, load_s);
   const AnalysisHooks hooks{
@@ -304,7 +313,8 @@ Entry obtain_entry(RunState& state, size_t a, const AnalysisRequest& request, co
                      "): " + failure.what());
   }
   entry.cached.seconds = now_s() - analysis_start;
-  study::write_file_atomic(cache_path, study::entry_text(entry.cached, analysis.name, request.command));
+  if (!entry.uncached)
+    study::write_file_atomic(cache_path, study::entry_text(entry.cached, analysis.name, request.command));
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2fs", entry.cached.seconds);
   state.log(count_prefix(a, n) + analysis.name + ": computed in " + seconds, false);
@@ -402,7 +412,7 @@ StudyOutcome run_study(const Study& study, const StudyRunOptions& run) {
   auto log = [&](const std::string& line, bool transient) {
     if (run.log && !run.quiet) run.log(line, transient);
   };
-  RunState state{study, run, target, log, {}, Matrices(study), {}};
+  RunState state{study, run, settings, target, log, {}, Matrices(study), {}};
   study::StudyFolder folder(run.out_dir, run.force, [&](const std::string& text) { note(state, text); });
   std::error_code error;
   fs::create_directories(folder.cache_dir(), error);
@@ -422,7 +432,8 @@ StudyOutcome run_study(const Study& study, const StudyRunOptions& run) {
   const std::vector<std::string> files =
       stage_outputs(state, stage, entries, requests, settings_json(settings, target_key), start);
   std::vector<std::string> cache_entries;
-  for (const Entry& entry : entries) cache_entries.push_back(entry.cached.key + ".json");
+  for (const Entry& entry : entries)
+    if (!entry.uncached) cache_entries.push_back(entry.cached.key + ".json");
   if (run.before_swap) run.before_swap(stage);
   folder.commit(files, cache_entries);
   state.outcome.results_path = run.out_dir + "/results.json";

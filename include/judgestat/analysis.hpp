@@ -1,10 +1,14 @@
-// Any analysis asked for in one of two forms, run the same way:
+// Any analysis asked for in one of three forms, run the same way:
 // - typed: a TypedAnalysisRequest holding the options struct the analysis's run_X takes
 //   (MetricsOptions, CascadeOptions, …). This is what every run reaches.
 // - with the CLI's own flags: `judgestat metrics FILE --by benchmark` is
-//   AnalysisRequest{"metrics", {"--by", "benchmark"}} over FILE's matrix; parse_analysis turns it
-//   into the typed form with the CLI's parser and checks (host/requests/), so the CLI, a study file
-//   (judgestat/study.hpp) and the Python binding can never disagree on an option.
+//   AnalysisRequest{"metrics", {"--by", "benchmark"}} over FILE's matrix.
+// - with the CLI's options as typed values (what a study file and Python's keyword arguments
+//   give): AnalysisValues{"metrics", {{"by", "benchmark"}, {"replicates", 2000}}}.
+// parse_analysis and parse_analysis_values turn them into the typed form: each analysis reads its
+// options once, by flag name, from the flags or from the values (host/requests/), with the CLI's
+// defaults and checks, so the CLI, a study file (judgestat/study.hpp) and the Python binding can
+// never disagree on an option.
 //
 //   MetricsOptions metrics;  metrics.by = "benchmark";  metrics.bootstrap.seed = 7;
 //   const AnalysisResult typed = run_analysis(TypedAnalysisRequest{metrics}, matrix, make_target(), head);
@@ -48,35 +52,50 @@
 #include "judgestat/metrics.hpp"
 #include "judgestat/profile.hpp"
 #include "judgestat/records.hpp"
+#include "judgestat/repeats.hpp"
 #include "judgestat/report.hpp"
+#include "judgestat/systems.hpp"
 
 namespace judgestat {
 
 struct AnalysisRequest {
-  /// "metrics", "cascade", "budget" (with --compare too), "profile" or "items".
+  /// "metrics", "cascade", "budget" (with --compare too), "profile", "items", "repeats" or "systems".
   std::string command;
   /// The CLI's flags after the records file, e.g. {"--first", "a", "--by", "benchmark"};
   /// "--flag=value" works as on the command line.
   std::vector<std::string> args;
 };
 
+/// An analysis asked for with its CLI options as typed values, keyed by the long flag names
+/// without "--" ("-" and "_" alike): a switch is true/false; a number option a JSON number (a whole
+/// number for --replicates, --seed, --order …); a text option a string; a list option an array
+/// (or the CLI's comma-separated string); --fee and --latency an object {"judge": number}; --tau
+/// and cascade's --gate-orders a number or a string. What is not given is the CLI's default. A
+/// key the command lacks, an output flag (format, json, save-replicates, plots, out, quiet) or a
+/// value of another type is a UsageError naming the flag ("--replicates: expected a whole
+/// number …, got string \"10\"").
+struct AnalysisValues {
+  std::string command;
+  Json values = Json::object();
+};
+
 /// The options of one analysis, as its run_X takes them: run_metrics, run_cascade, run_budget,
-/// run_budget_compare (budget --compare), run_profile, run_items.
-using AnalysisOptions =
-    std::variant<MetricsOptions, CascadeOptions, BudgetOptions, BudgetCompareOptions, ProfileOptions, ItemsOptions>;
+/// run_budget_compare (budget --compare), run_profile, run_items, run_repeats, run_systems.
+using AnalysisOptions = std::variant<MetricsOptions, CascadeOptions, BudgetOptions, BudgetCompareOptions,
+                                     ProfileOptions, ItemsOptions, RepeatsOptions, SystemsOptions>;
 
 /// An analysis asked for with typed options, and what its run needs besides them.
 struct TypedAnalysisRequest {
   AnalysisOptions options;
-  /// What the matrix must be loaded with: labels, and cascade's select_column as item_column
-  /// (load_item_matrix(path, request.load)).
+  /// What the matrix must be loaded with: labels, the score scale (--scale: metrics, repeats,
+  /// systems), and cascade's select_column as item_column (load_item_matrix(path, request.load)).
   LoadOptions load = {};
   /// metrics only: a records file on which each analysed judge with probabilities gets its
   /// temperature fitted, applied to `options` at run time (--temperature-fit); "" for none.
   std::string temperature_fit = {};
 };
 
-/// "metrics", "cascade", "budget" (both budget forms), "profile" or "items".
+/// "metrics", "cascade", "budget" (both budget forms), "profile", "items", "repeats" or "systems".
 std::string analysis_command(const AnalysisOptions& options);
 
 struct AnalysisHooks {
@@ -98,8 +117,9 @@ struct AnalysisResult {
   /// report_from_json.hpp), so that a study's cache renders the tables and figures again from
   /// json and this alone; null where json holds all of it. Not part of any --json output.
   Json render;
-  /// The replicate statistics where the analysis has them (metrics, profile, cascade's sweep);
-  /// null for budget and items.
+  /// The replicate statistics where the analysis has them (metrics, profile, cascade's sweep,
+  /// repeats, systems: each column's label naming its system and opponent); null for budget and
+  /// items.
   std::shared_ptr<const BootstrapResult> bootstrap;
 };
 
@@ -117,6 +137,13 @@ bool is_execution_flag(const std::string& flag);
 /// The typed request `request` asks for: the flags parsed and validated as the CLI would,
 /// without loading records or running (errors as check_analysis).
 TypedAnalysisRequest parse_analysis(const AnalysisRequest& request);
+/// The same for typed values: each read as its flag is, with the same defaults, checks and
+/// messages. (Own names: a braced {"metrics", {…}} would fit either request.)
+TypedAnalysisRequest parse_analysis_values(const AnalysisValues& request);
+/// parse_analysis_values(request)'s checks alone.
+void check_analysis_values(const AnalysisValues& request);
+/// The execution target the values' backend, devices, threads and chunk describe.
+ExecTarget analysis_values_target(const AnalysisValues& request);
 /// Parses and validates the flags as the CLI would, without loading records or running:
 /// UsageError / std::invalid_argument naming the flag; unknown flags and positional arguments
 /// are errors. (profile reads its --config file here: the config is an option.)

@@ -45,8 +45,9 @@ struct FrozenTau {
 /// benchmark named twice, two bare values, or no entry.
 FrozenTau parse_frozen_tau(const std::vector<std::string>& entries);
 
-/// What run_cascade is asked. Invalid fields throw std::invalid_argument("field: …").
-struct CascadeOptions {
+/// What run_cascade is asked besides its bootstrap and progress: what a CascadeReport keeps.
+/// Invalid fields throw std::invalid_argument("field: …").
+struct CascadeSettings {
   std::string first, fallback;            // judges: the first stage (needs probabilities), the fallback
   ThresholdGrid grid = default_grid();    // ascending thresholds; `all` is implied
   int gate_orders = 0;                    // 0: the orders each item has (§3.3); 1: order 0; 2: every order of the file
@@ -75,6 +76,10 @@ struct CascadeOptions {
   /// Temperature scaling of F on the selection part: "pooled" (one T) or "per-benchmark" (each
   /// benchmark's T fitted on its own selection items; one without any uses the pooled T).
   std::string temperature = "pooled";
+};
+
+/// What run_cascade is asked: the settings, the bootstrap and a progress callback.
+struct CascadeOptions : CascadeSettings {
   BootstrapOptions bootstrap;  // replicates, seed, ci, level, keep_replicates (the sweep's)
   /// (replicates done, total) over the sweep's, the held-out part's and the frozen policy's bootstrap.
   std::function<void(uint64_t done, uint64_t total)> progress;
@@ -245,7 +250,9 @@ struct CascadeGrouping {
 };
 
 struct CascadeReport {
-  CascadeOptions options;  // as asked (progress dropped)
+  /// As asked. The run's bootstrap settings are its results' (sweep.result's seed,
+  /// replicates_run, ci, level), kept once there.
+  CascadeSettings options;
   // The pool (docs/statistics.md §3.3).
   int32_t items = 0, clusters = 0, first_orders = 1;
   int64_t gate_ok = 0;

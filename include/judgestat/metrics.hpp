@@ -15,11 +15,13 @@
 #include <vector>
 
 #include "judgestat/bootstrap.hpp"
+#include "judgestat/covariates.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/plan.hpp"
 #include "judgestat/probability.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/report.hpp"
+#include "judgestat/scores.hpp"
 
 namespace judgestat {
 
@@ -50,6 +52,10 @@ struct MetricsOptions {
   /// Temperatures by judge applied to the probabilities before anything is computed
   /// (`--temperature-fit FILE`: fitted on another file; docs/statistics.md §7.5).
   std::map<std::string, double> temperature;
+  /// Covariates (docs/statistics.md §8.3): `--bins` for `by` = "x.NAME", length bias, association.
+  CovariateOptions covariates;
+  /// Score judges (a scored matrix, docs/statistics.md §8.2): α's level, pairs, tie margin.
+  ScoreOptions scores;
   /// The bootstrap: replicates, seed, ci, level, keep_replicates (the B × S values in the
   /// report), progress (called after each chunk with (done, total)).
   BootstrapOptions bootstrap;

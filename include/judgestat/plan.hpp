@@ -26,6 +26,8 @@ enum class OpCode : uint8_t {
   kNormal,  // push extras[arg] * value: normal draw `arg` of this replicate (stream 2^31 + arg)
   kRank,    // push extras[arg]: a rank term's 2U (bilinear statistic, e.g. AUROC); compile()
             // turns the builder's term index into n_normals + term
+  kSqrt,    // √x, NaN for x < 0 (correlations, RMSE; IEEE sqrt is correctly rounded on host and
+            // device alike, so replicates stay bit-identical)
 };
 
 struct Op {
@@ -229,8 +231,8 @@ struct CompiledPlan {
 /// 2^-k resolution otherwise, chosen so no replicate sum can overflow), sums per cluster.
 CompiledPlan compile(const Plan& plan);
 /// The same, freeing each column and rank term of `plan` as soon as it is compiled (the plan is
-/// left empty): the heavier of the plan's columns and the compiled sums is never held in full
-/// beside the other.
+/// left empty): the compiled sums grow as the columns go, so the two are never held in full beside
+/// each other (cluster_sums is filled a column at a time, then transposed in place).
 CompiledPlan compile(Plan&& plan);
 
 /// Evaluates a statistic's program on column sums `sums` (fixed point); NaN when undefined.
@@ -256,6 +258,9 @@ JS_HD double evaluate(const Op* ops, int32_t n_ops, const Sum* sums, const doubl
         break;
       case OpCode::kAbs:
         stack[top - 1] = std::fabs(stack[top - 1]);
+        break;
+      case OpCode::kSqrt:
+        stack[top - 1] = stack[top - 1] < 0.0 ? NAN : sqrt(stack[top - 1]);
         break;
       default: {
         const double y = stack[--top];

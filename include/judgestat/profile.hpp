@@ -205,22 +205,29 @@ struct ProfileSummary {
   std::vector<L1Pair> l1_pairs;   // every pair inside the L1 means, point values
 };
 
-/// What a profile run is asked for. Errors name these fields ("exact_max_n: …",
-/// "benchmarks: …"); the bootstrap's progress callback is bootstrap.progress.
-struct ProfileOptions {
+/// What a profile run is asked for besides its bootstrap: what a ProfileReport keeps. Errors
+/// name these fields ("exact_max_n: …", "benchmarks: …").
+struct ProfileSettings {
   ProfileConfig config;                 // load_profile_config()
   std::vector<std::string> judges;      // empty: every judge
   std::vector<std::string> benchmarks;  // config benchmarks to profile; empty: all with records
   bool invalid_match = false;           // two invalid verdicts agree in the _cons statistics
   bool leave_out = true;                // leave-out sensitivity for flag = 1 items
   int exact_max_n = 9;                  // exact Spearman p-values up to this many judges (0 … 10)
-  BootstrapOptions bootstrap;           // replicates, seed, interval, level, progress
+};
+
+/// What a profile run is asked for: the settings and the bootstrap (replicates, seed, interval,
+/// level; its progress callback is bootstrap.progress).
+struct ProfileOptions : ProfileSettings {
+  BootstrapOptions bootstrap;
 };
 
 /// A profile: the plan (what each statistic is), its bootstrap intervals and what is derived
 /// from the point estimates.
 struct ProfileReport {
-  ProfileOptions options;  // as run (config, bootstrap settings)
+  /// As asked (config, judges, …). The run's bootstrap settings are result's (seed,
+  /// replicates_run, ci, level), kept once there.
+  ProfileSettings options;
   ProfilePlan plan;
   BootstrapResult result;  // parallel to plan.stats
   ProfileSummary summary;

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,7 +37,16 @@ struct Record {
   bool nan_probability = false;          // a probability was given as NaN: output invalid
   double rationale_ok = kMissing, fee_usd = kMissing, latency_s = kMissing;
   int flag = 0;
+  int repeat = 0;  // docs/statistics.md §8.5: the same request run again (0 = the first run)
+  /// The record's covariates (docs/statistics.md §8.3): the NAME of each `x.NAME` column or key
+  /// and its text, as written ("" when the field is empty).
+  std::vector<std::string> covariate_names, covariate_values;
   int64_t line = 0;  // 1-based line in the file (header = line 1 in CSV)
+};
+
+/// `--scale LOW:HIGH` (docs/statistics.md §8.2): verdicts and gold are scores in [low, high].
+struct ScoreScale {
+  double low = 0, high = 0;
 };
 
 struct LoadOptions {
@@ -48,6 +58,28 @@ struct LoadOptions {
   std::string item_column;
   /// Show loading progress on stderr when stderr is a terminal (the CLI, unless --quiet).
   bool progress = false;
+  /// Score judges (docs/statistics.md §8.2): verdicts and gold are numbers on this scale; the
+  /// labels are the distinct scores (ItemMatrix::label_score). Not with `labels`.
+  std::optional<ScoreScale> scale;
+};
+
+/// A covariate's level of a cell or item besides a level index >= 0 (docs/statistics.md §8.3).
+inline constexpr int32_t kNoLevel = -1;      // no value: an absent cell, an empty field
+inline constexpr int32_t kMixedLevels = -2;  // the records of one item give different values
+
+/// A record column `x.NAME` (JSONL: a key "x.NAME"): a property of the response or item judged,
+/// such as its length or the model that wrote it (docs/statistics.md §8.3).
+struct Covariate {
+  std::string name;                 // NAME, without "x."
+  std::vector<std::string> levels;  // distinct non-empty texts, by first appearance
+  std::vector<double> numbers;      // per level: its number, NaN when the text is not a number
+  bool numeric = false;             // there is a level and every level is a finite number
+  std::vector<int32_t> cell_level;  // per cell (ItemMatrix::cell, repeat 0): level or kNoLevel
+  std::vector<int32_t> item_level;  // per item: the level all its records give, kNoLevel, kMixedLevels
+  /// The first item whose records differ (record order), for item_levels' message; "" when none.
+  std::string mixed_item;
+  int64_t mixed_line = 0, first_line = 0;  // the differing record's line, the item's first record's
+  std::string mixed_text, first_text;      // their texts
 };
 
 /// Verdict codes of a cell besides a label index >= 0.
@@ -75,8 +107,24 @@ struct ItemMatrix {
   std::vector<std::string> judges, items, labels, clusters, benchmarks, conditions, variants;
   int orders = 1;  // 1 + the largest order index
   bool has_probs = false, has_fee = false, has_latency = false, has_rationale = false;
-  bool has_adjudicated = false;    // some record had an `adjudicated` column or key
-  int64_t items_without_gold = 0;  // items whose gold is kNoGold (docs/statistics.md §8.1)
+  bool has_adjudicated = false;       // some record had an `adjudicated` column or key
+  int64_t items_without_gold = 0;     // items whose gold is kNoGold (docs/statistics.md §8.1)
+  std::vector<Covariate> covariates;  // the x.NAME columns, by first appearance
+
+  // Score judges (LoadOptions::scale; docs/statistics.md §8.2): the labels are the distinct scores,
+  // written in their shortest form ("7" and "7.0" are one label) and sorted ascending; verdict codes
+  // stay label indices, so exact agreement is the categorical accuracy.
+  bool scored = false;
+  ScoreScale scale;
+  std::vector<double> label_score;  // per label its number (empty unless scored)
+
+  // Repeats (docs/statistics.md §8.5): the cell arrays above hold repeat 0, which every other
+  // analysis reads; repeats 1..repeats-1 are held alongside in the same cell layout.
+  int32_t repeats = 1;                  // 1 + the largest repeat
+  int64_t repeat_records = 0;           // records with repeat >= 1
+  std::vector<int16_t> repeat_verdict;  // (repeats-1) x cells: repeat r's verdict code at (r-1)·cells + c
+  std::vector<int64_t> repeat_line;     // same layout: file line, 0 when absent
+  std::vector<double> repeat_prob;      // (repeats-1) x cells x labels; NaN where not given
 
   // Per item.
   std::vector<int32_t> gold;            // label index, or kNoGold
@@ -120,6 +168,21 @@ struct ItemMatrix {
   /// invalid_values' index of an invalid cell's value; -1 for a cell that is not invalid.
   int32_t invalid_value_of(size_t c) const;
   const double* probs_of(size_t c) const { return prob.data() + c * labels.size(); }
+
+  size_t n_cells() const { return verdict.size(); }
+  /// Cell c's verdict code in repeat r (r = 0: verdict[c]).
+  int16_t verdict_at(size_t c, int32_t r) const {
+    return r == 0 ? verdict[c] : repeat_verdict[(r - 1) * n_cells() + c];
+  }
+  /// Cell c's probabilities in repeat r (r = 0: probs_of(c)).
+  const double* probs_at(size_t c, int32_t r) const {
+    return r == 0 ? probs_of(c) : repeat_prob.data() + ((r - 1) * n_cells() + c) * labels.size();
+  }
+  /// The covariate `name` ("x.NAME" or "NAME"); UsageError naming the x.* columns there are.
+  const Covariate& covariate(const std::string& name) const;
+  /// The covariate's item_level, or InputError naming the file, the lines and the column of the
+  /// first item whose records differ, saying that `why` (e.g. "--length") needs one value per item.
+  const std::vector<int32_t>& item_levels(const std::string& name, const std::string& why) const;
 
   int32_t judge_index(const std::string& name) const;    // UsageError naming the judges when absent
   int32_t variant_index(const std::string& name) const;  // -1 when absent

@@ -40,6 +40,9 @@ struct JudgeValidity {
   /// analysis does); one note names them above the tables when some item has no gold.
   int64_t items = 0, items_without_gold = 0;
   std::string gold_statistics;
+  /// docs/statistics.md §8.5, the same in every entry: the input's records of repeat >= 1, which only
+  /// `repeats` reads; one note says how many an analysis left out (0: no note).
+  int64_t repeat_records = 0;
 };
 
 /// One figure of a report: its file stem ("cascade_accuracy_fee"), the SVG text and the plotted

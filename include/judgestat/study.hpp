@@ -27,8 +27,12 @@ struct StudyInput {
 struct StudyAnalysis {
   std::string name;   // "name" key, or "<analysis>_<input>" (then _2, _3 … when taken)
   std::string input;  // a StudyInput's name
-  /// The command and its flags from the analysis's keys, before the run-wide settings join.
+  /// The command and its flags from the analysis's keys, before the run-wide settings join: the
+  /// command line the analysis is recorded as (results.json's options, the cache key, argv).
   AnalysisRequest request;
+  /// The same options as typed values by flag name (files resolved against the study's folder),
+  /// what the analysis runs with (study_values).
+  Json options = Json::object();
 };
 
 /// The study's run-wide settings ("settings" key). Each enters an analysis only when its command
@@ -89,8 +93,10 @@ struct StudyOutcome {
 /// non-empty folder that is not a study folder (unless force) or another run is writing it.
 StudyOutcome run_study(const Study& study, const StudyRunOptions& run);
 
-/// The request an analysis runs with: its own flags, then the settings (after the run's
+/// The command line an analysis is recorded as: its own flags, then the settings (after the run's
 /// overrides) its command takes and it does not set.
 AnalysisRequest study_request(const StudyAnalysis& analysis, const StudySettings& settings);
+/// The typed values an analysis runs with (parse_analysis): its options, then the same settings.
+AnalysisValues study_values(const StudyAnalysis& analysis, const StudySettings& settings);
 
 }  // namespace judgestat

@@ -73,7 +73,8 @@ void validate_plan(const CompiledPlan& plan) {
           ++depth;
           break;
         case OpCode::kAbs:
-          if (depth < 1) reject_plan("statistic " + std::to_string(s) + ": abs of nothing");
+        case OpCode::kSqrt:
+          if (depth < 1) reject_plan("statistic " + std::to_string(s) + ": abs or sqrt of nothing");
           break;
         default:
           if (depth < 2) reject_plan("statistic " + std::to_string(s) + ": binary op on a short stack");

@@ -6,9 +6,10 @@ the CLI's analyses with their options as keyword arguments, pandas out (docs/pyt
 >>> r = judgestat.metrics(m, judges=["o1-mini-2024-09-12"], replicates=2000)
 >>> r.statistics.query("name == 'pa'")[["judge", "estimate", "ci_lo", "ci_hi"]]
 
-The binding owns no option or statistic: keywords become the CLI's flags (snake_case →
---kebab-case, True → a bare flag, lists → comma-separated, dicts → one JUDGE=VALUE flag per
-entry), and `.to_json()` is the CLI's --json document.
+The binding owns no option or statistic: each keyword is the CLI flag of the same name
+(snake_case → --kebab-case), its value passed typed (bool, int, float, str, list, dict) to the
+analysis's own option reader in the library, so defaults, checks and messages are the CLI's;
+`.to_json()` is the CLI's --json document.
 """
 
 import json
@@ -23,19 +24,19 @@ __version__ = _judgestat.__version__
 InputError = _judgestat.InputError
 UsageError = _judgestat.UsageError
 
-__all__ = ["load", "ItemMatrix", "Result", "metrics", "cascade", "budget", "profile", "items", "run_study",
-           "StudyRun", "InputError",
-           "UsageError"]
+__all__ = ["load", "ItemMatrix", "Result", "metrics", "cascade", "budget", "profile", "items", "repeats", "systems",
+           "run_study", "StudyRun", "InputError", "UsageError"]
 
 
 class ItemMatrix:
     """Records pivoted into judges × items × orders × variants (docs/statistics.md §1)."""
 
-    def __init__(self, native, source, load_s, labels, item_column):
+    def __init__(self, native, source, load_s, labels, item_column, scale=None):
         self._native = native
         self.source = source  # the path, or "DataFrame" / "arrays"
         self.load_s = load_s
         self._load_options = (list(labels), item_column)
+        self.scale = scale  # (low, high) of a scored file (load's scale=), else None
 
     judges = property(lambda self: list(self._native.judges))
     items = property(lambda self: list(self._native.items))
@@ -91,30 +92,44 @@ class ItemMatrix:
         return head + self.validity.to_html(index=False)
 
 
-def load(records, labels=None, select_column=None):
+def load(records, labels=None, select_column=None, scale=None):
     """Records → ItemMatrix. `records`: a path (CSV or JSONL, as the CLI reads it), a pandas
     DataFrame or a dict of numpy arrays with the record columns (docs/statistics.md §1;
     `p.<label>` columns or a `probs` column of dicts). `labels` fixes the label set (--labels);
-    `select_column` keeps an item-level column (cascade's --select-column).
+    `select_column` keeps an item-level column (cascade's --select-column); `scale` ("1:10" or
+    (1, 10)) reads verdicts and gold as scores on that scale (--scale, docs/statistics.md §8.2).
 
     Bad input raises InputError (a ValueError) naming the file, line and column, or the
     DataFrame's row (its index label) and column."""
     labels = _listed(labels)
     item_column = select_column or ""
+    scale = _scale_of(scale, labels)
     start = time.perf_counter()
     if isinstance(records, ItemMatrix):
         return records
     if isinstance(records, (str, bytes)) or hasattr(records, "__fspath__"):
         import os
         path = os.fsdecode(records)
-        native = _judgestat.load_file(path, labels, item_column)
-        return ItemMatrix(native, path, time.perf_counter() - start, labels, item_column)
+        native = _judgestat.load_file(path, labels, item_column, scale)
+        return ItemMatrix(native, path, time.perf_counter() - start, labels, item_column, scale)
     specs, rows, row_names, source = column_specs(records)
     try:
-        native = _judgestat.load_columns(specs, rows, source, labels, item_column)
+        native = _judgestat.load_columns(specs, rows, source, labels, item_column, scale)
     except InputError as error:
         raise InputError(row_names.rewrite(str(error), source)) from None
-    return ItemMatrix(native, source, time.perf_counter() - start, labels, item_column)
+    return ItemMatrix(native, source, time.perf_counter() - start, labels, item_column, scale)
+
+
+def _scale_of(scale, labels):
+    """load's scale= as (low, high), checked by the CLI's own --scale reader (metrics takes it)."""
+    if scale is None:
+        return None
+    if isinstance(scale, (tuple, list)) and len(scale) == 2:
+        scale = f"{_flag_text(float(scale[0]))}:{_flag_text(float(scale[1]))}"
+    try:
+        return _judgestat.parse("metrics", {"scale": scale, "labels": labels or None}, False).scale
+    except (UsageError, ValueError) as error:
+        raise type(error)(_keyword_message(str(error), "metrics")) from None
 
 
 def _listed(value):
@@ -144,17 +159,27 @@ _OUTPUT_KEYWORDS = {
 }
 
 
-def _flags(command, options):
-    """Keyword arguments → the CLI's flags (docs/python.md "Keywords")."""
+_OUTPUT_FLAGS = {k.replace("_", "-") for k in _OUTPUT_KEYWORDS}
+
+
+def _check_keywords(command, options):
+    """Unknown keywords and the CLI's output flags are TypeErrors naming them."""
     known = set(_judgestat.flags(command))
-    args = []
-    for key, value in options.items():
+    for key in options:
         if key in _OUTPUT_KEYWORDS:
             raise TypeError(f"{command}(): keyword '{key}' is an output flag of the CLI; {_OUTPUT_KEYWORDS[key]}")
-        flag = key.replace("_", "-")
-        if flag not in known:
+        if key.replace("_", "-") not in known:
             raise TypeError(f"{command}() got an unexpected keyword argument '{key}'; its keywords are "
                             + ", ".join(sorted(k.replace("-", "_") for k in known if k not in _OUTPUT_FLAGS)))
+
+
+def _command_words(options):
+    """The command line the keywords are the options of, for the result's argv only (a record of
+    the call; the options themselves reach the library typed): True → the bare flag, lists →
+    comma-separated, dicts → one JUDGE=VALUE flag per entry."""
+    args = []
+    for key, value in options.items():
+        flag = key.replace("_", "-")
         if value is None or value is False:
             continue
         if value is True:
@@ -167,9 +192,6 @@ def _flags(command, options):
         else:
             args += ["--" + flag, _flag_text(value)]
     return args
-
-
-_OUTPUT_FLAGS = {k.replace("_", "-") for k in _OUTPUT_KEYWORDS}
 
 
 def _keyword_message(message, command):
@@ -196,20 +218,22 @@ def _python_chunk(matrix):
 
 
 def _run(command, records, progress, keep_replicates, options):
-    args = _flags(command, options)
-    if keep_replicates:
-        args.append("--save-replicates=-")
+    _check_keywords(command, options)
     try:
-        _judgestat.check(command, args)
-        labels, item_column = _judgestat.load_options(command, args)
+        request = _judgestat.parse(command, options, bool(keep_replicates))
     except (InputError, UsageError, ValueError) as error:
         raise type(error)(_keyword_message(str(error), command)) from None
-    matrix = records if isinstance(records, ItemMatrix) else load(records, labels, item_column or None)
-    argv = ["judgestat " + command, matrix.source] + [a for a in args if a != "--save-replicates=-"]
+    if isinstance(records, ItemMatrix):
+        matrix = records
+        if request.scale is not None and matrix.scale != request.scale:
+            raise ValueError(f"scale (--scale): the ItemMatrix was loaded with scale={matrix.scale}; "
+                             f"load it with scale={request.scale} or pass the records themselves")
+    else:
+        matrix = load(records, request.labels, request.item_column or None, request.scale)
+    argv = ["judgestat " + command, matrix.source] + _command_words(options)
     with _progress_bar(progress, command) as report:
         try:
-            native = _judgestat.run(command, args, matrix._native, argv, matrix.load_s, report,
-                                    _python_chunk(matrix))
+            native = _judgestat.run(request, matrix._native, argv, matrix.load_s, report, _python_chunk(matrix))
         except (InputError, UsageError, ValueError) as error:
             raise type(error)(_keyword_message(str(error), command)) from None
     return Result(command, native, matrix)
@@ -265,6 +289,20 @@ def budget(records, *, progress=False, **options):
 def profile(records, *, progress=False, keep_replicates=False, **options):
     """`judgestat profile`: CAP conditional accuracy profiles (config="configs/judgebench.json", …)."""
     return _run("profile", records, progress, keep_replicates, options)
+
+
+def repeats(records, *, progress=False, keep_replicates=False, **options):
+    """`judgestat repeats`: per judge its agreement with itself across repeats, variants and
+    presentation orders (docs/statistics.md §8.5), with clustered bootstrap CIs. Keywords are the
+    CLI's flags (judges=[...], by="variant", invalid_match=True, scale="1:10", replicates=…)."""
+    return _run("repeats", records, progress, keep_replicates, options)
+
+
+def systems(records, *, progress=False, keep_replicates=False, **options):
+    """`judgestat systems`: win rates between systems, system-level rank agreement with gold and
+    self-preference (docs/statistics.md §8.4). Keywords are the CLI's flags
+    (systems=["x.model_a", "x.model_b"], baseline=..., self=..., family="judge=fam,…", scale="1:10", …)."""
+    return _run("systems", records, progress, keep_replicates, options)
 
 
 def items(records, **options):

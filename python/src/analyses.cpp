@@ -1,11 +1,15 @@
 // The analyses through the analysis-request layer (include/judgestat/analysis.hpp): Python's
-// keyword arguments arrive as the CLI's flags, so the options, their checks and the outputs are
-// the CLI's. The engine runs with the GIL released; the progress hook, called after each chunk,
-// takes the GIL back to check for Ctrl-C (PyErr_CheckSignals) and to report progress, and stops
-// the run by throwing.
+// keyword arguments arrive as typed values (AnalysisValues: bool, int, float, str, lists, dicts),
+// read by each analysis's own option reader, so the options' defaults, checks and messages and
+// the outputs are the CLI's. The engine runs with the GIL released; the progress hook, called
+// after each chunk, takes the GIL back to check for Ctrl-C (PyErr_CheckSignals) and to report
+// progress, and stops the run by throwing.
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include <pybind11/functional.h>
@@ -23,6 +27,12 @@ namespace py = pybind11;
 namespace judgestat::python {
 namespace {
 
+/// Whether an analysis's options have replicate statistics (a `bootstrap` member).
+template <typename Options, typename = void>
+constexpr bool has_bootstrap = false;
+template <typename Options>
+constexpr bool has_bootstrap<Options, std::void_t<decltype(std::declval<Options&>().bootstrap)>> = true;
+
 /// Thrown from the progress hook to stop the run; the Python error (KeyboardInterrupt, or what
 /// the progress callback raised) waits in `pending` until the GIL is back.
 struct Stopped {};
@@ -30,6 +40,77 @@ struct Stopped {};
 struct Run {
   std::shared_ptr<const AnalysisResult> result;
 };
+
+/// The keyword arguments read into the analysis's typed options, and the target they name.
+struct Request {
+  TypedAnalysisRequest typed;
+  ExecTarget target;
+};
+
+[[noreturn]] void not_a_value(const std::string& flag, const py::handle& value) {
+  throw UsageError("--" + flag + ": expected a bool, int, float, str, path, list or dict, got " +
+                   py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>());
+}
+
+/// A Python int (or anything with __index__, as numpy's integers) as a JSON integer.
+Json integer_of(const std::string& flag, const py::handle& value) {
+  const py::int_ number = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+  int overflow = 0;
+  const long long signed_value = PyLong_AsLongLongAndOverflow(number.ptr(), &overflow);
+  if (overflow == 0)
+    return signed_value < 0 ? Json(static_cast<int64_t>(signed_value)) : Json(static_cast<uint64_t>(signed_value));
+  const unsigned long long unsigned_value = PyLong_AsUnsignedLongLong(number.ptr());
+  if (overflow < 0 || PyErr_Occurred()) {
+    PyErr_Clear();
+    throw UsageError("--" + flag + ": " + py::repr(value).cast<std::string>() + " does not fit 64 bits");
+  }
+  return Json(static_cast<uint64_t>(unsigned_value));
+}
+
+/// One keyword's value as a typed value (the option's reader checks its type); `flag` names it.
+Json json_of(const std::string& flag, const py::handle& value) {
+  if (value.is_none()) return nullptr;
+  if (PyBool_Check(value.ptr())) return value.cast<bool>();
+  if (PyLong_Check(value.ptr()) || py::hasattr(value, "__index__")) return integer_of(flag, value);
+  if (PyFloat_Check(value.ptr())) return value.cast<double>();
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::hasattr(value, "__fspath__")) return py::module_::import("os").attr("fsdecode")(value).cast<std::string>();
+  if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    Json array = Json::array();
+    for (const py::handle element : value) array.push_back(json_of(flag, element));
+    return array;
+  }
+  if (py::isinstance<py::dict>(value)) {
+    Json object = Json::object();
+    for (const auto& [key, element] : py::reinterpret_borrow<py::dict>(value)) {
+      if (!py::isinstance<py::str>(key)) not_a_value(flag, key);
+      object[key.cast<std::string>()] = json_of(flag, element);
+    }
+    return object;
+  }
+  if (py::hasattr(value, "__float__")) return value.attr("__float__")().cast<double>();  // numpy's floats
+  not_a_value(flag, value);
+}
+
+/// The keyword arguments (None = not given) as the analysis's options; with keep_replicates,
+/// every replicate value kept (the CLI's --save-replicates).
+Request parse(const std::string& command, const py::dict& keywords, bool keep_replicates) {
+  AnalysisValues values{command, Json::object()};
+  for (const auto& [key, value] : keywords) {
+    std::string flag = key.cast<std::string>();
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (!value.is_none()) values.values[flag] = json_of(flag, value);
+  }
+  py::gil_scoped_release released;
+  Request request{parse_analysis_values(values), analysis_values_target(values)};
+  if (keep_replicates)
+    std::visit(
+        [](auto& options) {
+          if constexpr (has_bootstrap<std::decay_t<decltype(options)>>) options.bootstrap.keep_replicates = true;
+        },
+        request.typed.options);
+  return request;
+}
 
 py::object optional_text(const std::optional<std::string>& value) {
   return value ? py::object(py::str(*value)) : py::object(py::none());
@@ -81,11 +162,10 @@ Json envelope_of(const std::string& command, const std::vector<std::string>& arg
   return json_envelope(command, static_cast<int>(pointers.size()), pointers.data(), matrix);
 }
 
-Run run(const std::string& command, const std::vector<std::string>& args, const ItemMatrix& matrix,
-        const std::vector<std::string>& argv, double load_s, const py::object& progress, uint64_t chunk) {
-  const AnalysisRequest request{command, args};
+Run run(const Request& request, const ItemMatrix& matrix, const std::vector<std::string>& argv, double load_s,
+        const py::object& progress, uint64_t chunk) {
   ReportHead head;
-  head.envelope = envelope_of(command, argv, matrix);
+  head.envelope = envelope_of(analysis_command(request.typed.options), argv, matrix);
   head.load_s = load_s;
   AnalysisHooks hooks;
   std::optional<py::error_already_set> pending;
@@ -102,13 +182,12 @@ Run run(const std::string& command, const std::vector<std::string>& args, const 
   Run out;
   try {
     py::gil_scoped_release released;
-    check_analysis(request);
-    ExecTarget target = analysis_target(request);
-    // A run stops between chunks only: on the CPU, unless --chunk says otherwise, chunks small
+    ExecTarget target = request.target;
+    // A run stops between chunks only: on the CPU, unless chunk= says otherwise, chunks small
     // enough to check for Ctrl-C often (results do not depend on the chunk size;
     // docs/statistics.md §2). A GPU chunk is short anyway, and smaller ones would cost.
     if (target.chunk == 0 && !exec_target_uses_cuda(target)) target.chunk = chunk;
-    out.result = std::make_shared<const AnalysisResult>(run_analysis(request, matrix, target, head, hooks));
+    out.result = std::make_shared<const AnalysisResult>(run_analysis(request.typed, matrix, target, head, hooks));
   } catch (const Stopped&) {
     throw std::move(*pending);
   }
@@ -152,15 +231,16 @@ void bind_analyses(py::module_& m) {
       .def_property_readonly(
           "labels", [](const Run& r) { return r.result->bootstrap ? labels_of(*r.result->bootstrap) : py::list(); })
       .def_property_readonly("replicates", &replicates_of);
-  m.def("run", &run, py::arg("command"), py::arg("args"), py::arg("matrix"), py::arg("argv"), py::arg("load_s"),
-        py::arg("progress"), py::arg("chunk"));
-  m.def("check", [](const std::string& command, const std::vector<std::string>& args) {
-    check_analysis(AnalysisRequest{command, args});
-  });
-  m.def("load_options", [](const std::string& command, const std::vector<std::string>& args) {
-    const LoadOptions options = analysis_load_options(AnalysisRequest{command, args});
-    return py::make_tuple(options.labels, options.item_column);
-  });
+  py::class_<Request>(m, "NativeRequest")
+      .def_property_readonly("labels", [](const Request& r) { return r.typed.load.labels; })
+      .def_property_readonly("item_column", [](const Request& r) { return r.typed.load.item_column; })
+      .def_property_readonly("scale", [](const Request& r) -> py::object {
+        if (!r.typed.load.scale) return py::none();
+        return py::make_tuple(r.typed.load.scale->low, r.typed.load.scale->high);
+      });
+  m.def("parse", &parse, py::arg("command"), py::arg("keywords"), py::arg("keep_replicates"));
+  m.def("run", &run, py::arg("request"), py::arg("matrix"), py::arg("argv"), py::arg("load_s"), py::arg("progress"),
+        py::arg("chunk"));
   m.def("run_study", &run_study_file, py::arg("path"), py::arg("out"), py::arg("seed"), py::arg("replicates"),
         py::arg("backend"), py::arg("threads"), py::arg("force"));
   m.def("flags", &analysis_flags);

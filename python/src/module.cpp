@@ -3,7 +3,9 @@
 // messages all stay in the library. Bad input raises judgestat.InputError (a ValueError), usage
 // errors UsageError (a ValueError); std::invalid_argument becomes ValueError.
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -19,17 +21,21 @@ namespace py = pybind11;
 namespace judgestat::python {
 namespace {
 
-LoadOptions load_options(const std::vector<std::string>& labels, const std::string& item_column) {
+/// (low, high) of --scale, as the request layer read it (NativeRequest.scale); None: labels.
+using Scale = std::optional<std::pair<double, double>>;
+
+LoadOptions load_options(const std::vector<std::string>& labels, const std::string& item_column, const Scale& scale) {
   LoadOptions options;
   options.labels = labels;
   options.item_column = item_column;
+  if (scale) options.scale = ScoreScale{scale->first, scale->second};
   return options;
 }
 
 std::shared_ptr<ItemMatrix> load_file(const std::string& path, const std::vector<std::string>& labels,
-                                      const std::string& item_column) {
+                                      const std::string& item_column, const Scale& scale) {
   py::gil_scoped_release released;
-  return std::make_shared<ItemMatrix>(load_item_matrix(path, load_options(labels, item_column)));
+  return std::make_shared<ItemMatrix>(load_item_matrix(path, load_options(labels, item_column, scale)));
 }
 
 /// (name, "text", codes int64[rows], texts) or (name, "number", float64[rows], None), as
@@ -59,13 +65,14 @@ Column column_of(const py::handle& spec, std::vector<py::object>& keep_alive) {
 }
 
 std::shared_ptr<ItemMatrix> load_columns(const py::list& specs, size_t rows, const std::string& source,
-                                         const std::vector<std::string>& labels, const std::string& item_column) {
+                                         const std::vector<std::string>& labels, const std::string& item_column,
+                                         const Scale& scale) {
   std::vector<py::object> keep_alive;
   std::vector<Column> columns;
   for (const py::handle spec : specs) columns.push_back(column_of(spec, keep_alive));
   py::gil_scoped_release released;
   const std::vector<Record> records = records_from_columns(columns, rows, source, item_column);
-  return std::make_shared<ItemMatrix>(build_item_matrix(records, source, load_options(labels, item_column)));
+  return std::make_shared<ItemMatrix>(build_item_matrix(records, source, load_options(labels, item_column, scale)));
 }
 
 /// Per judge: (judge, records present, invalid records) over every cell.
@@ -124,8 +131,8 @@ PYBIND11_MODULE(_judgestat, m) {
     }
   });
   python::bind_matrix(m);
-  m.def("load_file", &python::load_file, py::arg("path"), py::arg("labels"), py::arg("item_column"));
+  m.def("load_file", &python::load_file, py::arg("path"), py::arg("labels"), py::arg("item_column"), py::arg("scale"));
   m.def("load_columns", &python::load_columns, py::arg("columns"), py::arg("rows"), py::arg("source"),
-        py::arg("labels"), py::arg("item_column"));
+        py::arg("labels"), py::arg("item_column"), py::arg("scale"));
   python::bind_analyses(m);
 }

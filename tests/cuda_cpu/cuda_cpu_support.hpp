@@ -68,6 +68,10 @@ inline Plan make_plan(const PlanShape& shape) {
   plan.statistics.push_back(statistic("pa", ratio_program(half, n)));
   plan.statistics.push_back(
       statistic("acc_minus_pa", difference_program(ratio_program(correct, n), ratio_program(half, n))));
+  // kSqrt (correlations, RMSE): NaN below 0 on some replicates, a root above.
+  std::vector<Op> root = difference_program(ratio_program(half, n), {{OpCode::kConstant, 0, 0.5}});
+  root.push_back({OpCode::kSqrt});
+  plan.statistics.push_back(statistic("sqrt_pa_minus_half", root));
   if (shape.rank_terms) testing_support::add_rank_term_statistics(plan, correct, n_units, rng, uniform);
   if (!shape.counts_only) {
     const int32_t conf = plan.add_column("conf"), signed_values = plan.add_column("signed");

@@ -36,7 +36,14 @@ void expecting_clear_errors(const Work& work) {
 }
 
 void pivot_records(const std::vector<Record>& records, const std::string& file) {
-  (void)loading::pivot(loading::number_records(records), file, {});
+  const ItemMatrix m = loading::pivot(loading::number_records(records), file, {});
+  // The new shapes (docs/statistics.md §8): covariates needing one value per item, the items with
+  // gold (which copies covariates and repeat cells), and the same records as scores.
+  for (const Covariate& covariate : m.covariates) (void)m.item_levels(covariate.name, "fuzz");
+  if (m.items_without_gold < m.n_items()) (void)items_with_gold(m, "fuzz");
+  LoadOptions scores;
+  scores.scale = ScoreScale{0, 10};
+  (void)loading::pivot(loading::number_records(records), file, scores);
 }
 
 }  // namespace

@@ -182,3 +182,44 @@ def test_progress_true_drives_tqdm_when_installed(monkeypatch):
     # Without progress nothing is shown.
     judgestat.metrics(JUDGEBENCH, replicates=300, judges=[FALLBACK], backend="cpu")
     assert len(bars) == 1
+
+
+# Keywords reach the library typed: a value of the wrong type is an error naming the keyword (and
+# its flag), never text parsed again; a value of the right type that the option refuses says why
+# as the CLI's flag would.
+@pytest.mark.parametrize("command,keywords,message", [
+    ("metrics", dict(replicates="10"), r'^replicates \(--replicates\): expected a whole number .*got string "10"$'),
+    ("metrics", dict(replicates=-5), r"^replicates \(--replicates\): expected a whole number .*got number -5$"),
+    ("metrics", dict(level="0.9"), r'^level \(--level\): expected a number, got string "0.9"$'),
+    ("metrics", dict(level=2), r"^level \(--level\): expected 0 < level < 1$"),
+    ("metrics", dict(order=1.5), r"^order \(--order\): expected a whole number, got number 1.5$"),
+    ("metrics", dict(hard="yes"), r'^hard \(--hard\): expected true or false \(a switch\), got string "yes"$'),
+    ("metrics", dict(by=False), r"^by \(--by\): expected a string, got boolean false$"),
+    ("metrics", dict(judges=[1, 2]), r"^judges \(--judges\): expected a list of strings .*got array \[1,2\]$"),
+    ("metrics", dict(fee={FALLBACK: "0.01"}), rf"^fee \(--fee\): expected a number for judge '{FALLBACK}', got"),
+    ("metrics", dict(fee={FALLBACK: -1}), rf"^fee \(--fee\): '-1' for {FALLBACK} is not a non-negative number$"),
+    ("metrics", dict(seed={1, 2}), r"^seed \(--seed\): expected a bool, int, float, str, path, list or dict, got set$"),
+    ("budget", dict(first=FIRST, fallback=FALLBACK, k=[48, 9.5]), r"^k \(--k\): expected a list of whole numbers"),
+    ("cascade", dict(first=FIRST, fallback=5), r"^fallback \(--fallback\): expected a string, got number 5$"),
+], ids=["replicates_str", "replicates_negative", "level_str", "level_2", "order_float", "switch_str", "false_value",
+        "judges_ints", "fee_str", "fee_negative", "seed_set", "k_float", "fallback_int"])
+def test_a_wrong_typed_keyword_names_the_keyword(command, keywords, message):
+    with pytest.raises(judgestat.UsageError, match=message):
+        getattr(judgestat, command)(JUDGEBENCH, backend="cpu", **keywords)
+
+
+def test_typed_keywords_equal_their_cli_text():
+    """numpy integers, tuples, paths and a comma-separated string are the same options as the CLI's
+    flags: the same JSON as the command with them."""
+    import pathlib
+    config = pathlib.Path(SOURCE_DIR) / "configs" / "judgebench.json"
+    result = judgestat.profile(JUDGEBENCH, config=config, replicates=np.int64(200), judges=(FALLBACK, FIRST),
+                               backend="cpu")
+    cli = run_cli("profile", JUDGEBENCH, "--config", config, "--replicates", "200", "--judges",
+                  f"{FALLBACK},{FIRST}", "--backend", "cpu", "--format", "json", "--quiet")
+    assert without_argv_and_timing(result.to_json()) == without_argv_and_timing(cli)
+    budget = judgestat.budget(JUDGEBENCH, compare=f"Skywork_Skywork-Reward-Gemma-2-27B,{FALLBACK}", k=(50, 100),
+                              draws=300, backend="cpu")
+    cli = run_cli("budget", JUDGEBENCH, "--compare", f"Skywork_Skywork-Reward-Gemma-2-27B,{FALLBACK}", "--k", "50,100",
+                  "--draws", "300", "--backend", "cpu", "--format", "json", "--quiet")
+    assert without_argv_and_timing(budget.to_json()) == without_argv_and_timing(cli)

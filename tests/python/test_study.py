@@ -36,3 +36,14 @@ def test_run_study_errors(tmp_path):
         judgestat.run_study(tmp_path / "missing.json", tmp_path / "out")
     with pytest.raises(TypeError, match="seed"):
         judgestat.run_study(STUDY, tmp_path / "out", seed=-1)
+
+
+def test_a_study_option_of_the_wrong_json_type_names_its_key(tmp_path):
+    study = tmp_path / "study.json"
+    records = os.path.join(SOURCE_DIR, "data", "judgebench", "gpt4o_split.csv")
+    study.write_text(json.dumps({"inputs": {"jb": records},
+                                 "analyses": [{"analysis": "metrics", "input": "jb", "replicates": "300"}]}))
+    with pytest.raises(judgestat.UsageError, match=r"analyses\[0\] \(metrics_jb\): key 'replicates': expected a "
+                                                   r'whole number from 0 to 18446744073709551615, got string "300"$'):
+        judgestat.run_study(study, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -189,8 +189,8 @@ TEST(ProfileFromJson, AProfileResultItsReportDoesNotWriteAgainIsRefused) {
        [](Json&, Json& r) { r["intervals"][0]["row"] = "elsewhere"; }},
       {"render.intervals[0].size_cv: expected a number or null",
        [](Json&, Json& r) { r["intervals"][0]["size_cv"] = "wide"; }},
-      // replicates_run is the rate's numerator: another count does not give the stored rate.
-      {"result.timing: does not read back", [](Json&, Json& r) { r["replicates_run"] = uint64_t{101}; }},
+      // replicates_run is the settings' replicates: another count does not give the stored settings.
+      {"result.settings: does not read back", [](Json&, Json& r) { r["replicates_run"] = uint64_t{101}; }},
   };
   ASSERT_NO_THROW((void)render_from_json("profile", json, render));
   for (const Case& c : cases) {

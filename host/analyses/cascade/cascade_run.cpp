@@ -281,9 +281,7 @@ CascadeReport run_cascade(const ItemMatrix& input, const CascadeOptions& options
   const std::optional<ItemMatrix> gold_only = gold_items_for(input, "cascade", items_analysed, without_gold);
   const ItemMatrix& matrix = gold_only ? *gold_only : input;
   CascadeReport report;
-  report.options = options;
-  report.options.progress = nullptr;
-  report.options.bootstrap.progress = nullptr;
+  report.options = options;  // the settings; the run's bootstrap settings are its results'
   matrix.judge_index(options.first);
   matrix.judge_index(options.fallback);
   const CascadePool pool =
@@ -312,8 +310,10 @@ CascadeReport run_cascade(const ItemMatrix& input, const CascadeOptions& options
     if (groups->domain) report.notes.insert(report.notes.begin(), groups->note);  // docs/statistics.md §2: first
   }
   const PoolGroups* by = groups ? &*groups : nullptr;
-  const std::vector<CascadePolicy> policies = sweep_policies(pool, options.grid);
-  CascadePlan sweep = build_cascade_plan(pool, stratify(clusters, by), policies, {report.fees, true, by});
+  // The sweep's policies (a byte per item and threshold) are made again for its summaries at the end rather than
+  // held through the resampling (issue 26 part 7).
+  CascadePlan sweep =
+      build_cascade_plan(pool, stratify(clusters, by), sweep_policies(pool, options.grid), {report.fees, true, by});
   report.fee_scale = sweep.fees;
   report.sweep.scopes = sweep.scopes;
   report.sweep.selective = add_cascade_selective(pool, sweep.plan);  // after every scope's rows
@@ -375,7 +375,7 @@ CascadeReport run_cascade(const ItemMatrix& input, const CascadeOptions& options
     summarise_scopes(pool, frozen_policies, frozen_items, by, report.fees, report.frozen->scopes);
   }
 
-  summarise_scopes(pool, policies, {}, by, report.fees, report.sweep.scopes);
+  summarise_scopes(pool, sweep_policies(pool, options.grid), {}, by, report.fees, report.sweep.scopes);
   for (int32_t i = 0; i < pool.size(); ++i)
     if (pool.q[i] > 0) report.gate_q.push_back(pool.q[i]), report.gate_correct.push_back(pool.c1[i]);
   return report;

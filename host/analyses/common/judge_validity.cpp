@@ -18,6 +18,7 @@ void ValidityTally::add(size_t c) {
 
 JudgeValidity ValidityTally::finish() const {
   JudgeValidity out{m_.judges[judge_], records_, invalid_, reasons_.most_common()};
+  out.repeat_records = m_.repeat_records;  // read by no analysis but repeats (§8.5)
   for (int32_t value : value_order_)
     if (value_counts_[value] > out.common_invalid_count) {
       out.common_invalid_value = m_.invalid_values[value];

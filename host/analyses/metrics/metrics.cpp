@@ -7,12 +7,14 @@
 #include <numeric>
 
 #include "analyses/common/judge_validity.hpp"
+#include "analyses/covariates/covariate_bias.hpp"
 #include "analyses/metrics/agreement.hpp"
 #include "analyses/metrics/classification.hpp"
 #include "analyses/metrics/paired.hpp"
 #include "analyses/metrics/position_cost.hpp"
 #include "analyses/probability/calibration.hpp"
 #include "analyses/probability/probability_quality.hpp"
+#include "analyses/scores/scores_plan.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
 #include "records/memory.hpp"
@@ -423,6 +425,7 @@ StatLabel group_label(const Selection& sel, const std::optional<std::string>& gr
   if (sel.strata == "benchmark") label.benchmark = group;
   if (sel.strata == "condition") label.condition = group;
   if (sel.strata == "difficulty") label.condition = "difficulty=" + *group;
+  if (sel.strata.rfind("x.", 0) == 0) label.condition = sel.strata + "=" + *group;  // §8.3: x.len=[0, 200)
   return label;
 }
 
@@ -436,6 +439,7 @@ MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, co
   // Statistics over the accuracy units come first: probability quality appends units of its own.
   add_pair_comparisons(m, sel, pairs, options, built);
   add_rater_agreement(m, sel, options, built);
+  add_covariate_bias(m, sel, options.covariates, built);  // docs/statistics.md §8.3, on the accuracy units
   // Probability quality (docs/statistics.md §3.2) joins the same plan, after the accuracy family.
   // On the accuracy units (a superset of its own): the plan's columns are not lengthened. Its
   // fraction columns are folded into cluster sums as written unless a `diff` of them reads them.
@@ -459,6 +463,7 @@ SelectionOptions selection_options(const MetricsOptions& options) {
   select.variants = options.variants;
   select.strata = options.by;
   select.strata_mode = options.strata_mode;
+  select.bins = options.covariates.bins;
   select.hard_only = options.hard_only;
   return select;
 }
@@ -584,7 +589,9 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   const Selection selection = select_records(matrix, selection_options(options));
   check_per_call_judges(matrix, selection, options);
   check_plan_fits(matrix, selection);
-  MetricsPlan built = build_metrics_run_plan(matrix, selection, options);
+  // Score judges (docs/statistics.md §8.2) have their own statistics in place of the categorical ones.
+  MetricsPlan built = matrix.scored ? build_scores_run_plan(matrix, selection, options)
+                                    : build_metrics_run_plan(matrix, selection, options);
   report.plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   auto backend = make_backend(target);

@@ -29,7 +29,17 @@ const std::vector<std::string>& differenceable_statistics() {
                                               "brier",
                                               "nll",
                                               "ece",
-                                              "auroc_err"};
+                                              "auroc_err",
+                                              "pearson",
+                                              "spearman",
+                                              "kendall_tau_b",
+                                              "mae",
+                                              "rmse",
+                                              "exact",
+                                              "within_one",
+                                              "qwk",
+                                              "pair_acc",
+                                              "pair_tie_rate"};
   return names;
 }
 

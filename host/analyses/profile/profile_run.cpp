@@ -22,8 +22,7 @@ ProfileReport run_profile(const ItemMatrix& input, const ProfileOptions& options
   const ItemMatrix& matrix = gold_only ? *gold_only : input;
   if (options.exact_max_n < 0 || options.exact_max_n > 10) throw std::invalid_argument("exact_max_n: expected 0 … 10");
   ProfileReport report;
-  report.options = options;
-  report.options.bootstrap.progress = nullptr;  // the report keeps settings, not the caller's callback
+  report.options = options;  // the settings; the run's bootstrap settings are result's
   const double plan_start = seconds_now();
   report.plan = build_profile_plan(matrix, options.config, options);
   report.plan_s = seconds_now() - plan_start;

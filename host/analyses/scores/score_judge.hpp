@@ -1,0 +1,34 @@
+// A score judge against gold on one scope (docs/statistics.md §8.2): pearson, spearman,
+// kendall_tau_b, mae, rmse, exact, within_one and qwk as plan statistics, each a function of
+// column sums, so each gets the run's clustered bootstrap CI and a `diff` between judges.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "judgestat/plan.hpp"
+
+namespace judgestat {
+
+/// Per plan unit the gold level and the judge's level (label indices, ascending score), −1 where
+/// the unit does not enter (outside the scope, no gold, no valid score).
+struct ScoredUnits {
+  std::vector<int32_t> gold, judge;
+};
+
+/// The rank and ordinal statistics (spearman, kendall_tau_b, krippendorff_alpha, kendall_w) are left
+/// out, with a note, where the scores compared take more distinct values than this: their programs
+/// grow with the square (α, Kendall's P − Q: with the cells) of the levels, and continuous scores
+/// (0:100 with decimals) would not fit a replicate.
+inline constexpr int32_t kMaxRankLevels = 32;
+
+/// The per-judge score statistics (names as in docs/statistics.md §8.2), labelled `base` with its
+/// name set; columns named tag + "/…". Returns a note for each statistic left out (no unit, or a
+/// side with one value only: the correlation is 0/0).
+std::vector<std::string> add_score_statistics(const std::vector<double>& level_score, const ScoredUnits& units,
+                                              const StatLabel& base, const std::string& tag, Plan& plan);
+
+/// The names add_score_statistics gives, in its order.
+const std::vector<std::string>& score_statistic_names();
+
+}  // namespace judgestat
