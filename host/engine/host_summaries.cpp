@@ -102,8 +102,8 @@ class HostKeptReplicates final : public KeptReplicates {
     std::vector<double> block_sum(n_blocks * S_, 0.0);
     std::vector<uint64_t> block_defined(n_blocks * S_, 0);
     for_blocks(n_blocks, [&](uint64_t b, const double* row) {
-      double* sum = &block_sum[b * S_];
-      uint64_t* defined = &block_defined[b * S_];
+      double* sum = block_sum.data() + b * S_;  // data(): S_ may be 0
+      uint64_t* defined = block_defined.data() + b * S_;
       for (int32_t s = 0; s < S_; ++s)
         if (!std::isnan(row[s])) {
           sum[s] += row[s];
