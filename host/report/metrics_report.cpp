@@ -400,12 +400,8 @@ Json to_json(const MetricsReport& report, const ReportHead& head) {
   Json json = head.envelope;
   json["settings"] = settings_json(report);
   json["statistics"] = statistics_rows(report);
-  Json validity = Json::array();
-  for (const auto& v : report.validity)
-    validity.push_back({{"judge", v.judge}, {"records", v.records}, {"invalid", v.invalid}});
-  json["validity"] = validity;
-  std::vector<std::string> notes = all_invalid_notes(report.validity);
-  notes.insert(notes.end(), report.notes.begin(), report.notes.end());
+  json["validity"] = validity_json(report.validity);
+  std::vector<std::string> notes = notes_after_validity(report.validity, report.notes);
   if (!report.strata_note.empty()) notes.insert(notes.begin(), report.strata_note);
   json["notes"] = notes;
   json["confusion"] = confusion_json(report);

@@ -98,13 +98,8 @@ Json to_json(const RepeatsReport& report, const ReportHead& head) {
     rows[s]["label"] = label ? Json(*label) : Json(nullptr);
   }
   json["statistics"] = rows;
-  Json validity = Json::array();
-  for (const auto& v : report.validity)
-    validity.push_back({{"judge", v.judge}, {"records", v.records}, {"invalid", v.invalid}});
-  json["validity"] = validity;
-  std::vector<std::string> notes = all_invalid_notes(report.validity);
-  notes.insert(notes.end(), report.notes.begin(), report.notes.end());
-  json["notes"] = notes;
+  json["validity"] = validity_json(report.validity);
+  json["notes"] = notes_after_validity(report.validity, report.notes);
   json["timing"] = bootstrap_timing_json(head.load_s + report.plan_s, report.statistics);
   return json;
 }

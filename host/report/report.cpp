@@ -526,4 +526,17 @@ std::string all_invalid_warnings(const std::vector<JudgeValidity>& validity, con
   return out;
 }
 
+Json validity_json(const std::vector<JudgeValidity>& validity) {
+  Json rows = Json::array();
+  for (const auto& v : validity) rows.push_back({{"judge", v.judge}, {"records", v.records}, {"invalid", v.invalid}});
+  return rows;
+}
+
+std::vector<std::string> notes_after_validity(const std::vector<JudgeValidity>& validity,
+                                              const std::vector<std::string>& notes) {
+  std::vector<std::string> all = all_invalid_notes(validity);
+  all.insert(all.end(), notes.begin(), notes.end());
+  return all;
+}
+
 }  // namespace judgestat

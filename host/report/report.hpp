@@ -24,6 +24,13 @@ void append_17g(std::string& out, double v);
 /// of the first entry; every analysis with judges puts these first in its JSON's notes.
 std::vector<std::string> all_invalid_notes(const std::vector<JudgeValidity>& validity);
 
+/// The JSON `validity` rows (judge, records, invalid) of metrics, repeats and systems.
+Json validity_json(const std::vector<JudgeValidity>& validity);
+
+/// The JSON `notes`: the validity notes (all_invalid_notes), then the analysis's own.
+std::vector<std::string> notes_after_validity(const std::vector<JudgeValidity>& validity,
+                                              const std::vector<std::string>& notes);
+
 /// A judge with more than kManyInvalidPercent of its records invalid, not all: "J: 53 of 192
 /// records invalid (28%), most often verdict 'C' (40)"; nothing when the value is unknown.
 inline constexpr double kManyInvalidPercent = 5.0;
