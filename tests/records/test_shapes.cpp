@@ -41,27 +41,29 @@ TEST(Covariates, CsvColumnsGiveLevelsPerCellAndItem) {
 }
 
 TEST(Covariates, JsonlKeysAndMissingKeys) {
-  const ItemMatrix m = load_item_matrix(write_temp("shapes_cov.jsonl",
-                                                   "{\"judge\":\"J\",\"item\":\"i1\",\"gold\":\"A\",\"verdict\":\"A\"}\n"
-                                                   "{\"judge\":\"J\",\"item\":\"i2\",\"gold\":\"A\",\"verdict\":\"A\","
-                                                   "\"x.len\":300}\n"
-                                                   "{\"judge\":\"J\",\"item\":\"i3\",\"gold\":\"A\",\"verdict\":\"B\","
-                                                   "\"x.len\":null}\n"));
+  const ItemMatrix m =
+      load_item_matrix(write_temp("shapes_cov.jsonl",
+                                  "{\"judge\":\"J\",\"item\":\"i1\",\"gold\":\"A\",\"verdict\":\"A\"}\n"
+                                  "{\"judge\":\"J\",\"item\":\"i2\",\"gold\":\"A\",\"verdict\":\"A\","
+                                  "\"x.len\":300}\n"
+                                  "{\"judge\":\"J\",\"item\":\"i3\",\"gold\":\"A\",\"verdict\":\"B\","
+                                  "\"x.len\":null}\n"));
   const Covariate& len = m.covariate("len");
   EXPECT_EQ(len.levels, (std::vector<std::string>{"300"}));
   EXPECT_EQ(len.item_level, (std::vector<int32_t>{kNoLevel, 0, kNoLevel}));
 }
 
 TEST(Covariates, ItemValuesThatDifferAreNamedWhenOneIsNeeded) {
-  const std::string path = write_temp("shapes_cov_mixed.csv",
-                                      "judge,item,gold,verdict,x.len\nJ,i1,A,A,120\nK,i1,A,A,98\nJ,i2,A,A,5\n");
+  const std::string path =
+      write_temp("shapes_cov_mixed.csv", "judge,item,gold,verdict,x.len\nJ,i1,A,A,120\nK,i1,A,A,98\nJ,i2,A,A,5\n");
   const ItemMatrix m = load_item_matrix(path);
   EXPECT_EQ(m.covariate("len").item_level, (std::vector<int32_t>{kMixedLevels, 2}));
   EXPECT_EQ(thrown_message([&] { m.item_levels("x.len", "--length"); }),
-            path + ":3: column 'x.len': item \"i1\" has \"98\" here but \"120\" on line 2; --length needs one value "
-                   "per item, so give every record of the item the same x.len");
-  EXPECT_TRUE(contains(thrown_message([&] { m.covariate("x.size"); }), "no covariate column 'x.size' in " + path +
-                                                                           " (it has x.len)"));
+            path +
+                ":3: column 'x.len': item \"i1\" has \"98\" here but \"120\" on line 2; --length needs one value "
+                "per item, so give every record of the item the same x.len");
+  EXPECT_TRUE(contains(thrown_message([&] { m.covariate("x.size"); }),
+                       "no covariate column 'x.size' in " + path + " (it has x.len)"));
 }
 
 TEST(Covariates, RecordColumnsFromMemory) {
