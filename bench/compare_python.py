@@ -9,7 +9,9 @@
    DataFrame against the numpy peer (numpy_bootstrap.py), in cluster draws per second.
 
 usage: PYTHONPATH=build/python /usr/bin/python3 bench/compare_python.py PEERS_DIR [--replicates 10000]
-Not a test: prints the timings and ratios for bench/RESULTS.md.
+   or, against the package `pip install .` built (docs/python.md), that environment's python:
+       VENV/bin/python bench/compare_python.py PEERS_DIR   (scipy installed there too)
+Not a test: prints the timings and ratios for bench/RESULTS.md, and which judgestat it timed.
 """
 import argparse
 import json
@@ -48,6 +50,8 @@ def main():
     ap.add_argument("--scipy-batch", type=int, default=1000, help="scipy's batch (memory: B × n at once otherwise)")
     a = ap.parse_args()
     B = a.replicates
+    print(f"judgestat {judgestat.__version__} from {os.path.dirname(judgestat.__file__)}; Python "
+          f"{sys.version.split()[0]}, numpy {np.__version__}, pandas {pd.__version__}, scipy {scipy.__version__}")
     work = tempfile.mkdtemp(prefix="judgestat-python-bench-")
     w1 = os.path.join(work, "w1.csv")
     subprocess.run([sys.executable, os.path.join(a.peers, "gen_workload.py"), "--items", "20000", "--clusters",

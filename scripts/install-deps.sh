@@ -6,10 +6,12 @@
 # and test the Python module (README "Python"); scipy is for bench/compare_python.py and OpenBLAS
 # for the numpy peers of bench/ (numpy on Debian's reference BLAS runs them 2× slower). Chromium
 # renders the study report headless in a test (tests/study/test_report_browser.cpp; skipped with a
-# message where it is missing).
+# message where it is missing). python3-venv makes CI's fresh venv for `pip install .`, and ccache
+# (CMake's compiler launcher when found) lets that pip build reuse the README build's objects.
 set -euo pipefail
 packages=(cmake g++ make clang-format libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev libopenmpi-dev openmpi-bin
-          pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas python3-numpy python3-scipy libopenblas0-pthread chromium)
+          pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas python3-numpy python3-scipy libopenblas0-pthread chromium
+          python3-venv ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -45,7 +45,8 @@ int run_analysis_command(const std::string& command, int argc, char** argv, cons
   const RunPaths paths = analysis_run_paths(parsed);
   check_paths_apart(paths);  // before anything is loaded
   const double load_start = records.parsing_is_loading ? parse_start : now_seconds();
-  const ItemMatrix matrix = records.load ? records.load(parsed) : load_item_matrix(common.file, common.load);
+  ItemMatrix matrix =
+      records.load ? records.load(parsed) : load_item_matrix(analysis_record_files(parsed), common.load);
   ReportHead head;
   head.load_s = seconds_since(load_start);
   head.envelope = json_envelope(command, argc, argv, matrix);
@@ -53,7 +54,7 @@ int run_analysis_command(const std::string& command, int argc, char** argv, cons
   Progress progress(counts_draws(parsed.options) ? "draws" : "replicates", common.quiet);
   const AnalysisHooks hooks{[&](uint64_t done, uint64_t total) { progress(done, total); }};
   const AnalysisResult result = with_flag_names(flag_names_of(parsed.options), [&] {
-    return run_analysis(typed_request(parsed), matrix, common.target, head, hooks);
+    return run_analysis(typed_request(parsed), std::move(matrix), common.target, head, hooks);  // cascade frees it
   });
   check_plot_files_apart(paths, result.plots);  // the figures known, before any is written
   progress.finish();
@@ -75,7 +76,7 @@ int command_profile(int argc, char** argv) {
   std::vector<InputFile> files;
   CommandRecords records;
   records.load = [&](const ParsedAnalysis& parsed) {
-    ProfileInput input = load_profile_inputs(parsed.files, parsed.common.load);
+    ProfileInput input = load_profile_inputs(analysis_record_files(parsed), parsed.common.load);
     files = input.files;
     return std::move(input.matrix);
   };

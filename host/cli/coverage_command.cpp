@@ -31,13 +31,16 @@ int command_coverage(int argc, char** argv) {
   if (!common.replicates_path.empty())
     throw UsageError("--save-replicates: coverage keeps no replicate distribution (each dataset's is discarded)");
   // Before anything is loaded: --json may not be the records.
+  std::vector<std::string> words{common.file};  // FILE and further files, globs expanded
+  words.insert(words.end(), parsed.unmatched().begin(), parsed.unmatched().end());
+  const std::vector<std::string> files = record_files(words);
   RunPaths paths;
-  paths.inputs = {{"FILE", common.file}};
+  for (const std::string& file : files) paths.inputs.push_back({"FILE", file});
   paths.outputs = {{"--json", common.json_path}};
   check_paths_apart(paths);
   if (!parsed.count("replicates")) common.replicates = 1000;  // per dataset and method
   const double load_start = now_seconds();
-  const ItemMatrix matrix = load_item_matrix(common.file, common.load);
+  const ItemMatrix matrix = load_item_matrix(files, common.load);
   CoverageOptions coverage;
   coverage.judges = split_list(parsed["judges"].as<std::string>());
   coverage.datasets = parsed["datasets"].as<uint64_t>();

@@ -1,5 +1,7 @@
-// `judgestat import judgebench|llmbar INPUT... [--out FILE]`: benchmark outputs in their own
-// formats → judgment records (CSV), by the converters of sources/import.hpp.
+// `judgestat import NAME FILE... [--out FILE]` and `judgestat import --map MAP.json FILE...`: judge
+// logs in their own formats → judgment records (CSV), through an import map (docs/import.md) —
+// a built-in one (configs/import/NAME.json) or the user's. LLMBar's dataset folder keeps its
+// converter (sources/import.hpp): its judges and subsets are folder names, which maps do not read.
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -11,35 +13,41 @@
 
 #include "cli/commands.hpp"
 #include "cli/output_guard.hpp"
+#include "judgestat/import_map.hpp"
 #include "judgestat/records.hpp"
 #include "report/atomic_file.hpp"
+#include "requests/request_flags.hpp"
 #include "sources/import.hpp"
+#include "support/text.hpp"
 
 namespace judgestat {
 
 namespace {
 
-// The records of `source` (judgebench: output files; llmbar: the dataset folder).
-std::vector<ImportedRecord> import_records(const std::string& source, const std::vector<std::string>& inputs) {
-  std::vector<ImportedRecord> records;
-  if (source == "judgebench") {
-    if (inputs.empty()) throw UsageError("import judgebench: give one or more outputs/*.jsonl files");
-    for (const std::string& path : inputs) {
-      std::vector<ImportedRecord> converted = convert_judgebench_file(path);
-      records.insert(records.end(), converted.begin(), converted.end());
-    }
-    check_importable(records);  // across the files as well
-  } else if (source == "llmbar") {
-    if (inputs.size() != 1) {
-      throw UsageError(
-          "import llmbar: give one folder, the LLMBar dataset folder holding "
-          "Natural/ and Adversarial/");
-    }
-    records = convert_llmbar_dir(inputs[0]);
-  } else {
-    throw UsageError("import: unknown source '" + source + "'; expected judgebench or llmbar");
-  }
-  return records;
+struct Imported {
+  std::string csv;
+  int64_t records = 0;
+  int32_t judges = 0;
+};
+
+// The LLMBar dataset folder through its converter.
+Imported import_llmbar(const std::vector<std::string>& inputs) {
+  if (inputs.size() != 1)
+    throw UsageError("import llmbar: give one folder, the LLMBar dataset folder holding Natural/ and Adversarial/");
+  const std::vector<ImportedRecord> records = convert_llmbar_dir(inputs[0]);
+  std::set<std::string> judges;
+  for (const ImportedRecord& r : records) judges.insert(r.judge);
+  return {imported_csv(records), static_cast<int64_t>(records.size()), static_cast<int32_t>(judges.size())};
+}
+
+// The files through `map`, checked as the loader checks records (each file, then all together)
+// before anything is written.
+Imported import_mapped(const std::string& map, const std::vector<std::string>& files) {
+  if (files.empty()) throw UsageError("import: give one or more FILEs to read through the map");
+  LoadOptions load;
+  load.map = map;
+  const ItemMatrix matrix = load_item_matrix(files, load);
+  return {mapped_records_csv(map, files), matrix.records, matrix.n_judges()};
 }
 
 // The CSV to `out` ('-' = stdout), whole or not at all.
@@ -49,57 +57,61 @@ void write_records(const std::string& text, const std::string& out) {
   file.commit();
 }
 
-}  // namespace
-
-int command_import(int argc, char** argv) {
-  cxxopts::Options options(argv[0],
-                           "Converts benchmark outputs in their own formats to judgment records (CSV).\n"
-                           "  judgestat import judgebench OUTPUT.jsonl... [--out FILE]\n"
-                           "  judgestat import llmbar LLMBAR_DIR [--out FILE]\n"
-                           "LLMBAR_DIR is the dataset folder holding Natural/ and Adversarial/.");
+cxxopts::Options import_cli(const char* program) {
+  cxxopts::Options options(program,
+                           "Converts judge logs to judgment records (CSV) through an import map (docs/import.md).\n"
+                           "  judgestat import NAME FILE... [--out FILE]        a built-in map: " +
+                               join(builtin_map_names(), ", ") +
+                               "\n"
+                               "  judgestat import --map MAP.json FILE... [--out FILE]\n"
+                               "  judgestat import llmbar LLMBAR_DIR [--out FILE]   the folder holding Natural/ and "
+                               "Adversarial/\n"
+                               "FILEs may be globs ('logs/*.jsonl', quoted), expanded by judgestat.");
   // clang-format off
-  options.add_options()("o,out", "output CSV file ('-' = stdout)",
-                        cxxopts::value<std::string>()->default_value("-"))(
-      "h,help", "show this help")("source", "judgebench or llmbar",
-                                  cxxopts::value<std::string>());
+  options.add_options()
+      ("o,out", "output CSV file ('-' = stdout)", cxxopts::value<std::string>()->default_value("-"))
+      ("map", "import map: a MAP.json file, or a built-in map's NAME", cxxopts::value<std::string>()->default_value(""))
+      ("h,help", "show this help")
+      ("source", "a built-in map's NAME, or llmbar", cxxopts::value<std::string>());
   // clang-format on
   // The inputs are read from the unmatched positionals rather than a vector option, which
   // cxxopts would split at commas (JudgeBench file names hold commas).
   options.parse_positional({"source"});
-  options.positional_help("judgebench|llmbar INPUT...");
+  options.positional_help("NAME FILE...");
+  return options;
+}
 
+}  // namespace
+
+int command_import(int argc, char** argv) {
+  cxxopts::Options options = import_cli(argv[0]);
   cxxopts::ParseResult args;
-  try {
-    args = options.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& error) {
-    throw UsageError(std::string(error.what()) + " (see judgestat import --help)");
-  }
-  if (args.count("help")) {
+  if (!parse_flags(options, argc, argv, args)) {
     std::cout << options.help() << "\n";
     return 0;
   }
-  if (!args.count("source")) {
-    throw UsageError("import: name the source, judgebench or llmbar (see judgestat import --help)");
+  std::string map = args["map"].as<std::string>();
+  std::vector<std::string> words = args.unmatched();
+  if (args.count("source")) words.insert(words.begin(), args["source"].as<std::string>());
+  if (map.empty()) {
+    if (words.empty())
+      throw UsageError("import: name a built-in map (" + join(builtin_map_names(), ", ") +
+                       ", or llmbar) or give --map MAP.json (see judgestat import --help)");
+    map = words.front();
+    words.erase(words.begin());
   }
-  const std::string source = args["source"].as<std::string>();
-  const std::vector<std::string>& inputs = args.unmatched();
-
   const std::string out = args["out"].as<std::string>();
-  try {
-    check_writable(out, "--out");  // before converting anything
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
+  const bool llmbar = map == "llmbar";
+  if (!llmbar) import_map_text(map);  // an unknown built-in name before the files
+  const std::vector<std::string> inputs = llmbar ? words : record_files(words);
   RunPaths paths;
   for (const std::string& input : inputs) paths.inputs.push_back({"INPUT", input});
   paths.outputs = {{"--out", out}};
   check_paths_apart(paths);
-  const std::vector<ImportedRecord> records = import_records(source, inputs);
-  write_records(imported_csv(records), out);
-  std::set<std::string> judges;
-  for (const ImportedRecord& r : records) judges.insert(r.judge);
-  std::fprintf(stderr, "judgestat import: %zu records of %zu judges → %s\n", records.size(), judges.size(),
-               out == "-" ? "stdout" : out.c_str());
+  const Imported imported = llmbar ? import_llmbar(inputs) : import_mapped(map, inputs);
+  write_records(imported.csv, out);
+  std::fprintf(stderr, "judgestat import: %lld records of %d judges → %s\n", static_cast<long long>(imported.records),
+               imported.judges, out == "-" ? "stdout" : out.c_str());
   return 0;
 }
 

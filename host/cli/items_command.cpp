@@ -36,7 +36,7 @@ int command_items(int argc, char** argv) {
   std::unique_ptr<AtomicFile> out;  // created up front: an unwritable --out fails before loading
   if (writes && !out_path.empty() && out_path != "-") out = std::make_unique<AtomicFile>(out_path, "--out");
 
-  const ItemMatrix matrix = load_item_matrix(parsed.common.file, parsed.common.load);
+  const ItemMatrix matrix = load_item_matrix(analysis_record_files(parsed), parsed.common.load);
   const bool jsonl = ends_with(out_path, ".jsonl") || ends_with(out_path, ".json");
   // The table is streamed to its destination as it is built, never held whole: a large file's
   // table outweighs the file (issue 26 part 7). Selection errors are thrown before any text.

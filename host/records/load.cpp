@@ -13,6 +13,7 @@
 #include "judgestat/records.hpp"
 #include "records/fields.hpp"
 #include "records/input.hpp"
+#include "records/mapped_files.hpp"
 #include "records/memory.hpp"
 #include "records/numbering.hpp"
 #include "records/pivot.hpp"
@@ -36,7 +37,24 @@ ItemMatrix build_item_matrix(const std::vector<Record>& records, const std::stri
   return loading::pivot(loading::number_records(records), path, options);
 }
 
+namespace {
+
+// The records of each file, as they are or through options.map.
+std::vector<std::vector<Record>> file_records(const std::vector<std::string>& paths, const LoadOptions& options,
+                                              std::vector<std::string>& digests) {
+  if (!options.map.empty()) return loading::read_mapped_files(paths, options.map, options.item_column, digests);
+  std::vector<std::vector<Record>> records;
+  for (const std::string& path : paths) {
+    digests.emplace_back();
+    records.push_back(read_records(path, &digests.back(), options.item_column));
+  }
+  return records;
+}
+
+}  // namespace
+
 ItemMatrix load_item_matrix(const std::string& path, const LoadOptions& options) {
+  if (!options.map.empty()) return load_item_matrix(std::vector<std::string>{path}, options);
   // The budget is read once, before anything is allocated, and every step is checked against it.
   const loading::MemoryBudget budget = loading::memory_budget();
   loading::LoadProgress progress(loading::display_name(path), loading::file_size(path), options.progress);
@@ -60,19 +78,26 @@ ItemMatrix load_item_matrix(const std::string& path, const LoadOptions& options)
 ItemMatrix load_item_matrix(const std::vector<std::string>& paths, const LoadOptions& options,
                             std::vector<std::string>* file_sha256) {
   if (paths.empty()) throw UsageError("missing FILE: give one or more judgment records files");
-  if (paths.size() == 1) {
+  if (paths.size() == 1 && options.map.empty()) {
     ItemMatrix m = load_item_matrix(paths[0], options);
     if (file_sha256) *file_sha256 = {m.sha256};
     return m;
   }
-  std::vector<Record> all;
-  std::vector<std::string> digests;
-  int64_t offset = 0;  // file k's lines follow file k - 1's
-  for (const std::string& path : paths) {
+  if (paths.size() == 1) {  // one file through a map: numbered as it is mapped, no Record objects
     std::string sha256;
-    std::vector<Record> records = read_records(path, &sha256, options.item_column);
-    build_item_matrix(records, path, options);  // the file's own checks, with its name
-    digests.push_back(sha256);
+    ItemMatrix m = loading::pivot(loading::number_mapped_file(paths[0], options.map, options.item_column, sha256),
+                                  paths[0], options);
+    m.sha256 = sha256;
+    if (file_sha256) *file_sha256 = {sha256};
+    return m;
+  }
+  std::vector<std::string> digests;
+  std::vector<std::vector<Record>> per_file = file_records(paths, options, digests);
+  std::vector<Record> all;
+  int64_t offset = 0;  // file k's lines follow file k - 1's
+  for (size_t f = 0; f < paths.size(); ++f) {
+    std::vector<Record>& records = per_file[f];
+    build_item_matrix(records, paths[f], options);  // the file's own checks, with its name
     int64_t last_line = 0;
     for (Record& record : records) {
       last_line = std::max(last_line, record.line);

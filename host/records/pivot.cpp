@@ -468,6 +468,11 @@ void fill_cells(const NumberedRecords& numbered, const LabelIndex& index, const 
     first_prob += slots.size();
     if (record.repeat > 0) {
       fill_repeat_cell(numbered, index, file, record, probs, m);
+      const size_t c = m.cell(record.judge, record.item, record.order, record.variant);
+      // Its invalid value at r · cells + c, past repeat 0's cells: `repeats` counts every repeat (§8.5).
+      if (m.verdict_at(c, record.repeat) == kInvalid)
+        note_invalid_value(numbered, record, probs, slots, index, static_cast<size_t>(record.repeat) * m.n_cells() + c,
+                           invalid_ids, m);
       continue;
     }
     const size_t c = m.cell(record.judge, record.item, record.order, record.variant);

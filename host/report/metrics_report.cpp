@@ -64,9 +64,9 @@ const std::vector<Section>& sections() {
       {"probability quality", "Probability quality (§3.2): valid records only", {"brier", "nll", "ece", "auroc_err"}},
       {"covariates",
        "Covariates (§8.3): order 0; length bias on length-mismatched pairs (rates over verdicts picking A or B); "
-       "point-biserial r of a covariate with correctness; a binned row names its bin",
+       "point-biserial r and Spearman's ρ of a covariate with correctness; a binned row names its bin",
        {"longer_rate", "gold_longer_rate", "longer_rate_gold_shorter", "acc_gold_longer", "acc_gold_shorter",
-        "length_acc_diff", "length_acc", "point_biserial", "assoc_acc"}},
+        "length_acc_diff", "length_acc", "point_biserial", "assoc_rho", "assoc_acc"}},
       {"differences",
        "Differences (§7.3): judge − reference on the same replicates; p two-sided (bootstrap, cluster "
        "sign-flip); Holm and BH adjust p over the run's differences",
@@ -219,6 +219,8 @@ std::vector<std::string> footer(const MetricsReport& report) {
 std::string sections_text(const MetricsReport& report, const std::string& format) {
   const std::vector<Row> rows = all_rows(report);
   std::string out = all_invalid_warnings(report.validity, format);
+  if (format != "csv")
+    for (const std::string& warning : report.order_warnings) out += "WARNING: " + warning + "\n";
   for (const Section& section : sections()) {
     const Table table = section_table(report, section, rows);
     const bool probability = std::string(section.name) == "probability quality";
@@ -401,7 +403,9 @@ Json to_json(const MetricsReport& report, const ReportHead& head) {
   json["settings"] = settings_json(report);
   json["statistics"] = statistics_rows(report);
   json["validity"] = validity_json(report.validity);
-  std::vector<std::string> notes = notes_after_validity(report.validity, report.notes);
+  std::vector<std::string> notes = report.order_warnings;  // after the validity notes, before the others
+  notes.insert(notes.end(), report.notes.begin(), report.notes.end());
+  notes = notes_after_validity(report.validity, notes);
   if (!report.strata_note.empty()) notes.insert(notes.begin(), report.strata_note);
   json["notes"] = notes;
   json["confusion"] = confusion_json(report);
@@ -459,7 +463,8 @@ std::vector<PlotFile> plot_files(const MetricsReport& report) {
   std::stable_partition(groups.begin(), groups.end(), [](const std::string& g) { return g == "all"; });
   std::vector<PlotFile> figures;
   for (const std::string& group : groups) figures.push_back(metrics_forest(report, group));
-  if (auto panel = length_bias_panel(report.statistics)) figures.push_back(std::move(*panel));  // §8.3 --length
+  if (auto panel = length_bias_panel(report.statistics)) figures.push_back(std::move(*panel));     // §8.3 --length
+  if (auto panel = length_bias_by_panel(report.statistics)) figures.push_back(std::move(*panel));  // … with --by
   // §8.2 --scale: the score judges' calibration against gold.
   if (auto panel = score_calibration_panel(report.statistics)) figures.push_back(std::move(*panel));
   return figures;

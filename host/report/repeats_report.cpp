@@ -35,7 +35,7 @@ std::vector<std::string> footer(const RepeatsReport& report) {
   const BootstrapResult& result = report.statistics;
   for (const auto& v : report.validity)
     lines.push_back("validity: " + v.judge + ": " + std::to_string(v.invalid) + " invalid of " +
-                    std::to_string(v.records) + " records of repeat 0");
+                    std::to_string(v.records) + " records" + (report.repeats > 1 ? ", every repeat" : ""));
   for (const auto& note : report.notes) lines.push_back("note: " + note);
   for (const auto& note : interval_notes(interval_warnings(result))) lines.push_back(note);
   const std::string by = report.by.empty()              ? ""
@@ -103,6 +103,8 @@ Json to_json(const RepeatsReport& report, const ReportHead& head) {
   json["timing"] = bootstrap_timing_json(head.load_s + report.plan_s, report.statistics);
   return json;
 }
+
+std::vector<PlotFile> plot_files(const RepeatsReport&) { return {}; }
 
 std::string tables(const RepeatsReport& report, const std::string& format) {
   if (format == "csv") return tidy_csv(report);

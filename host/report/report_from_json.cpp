@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "report/from_json_fields.hpp"
+#include "report/repeats_from_json.hpp"
 #include "report/report.hpp"
+#include "report/systems_from_json.hpp"
 
 namespace judgestat {
 namespace from_json {
@@ -609,7 +611,7 @@ void read_metrics_settings(const Json& json, MetricsReport& r) {
 }
 
 // validity, then the notes: strata_note (when render says so), the all-invalid notes (their
-// reasons back into validity), then the report's own and probability quality's.
+// reasons back into validity), the order guard's warnings, then the report's own and probability quality's.
 void read_metrics_notes(const Json& json, const Json& render, MetricsReport& r) {
   const Json& rows = array_of(field(json, "validity", ""), "validity");
   std::vector<std::string> judges;
@@ -629,6 +631,8 @@ void read_metrics_notes(const Json& json, const Json& render, MetricsReport& r) 
     for (JudgeValidity& mine : r.validity)
       if (mine.judge == v.judge) mine.invalid_reason = v.invalid_reason;
   n = read_validity_notes(all, n, judges, r.validity);
+  for (; n < all.size() && all[n].find(kOrderGuardWarning) != std::string::npos; ++n)
+    r.order_warnings.push_back(all[n]);
   r.notes.assign(all.begin() + static_cast<std::ptrdiff_t>(n), all.end());
 }
 
@@ -851,9 +855,9 @@ RenderedReport rendered(const Report& report, const Json& json, const std::vecto
 }  // namespace
 
 bool renders_from_json(const std::string& command, const Json& json) {
-  return command == "items" ||
-         ((command == "budget" || command == "metrics" || command == "profile" || command == "cascade") &&
-          json.is_object());
+  return command == "items" || ((command == "budget" || command == "metrics" || command == "profile" ||
+                                 command == "cascade" || command == "repeats" || command == "systems") &&
+                                json.is_object());
 }
 
 RenderedReport render_from_json(const std::string& command, const Json& json, const Json& render) {
@@ -877,6 +881,12 @@ RenderedReport render_from_json(const std::string& command, const Json& json, co
     return rendered(cascade_report_from_json(json, render), json,
                     {"settings", "pool", "statistics", "baselines", "latency", "split", "selection_trials", "rules",
                      "temperature", "frozen", "groups", "reliability", "risk_coverage", "notes", "timing"});
+  if (command == "repeats")
+    return rendered(repeats_report_from_json(json, render), json,
+                    {"settings", "statistics", "validity", "notes", "timing"});
+  if (command == "systems")
+    return rendered(systems_report_from_json(json, render), json,
+                    {"settings", "systems", "statistics", "validity", "notes", "timing"});
   throw std::invalid_argument("command: the outputs of '" + command + "' are not rendered from its JSON");
 }
 

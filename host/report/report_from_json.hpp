@@ -71,8 +71,8 @@ struct RenderedReport {
 };
 
 /// Whether render_from_json rebuilds the outputs of `command` ("metrics", "cascade", "budget",
-/// "profile", "items") whose result is `json`: every one of them whose result is an object (items:
-/// any), label budget and --compare included.
+/// "profile", "items", "repeats", "systems") whose result is `json`: every one of them whose result is
+/// an object (items: any), label budget and --compare included.
 bool renders_from_json(const std::string& command, const Json& json);
 
 /// The outputs the analysis's run gave, rendered again from its result JSON and render state;

@@ -115,9 +115,9 @@ std::string sections_text(const SystemsReport& report, const std::string& format
           },
           true));
   out += "\n";
-  for (const auto& v : report.validity)
+  for (const auto& v : report.validity)  // repeat 0's records when there are others (§8.5: read by repeats only)
     out += "validity: " + v.judge + ": " + std::to_string(v.invalid) + " invalid of " + std::to_string(v.records) +
-           " records\n";
+           (v.repeat_records > 0 ? " records of repeat 0\n" : " records\n");
   for (const auto& note : report.notes) out += "note: " + note + "\n";
   for (const auto& note : interval_notes(interval_warnings(report.statistics))) out += note + "\n";
   const BootstrapResult& result = report.statistics;

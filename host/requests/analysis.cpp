@@ -82,6 +82,37 @@ bool parse_argv(const char* command, cxxopts::Options (*make_cli)(), int argc, c
   return true;
 }
 
+namespace {
+
+// The map is how the records are read (a study input's "map", LoadOptions::map), not an
+// analysis option: an analysis that is given the matrix cannot use it.
+void check_no_map(const ParsedAnalysis& parsed) {
+  if (!parsed.common.load.map.empty())
+    throw UsageError(parsed.command +
+                     ": --map reads the records; give it where they are loaded (a study input's "
+                     "\"map\", LoadOptions::map), not to an analysis of a loaded matrix");
+}
+
+}  // namespace
+
+namespace {
+
+// FILE (profile: its files) and the further positional words, as given.
+std::vector<std::string> record_words(const ParsedAnalysis& parsed) {
+  std::vector<std::string> words = parsed.files.empty() ? std::vector<std::string>{parsed.common.file} : parsed.files;
+  words.insert(words.end(), parsed.unmatched.begin(), parsed.unmatched.end());
+  words.erase(std::remove(words.begin(), words.end(), std::string()), words.end());
+  return words;
+}
+
+}  // namespace
+
+std::vector<std::string> analysis_record_files(const ParsedAnalysis& parsed) {
+  const std::vector<std::string> words = record_words(parsed);
+  if (words.empty()) throw UsageError("missing FILE: give one or more judgment records files (see --help)");
+  return record_files(words);
+}
+
 ParsedAnalysis parse_analysis_request(const AnalysisRequest& request) {
   const AnalysisParser& parser = analysis_parser(request.command);
   for (const std::string& arg : request.args)
@@ -99,6 +130,7 @@ ParsedAnalysis parse_analysis_request(const AnalysisRequest& request) {
   if (!stray.empty())
     throw UsageError(request.command + ": unexpected argument '" + stray.front() +
                      "' (the records are the input's matrix; every option is a --flag)");
+  check_no_map(parsed);
   return parsed;
 }
 
@@ -108,13 +140,13 @@ ParsedAnalysis read_analysis_values(const AnalysisValues& request) {
   ParsedAnalysis parsed;
   parsed.command = request.command;
   parser.read(options, parsed);
+  check_no_map(parsed);
   return parsed;
 }
 
 RunPaths analysis_run_paths(const ParsedAnalysis& parsed) {
   RunPaths paths;
-  if (parsed.files.empty()) paths.inputs.push_back({"FILE", parsed.common.file});
-  for (const std::string& file : parsed.files) paths.inputs.push_back({"FILE", file});
+  for (const std::string& file : record_files(record_words(parsed))) paths.inputs.push_back({"FILE", file});
   paths.inputs.push_back({"--config", parsed.config_path});
   paths.inputs.push_back({"--temperature-fit", parsed.temperature_fit});
   const auto* cascade = std::get_if<CascadeOptions>(&parsed.options);
@@ -215,6 +247,14 @@ AnalysisResult run_analysis(const TypedAnalysisRequest& request, const ItemMatri
                  [&](const RepeatsOptions& o) { return run_repeats_request(o, matrix, target, context); },
                  [&](const SystemsOptions& o) { return run_systems_request(o, matrix, target, context); }},
       request.options);
+}
+
+AnalysisResult run_analysis(const TypedAnalysisRequest& request, ItemMatrix&& matrix, const ExecTarget& target,
+                            const ReportHead& head, const AnalysisHooks& hooks) {
+  const auto* cascade = std::get_if<CascadeOptions>(&request.options);
+  if (!cascade) return run_analysis(request, static_cast<const ItemMatrix&>(matrix), target, head, hooks);
+  check_matrix_columns(request, matrix);
+  return run_cascade_request(*cascade, std::move(matrix), target, RunContext{head, hooks});
 }
 
 AnalysisResult run_analysis(const AnalysisRequest& request, const ItemMatrix& matrix, const ExecTarget& target,

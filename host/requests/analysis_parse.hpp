@@ -87,6 +87,8 @@ AnalysisResult analysis_result(const Report& report, const RunContext& context, 
 // report's writers give the result.
 AnalysisResult run_metrics_request(MetricsOptions options, const TypedAnalysisRequest& request,
                                    const ItemMatrix& matrix, const ExecTarget& target, const RunContext& context);
+AnalysisResult run_cascade_request(CascadeOptions options, ItemMatrix&& matrix, const ExecTarget& target,
+                                   const RunContext& context);  // frees the matrix before resampling
 AnalysisResult run_cascade_request(CascadeOptions options, const ItemMatrix& matrix, const ExecTarget& target,
                                    const RunContext& context);
 AnalysisResult run_budget_request(BudgetOptions options, const ItemMatrix& matrix, const ExecTarget& target,
@@ -116,6 +118,10 @@ const FlagNames& repeats_flag_names();
 const FlagNames& systems_flag_names();
 /// The flag names of the analysis `options` are for.
 const FlagNames& flag_names_of(const AnalysisOptions& options);
+
+/// The records files of a parsed command: FILE (profile: its files) and the further positional
+/// words, globs expanded, each checked to exist (record_files; UsageError otherwise).
+std::vector<std::string> analysis_record_files(const ParsedAnalysis& parsed);
 
 /// What the parsed command reads (records FILE(s), --config, --temperature-fit, --select-items)
 /// and writes (--json, --save-replicates, --out, --plots with the command's figure prefixes),

@@ -52,6 +52,7 @@ void add_budget_options(cxxopts::Options& options) {
       ("fee", "per-call fee JUDGE=USD (repeatable); replaces the file's fee_usd for that judge",
        cxxopts::value<std::vector<std::string>>())
       ("labels", "label set, comma-separated (default: from the file)", cxxopts::value<std::string>()->default_value(""))
+      ("map", "read each FILE through an import map: MAP.json or a built-in NAME (docs/import.md)", cxxopts::value<std::string>()->default_value(""))
       ("format", "text, md, csv or json", cxxopts::value<std::string>()->default_value("text"))
       ("json", "also write the JSON result to FILE", cxxopts::value<std::string>()->default_value(""))
       ("plots", "write SVG plots into DIR", cxxopts::value<std::string>()->default_value(""))
@@ -82,6 +83,7 @@ std::vector<std::string> with_short_k_and_z(int argc, char** argv) {
 // The output options emit() needs, into `common`.
 void read_budget_outputs(const OptionReader& r, CommonOptions& common) {
   common.load.labels = r.list("labels", ListSplit::kDropEmpty, ListOf::kWords);
+  common.load.map = r.text("map");
   common.format = r.text("format");
   common.json_path = r.text("json");
   common.quiet = r.given("quiet");

@@ -162,4 +162,11 @@ AnalysisResult run_cascade_request(CascadeOptions cascade, const ItemMatrix& mat
   return analysis_result(report, context, std::move(report.sweep.result));
 }
 
+AnalysisResult run_cascade_request(CascadeOptions cascade, ItemMatrix&& matrix, const ExecTarget& target,
+                                   const RunContext& context) {
+  cascade.progress = context.hooks.progress;
+  CascadeReport report = run_cascade(std::move(matrix), cascade, target);
+  return analysis_result(report, context, std::move(report.sweep.result));
+}
+
 }  // namespace judgestat

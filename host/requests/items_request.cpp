@@ -33,6 +33,7 @@ cxxopts::Options make_items_cli() {
       ("out", "write to PATH: CSV, or JSONL when PATH ends in .jsonl or .json (default: CSV on stdout)",
        cxxopts::value<std::string>()->default_value(""))
       ("labels", "label set, comma-separated (default: from the file)", cxxopts::value<std::string>()->default_value(""))
+      ("map", "read each FILE through an import map: MAP.json or a built-in NAME (docs/import.md)", cxxopts::value<std::string>()->default_value(""))
       ("quiet", "no summary line on stderr")
       ("h,help", "show this help");
   // clang-format on
@@ -50,6 +51,7 @@ void read_items(const OptionReader& r, ParsedAnalysis& out) {
   items.disagree = r.given("disagree");
   out.options = std::move(items);
   out.common.load.labels = r.list("labels", ListSplit::kDropEmpty, ListOf::kWords);
+  out.common.load.map = r.text("map");
   out.out_path = r.text("out");
   out.common.quiet = r.given("quiet");
 }

@@ -25,12 +25,12 @@ void add_metrics_options(cxxopts::Options& options) {
   options.add_options()
       ("judges", "judges to analyse, comma-separated (default: all)", cxxopts::value<std::string>()->default_value(""))
       ("reference", "reference judge for diff (default: the first judge)", cxxopts::value<std::string>()->default_value(""))
-      ("diff", "per-judge statistics to difference, comma-separated (acc, pa, bc, brier, auroc_err, macro_f1, kappa, fee_per_1k, …)",
+      ("diff", "per-judge statistics to difference, comma-separated (acc, pa, bc, brier, auroc_err, macro_f1, kappa, fee_per_1k, longer_rate, length_acc_diff, point_biserial, …)",
        cxxopts::value<std::string>()->default_value("acc,pa,bc"))
       ("pairs", "'all': every pair of judges (j − i for i < j) instead of each judge − the reference",
        cxxopts::value<std::string>()->default_value(""))
-      ("raters", "judges as raters, comma-separated: Fleiss' kappa and Krippendorff's alpha (three or more); "
-       "with --scale, alpha and Kendall's W (two or more)",
+      ("raters", "judges as raters, comma-separated, two or more: Fleiss' kappa and Krippendorff's alpha; "
+       "with --scale, alpha and Kendall's W",
        cxxopts::value<std::string>()->default_value(""))
       ("order", "the order kappa, Fleiss' kappa and alpha compare verdicts in", cxxopts::value<int>()->default_value("0"))
       ("gold", "gold (default) or adjudicated: the decisive adjudicated label replaces gold",
@@ -43,7 +43,7 @@ void add_metrics_options(cxxopts::Options& options) {
        cxxopts::value<std::string>()->default_value(""))
       ("length-bins", "with --length: bins of len(gold) − len(other), K quantile bins or edges",
        cxxopts::value<std::string>()->default_value("4"))
-      ("assoc", "a numeric covariate x.NAME against correctness: point-biserial r and accuracy per bin",
+      ("assoc", "a numeric covariate x.NAME against correctness: point-biserial r, Spearman rho and accuracy per bin",
        cxxopts::value<std::string>()->default_value(""))
       ("assoc-bins", "with --assoc: bins of the covariate, K quantile bins or edges",
        cxxopts::value<std::string>()->default_value("4"))

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "judgestat/repeats.hpp"
+#include "report/repeats_from_json.hpp"
 #include "requests/analysis_parse.hpp"
 #include "requests/option_reader.hpp"
 #include "requests/scores_request.hpp"
@@ -69,7 +70,7 @@ AnalysisResult run_repeats_request(RepeatsOptions options, const ItemMatrix& mat
   result.text = tables(report, "text");
   result.csv = tables(report, "csv");
   result.md = tables(report, "md");
-  // No figures, and nothing the JSON lacks: the study does not cache it (renders_from_json).
+  result.render = render_state(report);  // what a study's cache renders the tables from again
   result.bootstrap = std::make_shared<const BootstrapResult>(std::move(report.statistics));
   return result;
 }

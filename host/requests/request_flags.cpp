@@ -1,8 +1,12 @@
 #include "requests/request_flags.hpp"
 
+#include <glob.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "distributed/distributed.hpp"
 #include "report/atomic_file.hpp"
@@ -27,6 +31,8 @@ void add_common_options(cxxopts::Options& options) {
       ("chunk", "at most this many replicates per backend call (0 = sized from memory)",
        cxxopts::value<uint64_t>()->default_value("0"))
       ("labels", "label set, comma-separated (default: from the file)", cxxopts::value<std::string>()->default_value(""))
+      ("map", "read each FILE through an import map: MAP.json or a built-in map's NAME (docs/import.md)",
+       cxxopts::value<std::string>()->default_value(""))
       ("format", "text, md, csv or json", cxxopts::value<std::string>()->default_value("text"))
       ("json", "also write the JSON result to FILE", cxxopts::value<std::string>()->default_value(""))
       ("save-replicates", "also write every replicate value to FILE (CSV: a row per replicate, a column per statistic)",
@@ -35,7 +41,39 @@ void add_common_options(cxxopts::Options& options) {
       ("h,help", "show this help");
   // clang-format on
   options.parse_positional({"file"});
-  options.positional_help("FILE");
+  options.positional_help("FILE...");
+}
+
+namespace {
+
+// A glob's matches in byte order; UsageError when it matches nothing.
+std::vector<std::string> glob_matches(const std::string& pattern) {
+  glob_t found{};
+  const int rc = ::glob(pattern.c_str(), GLOB_NOSORT, nullptr, &found);
+  std::vector<std::string> paths(found.gl_pathv, found.gl_pathv + (rc == 0 ? found.gl_pathc : 0));
+  globfree(&found);
+  if (rc != 0) throw UsageError("FILE '" + pattern + "': the pattern matches no file");
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+}  // namespace
+
+std::vector<std::string> record_files(const std::vector<std::string>& words) {
+  std::vector<std::string> files;
+  for (const std::string& word : words) {
+    if (word == "-") {
+      files.push_back(word);
+    } else if (word.find_first_of("*?[") != std::string::npos) {
+      for (std::string& path : glob_matches(word)) files.push_back(std::move(path));
+    } else {
+      std::error_code error;
+      if (!std::filesystem::exists(word, error))
+        throw UsageError("FILE '" + word + "': no such file (every FILE given is read; none is skipped)");
+      files.push_back(word);
+    }
+  }
+  return files;
 }
 
 namespace {
@@ -111,6 +149,7 @@ void read_common(const OptionReader& options, CommonOptions& common) {
     common.ci = parse_ci_method(options.text("ci"));
     common.level = options.number("level");
     common.load.labels = options.list("labels", ListSplit::kDropEmpty, ListOf::kWords);
+    common.load.map = options.text("map");
     common.format = options.text("format");
     common.json_path = options.text("json");
     common.replicates_path = options.text("save-replicates");

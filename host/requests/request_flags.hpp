@@ -19,7 +19,7 @@ namespace judgestat {
 class OptionReader;
 
 struct CommonOptions {
-  std::string file;
+  std::string file;  // the first FILE; the others, and globs, are ParsedAnalysis::unmatched (record_files)
   uint64_t replicates = 10000, seed = 1;
   CiMethod ci = CiMethod::kPercentile;
   double level = 0.95;
@@ -29,6 +29,11 @@ struct CommonOptions {
   bool quiet = false;
   LoadOptions load;
 };
+
+/// FILE arguments as the files to read: a word holding '*', '?' or '[' is a glob, expanded by
+/// judgestat (its matches in byte order); "-" is stdin. UsageError naming a path that does not
+/// exist or a glob that matches nothing (docs/import.md: nothing is skipped).
+std::vector<std::string> record_files(const std::vector<std::string>& words);
 
 /// Parses argv, turning cxxopts errors into UsageError; false when --help was given (the caller
 /// prints options.help(): the library prints nothing). Every output flag given is checked

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "judgestat/systems.hpp"
+#include "report/systems_from_json.hpp"
 #include "requests/analysis_parse.hpp"
 #include "requests/option_reader.hpp"
 #include "requests/scores_request.hpp"
@@ -30,6 +31,8 @@ cxxopts::Options make_systems_cli() {
        cxxopts::value<std::string>()->default_value(""))
       ("family", "families of judges and models, NAME=FAMILY,… (a model without one is its own family), "
        "or x.NAME: a record column with each judge's family", cxxopts::value<std::string>()->default_value(""))
+      ("plots", "write the win-rate panel (and, with gold, the system-level panel) as SVG + CSV into DIR",
+       cxxopts::value<std::string>()->default_value(""))
       ("judges", "judges to analyse, comma-separated (default: all)", cxxopts::value<std::string>()->default_value(""))
       ("benchmark", "benchmarks to analyse, comma-separated (default: all)",
        cxxopts::value<std::string>()->default_value(""))
@@ -72,6 +75,7 @@ void read_systems(const OptionReader& r, ParsedAnalysis& out) {
   options.variants = r.list("variant", ListSplit::kDropEmpty, ListOf::kWords);
   options.bootstrap = bootstrap_options(out.common);
   out.options = std::move(options);
+  out.plots_dir = r.text("plots");
 }
 
 bool parse_systems_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
@@ -113,7 +117,8 @@ AnalysisResult run_systems_request(SystemsOptions options, const ItemMatrix& mat
   result.text = tables(report, "text");
   result.csv = tables(report, "csv");
   result.md = tables(report, "md");
-  // No figures, and nothing the JSON lacks: the study does not cache it (renders_from_json).
+  result.plots = plot_files(report);
+  result.render = render_state(report);  // what a study's cache renders the tables from again
   result.bootstrap = std::make_shared<const BootstrapResult>(saved_labels(report));
   return result;
 }

@@ -16,6 +16,7 @@
 #include "records/json_depth.hpp"
 #include "report/report.hpp"
 #include "requests/analysis_parse.hpp"
+#include "sources/import_map.hpp"
 #include "study/atomic_file.hpp"
 #include "study/study_cache.hpp"
 #include "study/study_options.hpp"
@@ -97,23 +98,53 @@ std::vector<std::string> expand(const std::string& pattern, const Where& where) 
   return files;
 }
 
+// An input's paths or globs: one path, or a list of them.
+std::vector<std::string> input_patterns(const Json& value, const Where& where) {
+  std::vector<std::string> patterns;
+  if (value.is_string()) {
+    patterns.push_back(value.get<std::string>());
+  } else if (value.is_array() && !value.empty()) {
+    for (const Json& element : value) {
+      if (!element.is_string()) where.fail("expected paths (strings)");
+      patterns.push_back(element.get<std::string>());
+    }
+  } else {
+    where.fail("expected a path or a list of paths or globs");
+  }
+  return patterns;
+}
+
+// {"files": …, "map": MAP}: the map into `input` (a path resolved against the study's folder, a
+// built-in NAME as it is; docs/import.md), the files returned.
+const Json& input_files_and_map(const Json& value, const std::string& dir, const Where& where, StudyInput& input) {
+  for (const auto& [key, v] : value.items())
+    if (key != "files" && key != "map") where.fail("unknown key '" + key + "'; expected \"files\" and \"map\"");
+  if (!value.contains("files")) where.fail("expected \"files\": a path or a list of paths or globs");
+  if (value.contains("map")) {
+    if (!value["map"].is_string() || value["map"].get<std::string>().empty())
+      where.fail("\"map\": expected a map file's path or a built-in map's NAME (docs/import.md)");
+    const std::string map = value["map"].get<std::string>();
+    const bool is_file =
+        map.find('/') != std::string::npos || (map.size() > 5 && map.substr(map.size() - 5) == ".json");
+    input.map = is_file ? resolved(dir, map) : map;
+    try {  // checked whole before any record is read
+      mapping::load_import_map(input.map);
+    } catch (const std::runtime_error& error) {
+      where.fail(std::string("\"map\": ") + error.what());
+    }
+  }
+  return value["files"];
+}
+
 std::vector<StudyInput> read_inputs(const Json& inputs, const std::string& dir, const std::string& path) {
   if (!inputs.is_object() || inputs.empty())
-    Where{path, "inputs"}.fail("expected an object of NAME: path, or NAME: [paths or globs]");
+    Where{path, "inputs"}.fail(
+        "expected an object of NAME: path, NAME: [paths or globs], or NAME: {\"files\": …, \"map\": MAP}");
   std::vector<StudyInput> out;
   for (const auto& [name, value] : inputs.items()) {
     const Where where{path, "inputs." + name};
-    StudyInput input{name, {}, {}};
-    if (value.is_string()) {
-      input.patterns.push_back(value.get<std::string>());
-    } else if (value.is_array() && !value.empty()) {
-      for (const Json& element : value) {
-        if (!element.is_string()) where.fail("expected paths (strings)");
-        input.patterns.push_back(element.get<std::string>());
-      }
-    } else {
-      where.fail("expected a path or a list of paths or globs");
-    }
+    StudyInput input{name, {}, {}, {}};
+    input.patterns = input_patterns(value.is_object() ? input_files_and_map(value, dir, where, input) : value, where);
     for (const std::string& pattern : input.patterns)
       for (const std::string& file : expand(resolved(dir, pattern), where)) input.files.push_back(file);
     out.push_back(std::move(input));

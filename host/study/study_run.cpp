@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "judgestat/import_map.hpp"
 #include "judgestat/study.hpp"
 #include "records/csv.hpp"
 #include "records/sha256.hpp"
@@ -131,7 +132,10 @@ class Matrices {
       return found->second.first;
     }
     const double start = now_s();
-    ItemMatrix matrix = load_item_matrix(files_of(input), load);
+    LoadOptions read_through = load;  // the input's import map (docs/import.md), if any
+    for (const StudyInput& in : study_.inputs)
+      if (in.name == input) read_through.map = in.map;
+    ItemMatrix matrix = load_item_matrix(files_of(input), read_through);
     load_s = now_s() - start;
     return loaded_.emplace(key, std::make_pair(std::move(matrix), load_s)).first->second.first;
   }
@@ -246,9 +250,6 @@ std::string progress_line(size_t index, size_t count, const std::string& name, u
 struct Entry {
   study::CacheEntry cached;
   bool reused = false;
-  // repeats and systems: no reader renders their tables from their JSON (renders_from_json), and
-  // a cache entry is only kept where its tables come from its result, so they run every time.
-  bool uncached = false;
 };
 
 struct RunState {
@@ -277,10 +278,9 @@ Entry obtain_entry(RunState& state, size_t a, const AnalysisRequest& request, co
   const std::vector<std::string>& files = state.matrices.files_of(analysis.input);
   Entry entry;
   entry.cached.key = cache_key(request, state.inputs[analysis.input], target_key);
-  entry.uncached = !renders_from_json(request.command, Json::object());
   const std::string cache_path = cache_dir + "/" + entry.cached.key + ".json";
   std::string why;
-  if (!state.run.force && !entry.uncached) {
+  if (!state.run.force) {
     const study::EntryState found = study::read_entry(cache_path, entry.cached.key, request.command, entry.cached, why);
     if (found == study::EntryState::kValid) {
       refresh_paths(entry.cached.result.json, command_words(request, files), files.size());
@@ -313,8 +313,7 @@ Entry obtain_entry(RunState& state, size_t a, const AnalysisRequest& request, co
                      "): " + failure.what());
   }
   entry.cached.seconds = now_s() - analysis_start;
-  if (!entry.uncached)
-    study::write_file_atomic(cache_path, study::entry_text(entry.cached, analysis.name, request.command));
+  study::write_file_atomic(cache_path, study::entry_text(entry.cached, analysis.name, request.command));
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.2fs", entry.cached.seconds);
   state.log(count_prefix(a, n) + analysis.name + ": computed in " + seconds, false);
@@ -421,6 +420,9 @@ StudyOutcome run_study(const Study& study, const StudyRunOptions& run) {
   for (const StudyInput& input : study.inputs)
     for (const std::string& file : input.files)
       state.inputs[input.name].files.emplace_back(file, sha256_hex(study::read_file(file)));
+  for (const StudyInput& input : study.inputs)  // the map decides the records as the files' bytes do
+    if (!input.map.empty())
+      state.inputs[input.name].files.emplace_back(input.map, sha256_hex(import_map_text(input.map)));
   std::vector<Entry> entries;
   std::vector<AnalysisRequest> requests;
   for (size_t a = 0; a < study.analyses.size(); ++a) {
@@ -432,8 +434,7 @@ StudyOutcome run_study(const Study& study, const StudyRunOptions& run) {
   const std::vector<std::string> files =
       stage_outputs(state, stage, entries, requests, settings_json(settings, target_key), start);
   std::vector<std::string> cache_entries;
-  for (const Entry& entry : entries)
-    if (!entry.uncached) cache_entries.push_back(entry.cached.key + ".json");
+  for (const Entry& entry : entries) cache_entries.push_back(entry.cached.key + ".json");
   if (run.before_swap) run.before_swap(stage);
   folder.commit(files, cache_entries);
   state.outcome.results_path = run.out_dir + "/results.json";

@@ -162,5 +162,9 @@ AnalysisResult run_analysis(const AnalysisRequest& request, const ItemMatrix& ma
 /// joins the options) and gives its outputs; throws what run_X throws.
 AnalysisResult run_analysis(const TypedAnalysisRequest& request, const ItemMatrix& matrix, const ExecTarget& target,
                             const ReportHead& head, const AnalysisHooks& hooks = {});
+/// The same on a matrix given up (the CLI's): an analysis that can frees it once read, before
+/// resampling (cascade; issue 26 part 7's peak memory); it is left empty or as it was.
+AnalysisResult run_analysis(const TypedAnalysisRequest& request, ItemMatrix&& matrix, const ExecTarget& target,
+                            const ReportHead& head, const AnalysisHooks& hooks = {});
 
 }  // namespace judgestat

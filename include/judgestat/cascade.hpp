@@ -281,6 +281,10 @@ void check_cascade_options(const CascadeOptions& options);
 /// UsageError for unknown judges, benchmarks and unusable inputs, InputError for a selection
 /// column or item list the data contradicts (naming file, line and column).
 CascadeReport run_cascade(const ItemMatrix& matrix, const CascadeOptions& options, const ExecTarget& target);
+/// The same on a matrix given up: it is freed (left empty) once everything the cascade reads from it
+/// is read, before the first plan is resampled, so that the matrix and the resampling are not held
+/// together (issue 26 part 7: the command's peak memory).
+CascadeReport run_cascade(ItemMatrix&& matrix, const CascadeOptions& options, const ExecTarget& target);
 
 /// docs/statistics.md §4's JSON: head.envelope, then settings, pool, statistics, baselines, latency, split,
 /// selection_trials, rules, temperature, frozen, groups, reliability, risk_coverage, notes, timing.

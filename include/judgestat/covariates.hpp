@@ -1,11 +1,11 @@
 // Item covariates in the metrics analysis (docs/statistics.md §8.3): a record column `x.NAME`
 // slices the statistics (`--by x.NAME`, `--bins`), and two bias analyses read covariates:
 // length bias (`--length x.len_a,x.len_b`) and a numeric covariate's association with correctness
-// (`--assoc x.NAME`: point-biserial correlation and accuracy per bin). Their statistics are rows of
-// the metrics report, each with its clustered bootstrap CI:
+// (`--assoc x.NAME`: point-biserial correlation, Spearman's ρ and accuracy per bin). Their
+// statistics are rows of the metrics report, each with its clustered bootstrap CI:
 //   longer_rate, gold_longer_rate, longer_rate_gold_shorter, acc_gold_longer, acc_gold_shorter,
 //   length_acc_diff, length_acc (label: the bin of len(gold) − len(other)),
-//   point_biserial, assoc_acc (label: the bin of the covariate).
+//   point_biserial, assoc_rho, assoc_acc (label: the bin of the covariate).
 #pragma once
 #include <string>
 
@@ -20,7 +20,8 @@ struct CovariateOptions {
   std::string length;
   /// `--length-bins`: bins of len(gold) − len(other) for length_acc ("K" quantile bins or edges).
   std::string length_bins = "4";
-  /// `--assoc x.NAME`: a numeric covariate's point-biserial correlation with order-0 correctness.
+  /// `--assoc x.NAME`: a numeric covariate's point-biserial correlation and Spearman's ρ with
+  /// order-0 correctness.
   std::string assoc;
   /// `--assoc-bins`: bins of the covariate for assoc_acc ("K" quantile bins or edges).
   std::string assoc_bins = "4";

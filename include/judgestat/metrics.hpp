@@ -42,7 +42,7 @@ struct MetricsOptions {
   /// Per-judge statistics to difference (docs/statistics.md §7.3 `--diff`).
   std::vector<std::string> diff{"acc", "pa", "bc"};
   bool all_pairs = false;  // every pair j − i (i < j, selection order) instead of − reference
-  /// Three or more judges taken as raters: Fleiss' κ and Krippendorff's α (§7.1).
+  /// Two or more judges taken as raters: Fleiss' κ and Krippendorff's α (§7.1).
   std::vector<std::string> raters;
   int agreement_order = 0;  // the order κ, Fleiss' κ and α compare verdicts in
   /// `--gold adjudicated`: the decisive adjudicated label replaces gold (§7.2).
@@ -87,12 +87,19 @@ struct Disputes {
   int64_t disputed = 0, sides_with_judge = 0, sides_with_reference = 0, sides_with_neither = 0;
 };
 
+/// What every order-guard warning says after its judge's name (a report read back from JSON finds
+/// them by it).
+inline constexpr const char* kOrderGuardWarning = ": order-1 verdicts agree with gold's presented position";
+
 struct MetricsReport {
   /// Every statistic with its interval (accuracy family, then probability quality), and the
   /// bootstrap as run (seed, replicates_run, ci, level, backend, device).
   BootstrapResult statistics;
   std::vector<JudgeValidity> validity;
   std::vector<std::string> notes;  // accuracy-family statistics left out and why
+  /// The order guard (docs/statistics.md §1): judges whose order-1 verdicts look written in
+  /// presented terms, warned above the tables and in JSON notes after the validity notes.
+  std::vector<std::string> order_warnings;  // each "JUDGE" + kOrderGuardWarning + …
   /// Holm and Benjamini–Hochberg adjustments of the `diff` rows' p over the run, aligned with
   /// statistics (NaN on other rows).
   std::vector<double> p_holm, p_bh;

@@ -61,6 +61,10 @@ struct LoadOptions {
   /// Score judges (docs/statistics.md §8.2): verdicts and gold are numbers on this scale; the
   /// labels are the distinct scores (ItemMatrix::label_score). Not with `labels`.
   std::optional<ScoreScale> scale;
+  /// An import map (docs/import.md): a map file's path or a built-in map's NAME. Each records file
+  /// is then read through it (a harness's JSON, JSONL or CSV log) instead of as records; "" reads
+  /// records files as they are.
+  std::string map;
 };
 
 /// A covariate's level of a cell or item besides a level index >= 0 (docs/statistics.md §8.3).

@@ -35,7 +35,7 @@ struct RepeatsReport {
   /// Per judge, family (repeat, variant, rotation) and scope: `<family>_agree`, `repeat_flip` /
   /// `variant_flip` / `rotation_pair_agree`, `<family>_tv`, each with its interval.
   BootstrapResult statistics;
-  std::vector<JudgeValidity> validity;  // repeat-0 records of each analysed judge
+  std::vector<JudgeValidity> validity;  // every record of each analysed judge, all repeats
   std::vector<std::string> notes;       // families or statistics left out and why
   std::string by;                       // as run
   std::string strata_mode;              // settings.strata
@@ -54,5 +54,8 @@ Json to_json(const RepeatsReport& report, const ReportHead& head);
 
 /// The statistics table; format "text", "md" or "csv" (tidy, one row per statistic).
 std::string tables(const RepeatsReport& report, const std::string& format);
+
+/// No figures: the statistics table says it all (empty; render_from_json asks every report).
+std::vector<PlotFile> plot_files(const RepeatsReport& report);
 
 }  // namespace judgestat

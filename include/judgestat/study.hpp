@@ -22,6 +22,9 @@ struct StudyInput {
   std::string name;
   std::vector<std::string> patterns;  // as written (relative paths resolved against the study's folder)
   std::vector<std::string> files;     // the patterns expanded (globs sorted), in order
+  /// The import map the files are read through (docs/import.md): a map file's path (resolved
+  /// against the study's folder) or a built-in map's NAME; "" reads them as records.
+  std::string map;
 };
 
 struct StudyAnalysis {

@@ -88,4 +88,9 @@ Json to_json(const SystemsReport& report, const ReportHead& head);
 /// The win-rate, system-level and self-preference tables; format "text", "md" or "csv" (one tidy table).
 std::string tables(const SystemsReport& report, const std::string& format);
 
+/// The figures (`--plots`, the study report): `systems_win_rates` (per judge each system's win
+/// rate against all or the baseline, with its CI) and, with gold, `systems_system_level` (each
+/// system's score by the judge against by gold, both CIs); none without such rows.
+std::vector<PlotFile> plot_files(const SystemsReport& report);
+
 }  // namespace judgestat

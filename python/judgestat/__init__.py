@@ -1,5 +1,6 @@
-"""judgestat from Python: records in (a path, a pandas DataFrame, a dict of numpy arrays),
-the CLI's analyses with their options as keyword arguments, pandas out (docs/python.md).
+"""judgestat from Python: records in (a path, a pandas DataFrame, a pyarrow Table or Parquet
+file, a dict of numpy arrays), the CLI's analyses with their options as keyword arguments,
+pandas out (docs/python.md).
 
 >>> import judgestat
 >>> m = judgestat.load("data/judgebench/gpt4o_split.csv")
@@ -16,8 +17,8 @@ import json
 import os
 import time
 
-from . import _judgestat
-from ._columns import column_specs
+from . import _arrow, _judgestat
+from ._columns import _is_read, column_specs
 from ._results import Result
 
 __version__ = _judgestat.__version__
@@ -93,9 +94,10 @@ class ItemMatrix:
 
 
 def load(records, labels=None, select_column=None, scale=None):
-    """Records → ItemMatrix. `records`: a path (CSV or JSONL, as the CLI reads it), a pandas
-    DataFrame or a dict of numpy arrays with the record columns (docs/statistics.md §1;
-    `p.<label>` columns or a `probs` column of dicts). `labels` fixes the label set (--labels);
+    """Records → ItemMatrix. `records`: a path (CSV or JSONL, as the CLI reads it; a `.parquet`
+    file through pyarrow), a pandas DataFrame, a pyarrow.Table or a dict of numpy arrays with the
+    record columns (docs/statistics.md §1; `p.<label>` columns or a `probs` column of dicts;
+    other columns, lists and dicts included, are ignored as in a file). `labels` fixes the label set (--labels);
     `select_column` keeps an item-level column (cascade's --select-column); `scale` ("1:10" or
     (1, 10)) reads verdicts and gold as scores on that scale (--scale, docs/statistics.md §8.2).
 
@@ -107,12 +109,16 @@ def load(records, labels=None, select_column=None, scale=None):
     start = time.perf_counter()
     if isinstance(records, ItemMatrix):
         return records
+    source = None
     if isinstance(records, (str, bytes)) or hasattr(records, "__fspath__"):
-        import os
         path = os.fsdecode(records)
-        native = _judgestat.load_file(path, labels, item_column, scale)
-        return ItemMatrix(native, path, time.perf_counter() - start, labels, item_column, scale)
-    specs, rows, row_names, source = column_specs(records)
+        if not _arrow.is_parquet_path(path):
+            native = _judgestat.load_file(path, labels, item_column, scale)
+            return ItemMatrix(native, path, time.perf_counter() - start, labels, item_column, scale)
+        records, source = _arrow.parquet_frame(path, lambda name: _is_read(name, item_column), InputError), path
+    elif _arrow.is_arrow_table(records):
+        records, source = _arrow.table_frame(records, lambda name: _is_read(name, item_column)), "Table"
+    specs, rows, row_names, source = column_specs(records, item_column, source)
     try:
         native = _judgestat.load_columns(specs, rows, source, labels, item_column, scale)
     except InputError as error:

@@ -147,11 +147,20 @@ class _RowError(Exception):
         self.position, self.column, self.what = position, column, what
 
 
-def column_specs(records):
-    """(specs, rows, row_names, source) for a DataFrame or a dict of arrays."""
+def _is_read(name, item_column):
+    """Whether the loader reads the column (a record field, p.<label>, x.<name>, probs or the
+    item-level column asked for); the others are passed by name only, whatever they hold."""
+    from . import _judgestat
+    return name == "probs" or name == item_column or _judgestat.column_is_read(name)
+
+
+def column_specs(records, item_column="", source=None):
+    """(specs, rows, row_names, source) for a DataFrame or a dict of arrays. Columns the loader
+    does not read are passed by name only (lists, dicts and long texts in them cost nothing and
+    are never an error, as in a file)."""
     import pandas as pd
     if isinstance(records, pd.DataFrame):
-        source = "DataFrame"
+        source = source or "DataFrame"
         if records.columns.duplicated().any():
             dup = records.columns[records.columns.duplicated()][0]
             raise ValueError(f"records: the DataFrame has two columns named '{dup}'; rename one")
@@ -167,14 +176,18 @@ def column_specs(records):
                              f"({', '.join(f'{k}: {len(v)}' for k, v in columns.items())}); give equal lengths")
         rows = lengths.pop() if lengths else 0
         index = None
-        columns = {k: (v if hasattr(v, "dtype") else np.asarray(v, dtype=object)) for k, v in columns.items()}
+        columns = {k: (v if hasattr(v, "dtype") or not _is_read(k, item_column) else np.asarray(v, dtype=object))
+                   for k, v in columns.items()}
     else:
-        raise TypeError("records: expected a path, a pandas DataFrame or a dict of numpy arrays, "
+        raise TypeError("records: expected a path, a pandas DataFrame, a pyarrow Table or a dict of numpy arrays, "
                         f"got {type(records).__name__}")
     row_names = _RowNames(index)
     specs = []
     try:
         for name, values in columns.items():
+            if not _is_read(name, item_column):
+                specs.append((name, "skipped", None, None))
+                continue
             if name == "probs":
                 labels_seen = []
                 for label, array in _probs_columns(values, labels_seen).items():

@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "judgestat/record_fields.hpp"
 #include "judgestat/records.hpp"
 #include "records_from_columns.hpp"
 
@@ -38,13 +39,17 @@ std::shared_ptr<ItemMatrix> load_file(const std::string& path, const std::vector
   return std::make_shared<ItemMatrix>(load_item_matrix(path, load_options(labels, item_column, scale)));
 }
 
-/// (name, "text", codes int64[rows], texts) or (name, "number", float64[rows], None), as
-/// _columns.py gives them; the arrays are viewed, not copied.
+/// (name, "text", codes int64[rows], texts), (name, "number", float64[rows], None) or (name,
+/// "skipped", None, None) for a column the loader ignores, as _columns.py gives them; the arrays
+/// are viewed, not copied.
 Column column_of(const py::handle& spec, std::vector<py::object>& keep_alive) {
   const py::tuple entry = py::reinterpret_borrow<py::tuple>(spec);
   Column column;
   column.name = entry[0].cast<std::string>();
-  column.is_text = entry[1].cast<std::string>() == "text";
+  const std::string kind = entry[1].cast<std::string>();
+  column.skipped = kind == "skipped";
+  column.is_text = kind == "text";
+  if (column.skipped) return column;
   if (column.is_text) {
     auto codes = py::array_t<int64_t, 0>::ensure(entry[2]);
     if (!codes || codes.ndim() != 1) throw std::invalid_argument("records: column '" + column.name + "': bad codes");
@@ -113,6 +118,18 @@ void bind_matrix(py::module_& m) {
 }
 
 }  // namespace
+
+/// Sets the Python error: py::set_error from pybind11 2.12 (PyPI's, under pip), where calling the
+/// exception is deprecated; Debian's 2.10 (the CMake route) has only the call.
+template <typename Error>
+void raise(py::exception<Error>& error, const char* message) {
+#if PYBIND11_VERSION_HEX >= 0x020C0000
+  py::set_error(error, message);
+#else
+  error(message);
+#endif
+}
+
 }  // namespace judgestat::python
 
 PYBIND11_MODULE(_judgestat, m) {
@@ -125,12 +142,16 @@ PYBIND11_MODULE(_judgestat, m) {
     try {
       if (error) std::rethrow_exception(error);
     } catch (const InputError& e) {
-      input_error(e.what());
+      python::raise(input_error, e.what());
     } catch (const UsageError& e) {
-      usage_error(e.what());
+      python::raise(usage_error, e.what());
     }
   });
   python::bind_matrix(m);
+  // Whether the loader reads a column of this name (a record field, p.<label> or x.<name>): the
+  // others are passed by name only, whatever they hold (lists, dicts, long texts).
+  m.def(
+      "column_is_read", [](const std::string& name) { return !RecordColumn(name).is_ignored(); }, py::arg("name"));
   m.def("load_file", &python::load_file, py::arg("path"), py::arg("labels"), py::arg("item_column"), py::arg("scale"));
   m.def("load_columns", &python::load_columns, py::arg("columns"), py::arg("rows"), py::arg("source"),
         py::arg("labels"), py::arg("item_column"), py::arg("scale"));

@@ -32,6 +32,12 @@ void check_columns(const std::vector<Column>& columns, const std::string& source
   std::vector<std::string> names;
   for (const Column& column : columns) {
     names.push_back(column.name);
+    if (column.skipped) {
+      if (!RecordColumn(column.name).is_ignored()) {
+        throw std::invalid_argument("records: column '" + column.name + "' is read by the loader but has no values");
+      }
+      continue;
+    }
     const size_t length = column.is_text ? column.codes_size : column.values_size;
     if (length != rows) {
       throw std::invalid_argument("records: column '" + column.name + "' has " + std::to_string(length) +
@@ -77,7 +83,10 @@ std::vector<Record> records_from_columns(const std::vector<Column>& columns, siz
       const Column& column = columns[k];
       const RecordColumn& reader = readers[k];
       const bool kept = !item_column.empty() && column.name == item_column;
-      if (reader.is_ignored() && !kept) continue;
+      if (column.skipped && kept) {
+        throw std::invalid_argument("records: column '" + column.name + "' is the item-level column but has no values");
+      }
+      if ((reader.is_ignored() && !kept) || column.skipped) continue;
       if (reader.is_probability() && !column.is_text) {
         // NaN = not given (an empty field); ±inf stays, and validity makes the record invalid.
         record.probs[slot[k]] = column.values[r * column.values_stride];

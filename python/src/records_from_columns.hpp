@@ -9,10 +9,13 @@
 
 namespace judgestat::python {
 
-/// One column: text (a code per row into `texts`, -1 = missing) or numbers (NaN = missing).
-/// The pointers view numpy arrays the caller keeps alive; strides are in elements.
+/// One column: text (a code per row into `texts`, -1 = missing) or numbers (NaN = missing), or
+/// a column the loader does not read, passed by name only (`skipped`: no values, so a column of
+/// lists or a prompt's text costs nothing). The pointers view numpy arrays the caller keeps
+/// alive; strides are in elements.
 struct Column {
   std::string name;
+  bool skipped = false;
   bool is_text = false;
   const int64_t* codes = nullptr;
   size_t codes_size = 0, codes_stride = 1;

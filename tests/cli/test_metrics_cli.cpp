@@ -196,7 +196,7 @@ TEST(MetricsCli, BadRequestsNameTheFlagToChange) {
   const std::vector<Case> cases{
       {"--diff acc,accuracy", "--diff: 'accuracy' is not a per-judge statistic"},
       {"--raters J1", "--raters"},
-      {"--raters J1,J2", "--raters"},
+      {"--raters J1,J1", "--raters"},
       {"--by difficulty --judges J1", "--by"},
       {"--pairs some", "--pairs"},
       {"--gold human", "--gold"},

@@ -46,6 +46,24 @@ struct CommonTables {
   RankView rank{};
 };
 
+/// The tile kernel's view of `plan`: its tables, its B fragments and `program_bytes` of program in
+/// shared memory (0: the program is read from global memory).
+TilePlanView tile_view(const CompiledPlan& plan, const CommonTables& common, const PlaneLayout& layout,
+                       const std::vector<uint32_t>& fragments, uint32_t program_bytes) {
+  return TilePlanView{common.strata,
+                      common.program,
+                      common.rank,
+                      static_cast<uint32_t>(plan.n_clusters),
+                      layout.row_stride,
+                      layout.k_steps,
+                      layout.n_tiles,
+                      reinterpret_cast<const uint2*>(fragments.data()),
+                      layout.column_first_plane.data(),
+                      layout.column_min.data(),
+                      program_bytes,
+                      static_cast<int32_t>(plan.ops.size())};
+}
+
 /// multiplicity_tile_kernel<options>, as the dispatch picks it (tile_kernel), over replicates
 /// [first, first + count) on a grid of `grid` blocks (fewer than the tiles: the grid-stride loop runs).
 std::vector<double> run_tile(const CompiledPlan& plan, int options, uint64_t seed, uint64_t first, uint64_t count,
@@ -61,18 +79,7 @@ std::vector<double> run_tile(const CompiledPlan& plan, int options, uint64_t see
   const size_t shared_bytes =
       TileSharedLayout::of(plan.n_columns, common.program.n_extras(), layout.n_tiles, layout.row_stride, program_bytes)
           .total;
-  const TilePlanView view{common.strata,
-                          common.program,
-                          common.rank,
-                          static_cast<uint32_t>(plan.n_clusters),
-                          layout.row_stride,
-                          layout.k_steps,
-                          layout.n_tiles,
-                          reinterpret_cast<const uint2*>(fragments.data()),
-                          layout.column_first_plane.data(),
-                          layout.column_min.data(),
-                          static_cast<uint32_t>(program_bytes),
-                          static_cast<int32_t>(plan.ops.size())};
+  const TilePlanView view = tile_view(plan, common, layout, fragments, static_cast<uint32_t>(program_bytes));
   std::vector<double> out(count * plan.n_statistics, -7.0);
   emulation::launch({dim3(grid), dim3(kTileThreads), shared_bytes, schedule}, tile_kernel(options), view, seed, first,
                     count, out.data());
@@ -201,18 +208,7 @@ TEST(CudaCpuBootstrap, TileProductCarriesCountersOf256AndMoreIntoTheHighByte) {
   const CommonTables common(plan);
   const PlaneLayout layout = plane_layout(plan);
   const std::vector<uint32_t> fragments = b_fragments(plan, layout);
-  const TilePlanView view{common.strata,
-                          common.program,
-                          common.rank,
-                          static_cast<uint32_t>(plan.n_clusters),
-                          layout.row_stride,
-                          layout.k_steps,
-                          layout.n_tiles,
-                          reinterpret_cast<const uint2*>(fragments.data()),
-                          layout.column_first_plane.data(),
-                          layout.column_min.data(),
-                          0,
-                          static_cast<int32_t>(plan.ops.size())};
+  const TilePlanView view = tile_view(plan, common, layout, fragments, 0);
   const auto C = static_cast<uint32_t>(plan.n_clusters);
   const auto K = static_cast<uint32_t>(plan.n_columns);
   // Rows of C draws, as a replicate has (the fold adds C · min_k): one cluster drawn 256, 300

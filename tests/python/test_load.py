@@ -178,7 +178,7 @@ def test_missing_required_column():
 
 
 def test_not_records():
-    with pytest.raises(TypeError, match="expected a path, a pandas DataFrame or a dict"):
+    with pytest.raises(TypeError, match="expected a path, a pandas DataFrame, a pyarrow Table or a dict"):
         judgestat.load(42)
     with pytest.raises(TypeError, match="column 'verdict' holds a list"):
         judgestat.load(small_frame(verdict=[["A"]] * 8))

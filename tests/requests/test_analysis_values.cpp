@@ -10,26 +10,12 @@
 #include <gtest/gtest.h>
 
 #include "judgestat/analysis.hpp"
-#include "test_support.hpp"
+#include "requests/values_support.hpp"
 
 namespace judgestat {
 namespace {
 
-using testing_support::kRoot;
-using testing_support::thrown_message;
-using Words = std::vector<std::string>;
-
-TypedAnalysisRequest from_values(const std::string& command, const Json& values) {
-  return parse_analysis_values(AnalysisValues{command, values});
-}
-
-TypedAnalysisRequest from_flags(const std::string& command, const Words& args) {
-  return parse_analysis(AnalysisRequest{command, args});
-}
-
-std::string values_error(const std::string& command, const Json& values) {
-  return thrown_message<UsageError>([&] { check_analysis_values(AnalysisValues{command, values}); });
-}
+using namespace testing_support;
 
 // The fields both forms set, each asserted against the values the test gave.
 void expect_metrics(const TypedAnalysisRequest& request) {

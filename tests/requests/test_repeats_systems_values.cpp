@@ -11,37 +11,12 @@
 #include <gtest/gtest.h>
 
 #include "judgestat/analysis.hpp"
-#include "test_support.hpp"
+#include "requests/values_support.hpp"
 
 namespace judgestat {
 namespace {
 
-using testing_support::kRoot;
-using testing_support::thrown_message;
-using Words = std::vector<std::string>;
-
-TypedAnalysisRequest from_values(const std::string& command, const Json& values) {
-  return parse_analysis_values(AnalysisValues{command, values});
-}
-
-TypedAnalysisRequest from_flags(const std::string& command, const Words& args) {
-  return parse_analysis(AnalysisRequest{command, args});
-}
-
-bool same_number(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
-
-// The tables without the run line's wall time ("…, backend cpu (2 threads), 0.02s"): two runs of
-// the same request differ only there.
-std::string without_seconds(const std::string& tables) {
-  const size_t end = tables.find_last_not_of("\n");
-  const size_t comma = tables.rfind(", ", end);
-  const bool timed = end != std::string::npos && comma != std::string::npos && tables[end] == 's';
-  return timed ? tables.substr(0, comma) : tables;
-}
-
-std::string values_error(const std::string& command, const Json& values) {
-  return thrown_message<UsageError>([&] { check_analysis_values(AnalysisValues{command, values}); });
-}
+using namespace testing_support;
 
 TEST(RepeatsSystemsValues, RepeatsValuesAreTheFlagsOptions) {
   const Json values = {{"judges", {"calm", "jumpy"}}, {"by", "variant"}, {"invalid_match", true},
@@ -112,33 +87,19 @@ TEST(RepeatsSystemsValues, AWrongTypeNamesTheFlag) {
 
 // run_analysis on the typed request gives the report run_X gives on the same matrix and options.
 TEST(RepeatsSystemsValues, RunAnalysisIsTheAnalysisRun) {
-  const ExecTarget target{ExecTarget::Kind::kCpu};
-  ReportHead head;
-  head.envelope = Json::object();
   {
-    const TypedAnalysisRequest request = from_values("repeats", {{"replicates", 200}, {"seed", 3}});
-    const ItemMatrix matrix = load_item_matrix(kRoot + "/data/examples/repeats.csv", request.load);
-    const AnalysisResult result = run_analysis(request, matrix, target, head);
-    const RepeatsReport direct = run_repeats(matrix, std::get<RepeatsOptions>(request.options), target);
-    Json expected = to_json(direct, head), got = result.json;
-    expected.erase("timing"), got.erase("timing");
-    EXPECT_EQ(got.dump(), expected.dump());
-    EXPECT_EQ(without_seconds(result.text), without_seconds(tables(direct, "text")));
+    const auto [result, direct] =
+        expect_run_analysis_is<RepeatsOptions>(from_values("repeats", {{"replicates", 200}, {"seed", 3}}),
+                                               kRoot + "/data/examples/repeats.csv", "text", run_repeats);
     ASSERT_TRUE(result.bootstrap);
     ASSERT_EQ(result.bootstrap->intervals.size(), direct.statistics.intervals.size());
     for (size_t s = 0; s < direct.statistics.intervals.size(); ++s)
       EXPECT_TRUE(same_number(result.bootstrap->intervals[s].estimate, direct.statistics.intervals[s].estimate));
   }
   {
-    const TypedAnalysisRequest request =
-        from_values("systems", {{"systems", "x.model_a,x.model_b"}, {"replicates", 200}, {"seed", 3}});
-    const ItemMatrix matrix = load_item_matrix(kRoot + "/data/examples/win_rates.csv", request.load);
-    const AnalysisResult result = run_analysis(request, matrix, target, head);
-    const SystemsReport direct = run_systems(matrix, std::get<SystemsOptions>(request.options), target);
-    Json expected = to_json(direct, head), got = result.json;
-    expected.erase("timing"), got.erase("timing");
-    EXPECT_EQ(got.dump(), expected.dump());
-    EXPECT_EQ(without_seconds(result.md), without_seconds(tables(direct, "md")));
+    const auto [result, direct] = expect_run_analysis_is<SystemsOptions>(
+        from_values("systems", {{"systems", "x.model_a,x.model_b"}, {"replicates", 200}, {"seed", 3}}),
+        kRoot + "/data/examples/win_rates.csv", "md", run_systems);
     ASSERT_TRUE(result.bootstrap);
     // The saved replicates name each column's system and opponent, as --save-replicates did.
     ASSERT_EQ(result.bootstrap->labels.size(), direct.keys.size());

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "analyses/cascade/cascade_detail.hpp"
@@ -230,7 +232,7 @@ BootstrapResult resample_plan(Plan&& plan, Backend& backend, const BootstrapOpti
 }
 
 // The rules chosen on the selection part, their policies and the held-out items. The held-out
-// plan is built later (scored_plan), once the sweep's is resampled and freed; rules.heldout is
+// plan is built later (resample_cascade), once the sweep's is resampled and freed; rules.heldout is
 // filled by its bootstrap.
 void choose_rules(const ItemMatrix& m, const CascadePool& pool, const std::vector<uint8_t>& selection,
                   const CascadeOptions& o, CascadeRules& rules, std::vector<uint8_t>& heldout,
@@ -249,7 +251,7 @@ void choose_rules(const ItemMatrix& m, const CascadePool& pool, const std::vecto
 }
 
 // The frozen policy (then `all`) and the items it is scored on; its plan is built later
-// (scored_plan), after the plans before it are resampled and freed.
+// (resample_cascade), after the plans before it are resampled and freed.
 void freeze(const ItemMatrix& m, const CascadePool& pool, const CascadeOptions& o, const std::vector<uint8_t>& heldout,
             CascadeFrozen& frozen, std::vector<CascadePolicy>& policies, std::vector<uint8_t>& scored) {
   frozen.tau = *o.tau;
@@ -259,11 +261,11 @@ void freeze(const ItemMatrix& m, const CascadePool& pool, const CascadeOptions& 
   scored = frozen.heldout ? heldout : std::vector<uint8_t>(pool.size(), 1);
 }
 
-// The plan of `policies` on the items with scored[i] (the held-out part, or the frozen policy's items).
-CascadePlan scored_plan(const ItemMatrix& m, const CascadePool& pool, const PoolGroups* groups, bool fees,
-                        const std::vector<uint8_t>& scored, const std::vector<CascadePolicy>& policies) {
-  const PoolClusters clusters = stratify(number_pool_clusters(m, pool, scored), groups);
-  return build_cascade_plan(pool, clusters, policies, {fees, false, groups});
+// The clusters of the items with scored[i] (the held-out part, or the frozen policy's items), numbered from the
+// matrix before the resampling so that nothing reads the matrix after it (run_cascade(ItemMatrix&&) frees it).
+PoolClusters scored_clusters(const ItemMatrix& m, const CascadePool& pool, const PoolGroups* groups,
+                             const std::vector<uint8_t>& scored) {
+  return stratify(number_pool_clusters(m, pool, scored), groups);
 }
 
 void summarise_scopes(const CascadePool& pool, const std::vector<CascadePolicy>& policies,
@@ -272,80 +274,100 @@ void summarise_scopes(const CascadePool& pool, const std::vector<CascadePolicy>&
   for (CascadeScope& scope : scopes) summarise_scope(pool, policies, in_set, groups, fees, scope);
 }
 
-}  // namespace
+// What the resampling needs, all of it read from the matrix before the first plan is resampled
+// (issue 26 part 7: a matrix given up is freed then, and the copy of the items with gold always is).
+struct CascadeWork {
+  CascadePool pool;
+  std::optional<PoolGroups> groups;
+  CascadePlan sweep;
+  std::vector<uint8_t> heldout;  // empty when nothing is held out to score the rules on
+  std::vector<CascadePolicy> rule_policies, frozen_policies;
+  std::vector<uint8_t> frozen_items;
+  PoolClusters heldout_clusters, frozen_clusters;
+  const PoolGroups* by() const { return groups ? &*groups : nullptr; }
+};
 
-CascadeReport run_cascade(const ItemMatrix& input, const CascadeOptions& options, const ExecTarget& target) {
-  check_cascade_options(options);
-  // docs/statistics.md §8.1: the cascade needs gold; items without it are left out, with a note.
-  int64_t items_analysed = 0, without_gold = 0;
-  const std::optional<ItemMatrix> gold_only = gold_items_for(input, "cascade", items_analysed, without_gold);
-  const ItemMatrix& matrix = gold_only ? *gold_only : input;
-  CascadeReport report;
-  report.options = options;  // the settings; the run's bootstrap settings are its results'
+// The pool, the sweep's plan (its policies are made again for its summaries at the end rather
+// than held through the resampling) and the report's facts of the data.
+void read_pool_and_sweep(const ItemMatrix& input, const ItemMatrix& matrix, bool gold_copy,
+                         const CascadeOptions& options, CascadeReport& report, CascadeWork& work,
+                         PoolClusters& clusters) {
   matrix.judge_index(options.first);
   matrix.judge_index(options.fallback);
-  const CascadePool pool =
-      build_cascade_pool(matrix, options.first, options.fallback, options.gate_orders, options.strata, options.fee,
-                         options.latency, kept_items(matrix, options.benchmarks));
+  work.pool = build_cascade_pool(matrix, options.first, options.fallback, options.gate_orders, options.strata,
+                                 options.fee, options.latency, kept_items(matrix, options.benchmarks));
+  const CascadePool& pool = work.pool;
   report.items = pool.size();
   report.validity = judge_validity(matrix, {matrix.judge_index(options.first), matrix.judge_index(options.fallback)});
-  set_gold_counts(report.validity, items_analysed, without_gold, "");
   report.first_orders = pool.first_orders;
   report.fewer_orders = pool.fewer_orders;
   report.escalated_for_missing_orders = pool.escalated_for_missing_orders;
   report.strata_names = pool.strata_names;
   for (uint8_t ok : pool.gate_ok) report.gate_ok += ok;
   describe_values(matrix, pool, options, report);
-
-  if (gold_only)
-    check_cascade_fits({&input, &*gold_only}, pool, options);
+  if (gold_copy)
+    check_cascade_fits({&input, &matrix}, pool, options);
   else
     check_cascade_fits({&input}, pool, options);
-  const PoolClusters clusters = number_pool_clusters(matrix, pool);
+  clusters = number_pool_clusters(matrix, pool);
   report.clusters = clusters.size();
-  std::optional<PoolGroups> groups;
   if (!options.by.empty()) {
-    groups = pool_groups(matrix, pool, clusters, options.by);
-    report.grouping = CascadeGrouping{groups->key, groups->names, groups->domain, groups->note};
-    if (groups->domain) report.notes.insert(report.notes.begin(), groups->note);  // docs/statistics.md §2: first
+    work.groups = pool_groups(matrix, pool, clusters, options.by);
+    const PoolGroups& groups = *work.groups;
+    report.grouping = CascadeGrouping{groups.key, groups.names, groups.domain, groups.note};
+    if (groups.domain) report.notes.insert(report.notes.begin(), groups.note);  // docs/statistics.md §2: first
   }
-  const PoolGroups* by = groups ? &*groups : nullptr;
-  // The sweep's policies (a byte per item and threshold) are made again for its summaries at the end rather than
-  // held through the resampling (issue 26 part 7).
-  CascadePlan sweep =
+  const PoolGroups* by = work.by();
+  work.sweep =
       build_cascade_plan(pool, stratify(clusters, by), sweep_policies(pool, options.grid), {report.fees, true, by});
-  report.fee_scale = sweep.fees;
-  report.sweep.scopes = sweep.scopes;
-  report.sweep.selective = add_cascade_selective(pool, sweep.plan);  // after every scope's rows
+  report.fee_scale = work.sweep.fees;
+  report.sweep.scopes = work.sweep.scopes;
+  report.sweep.selective = add_cascade_selective(pool, work.sweep.plan);  // after every scope's rows
   if (by)  // each group's risk–coverage rows after the pooled ones, on the same replicates
     for (int32_t g = 0; g < by->size(); ++g) {
-      CascadeSelective group = add_cascade_selective(pool, sweep.plan, by, g);
+      CascadeSelective group = add_cascade_selective(pool, work.sweep.plan, by, g);
       if (group.n > 0) report.sweep.group_selective.push_back(std::move(group));
     }
+}
 
-  // The selection part, the rules and the held-out part.
+// Everything the cascade reads from `input`: the pool and sweep, the selection part, the rules
+// and the held-out part, the frozen threshold, and the clusters of the plans built later.
+void read_cascade_inputs(const ItemMatrix& input, const CascadeOptions& options, CascadeReport& report,
+                         CascadeWork& work) {
+  // docs/statistics.md §8.1: the cascade needs gold; items without it are left out, with a note.
+  int64_t items_analysed = 0, without_gold = 0;
+  const std::optional<ItemMatrix> gold_only = gold_items_for(input, "cascade", items_analysed, without_gold);
+  const ItemMatrix& matrix = gold_only ? *gold_only : input;
+  PoolClusters clusters;
+  read_pool_and_sweep(input, matrix, gold_only.has_value(), options, report, work, clusters);
+  set_gold_counts(report.validity, items_analysed, without_gold, "");
+  const CascadePool& pool = work.pool;
   SelectionSource source;
   const std::vector<uint8_t> selection = selection_part(matrix, pool, clusters, options, source);
-  std::vector<uint8_t> heldout;
-  std::vector<CascadePolicy> rule_policies;
   if (!selection.empty()) {
     report.rules.emplace();
     report.rules->source = source;
     count_parts(pool, clusters, selection, options, *report.rules, report.notes);
-    choose_rules(matrix, pool, selection, options, *report.rules, heldout, rule_policies);
+    choose_rules(matrix, pool, selection, options, *report.rules, work.heldout, work.rule_policies);
   }
-  const bool scored = report.rules && report.rules->heldout_items > 0;
-  if (!scored) heldout.clear();
-
+  if (!(report.rules && report.rules->heldout_items > 0)) work.heldout.clear();
+  if (!work.heldout.empty()) work.heldout_clusters = scored_clusters(matrix, pool, work.by(), work.heldout);
   // A frozen threshold: on the held-out part when there is one, else on every item.
-  std::vector<CascadePolicy> frozen_policies;
-  std::vector<uint8_t> frozen_items;
   if (options.tau) {
     report.frozen.emplace();
-    freeze(matrix, pool, options, heldout, *report.frozen, frozen_policies, frozen_items);
+    freeze(matrix, pool, options, work.heldout, *report.frozen, work.frozen_policies, work.frozen_items);
+    work.frozen_clusters = scored_clusters(matrix, pool, work.by(), work.frozen_items);
   }
+}
 
-  // Resampling: the sweep, the rules' policies on the held-out part, the frozen policy.
+// Resampling: the sweep, the rules' policies on the held-out part, the frozen policy. One plan
+// at a time (issue 26 part 7): each is built after the one before it is resampled and freed, and
+// given up to compile(), which frees its columns as it compiles them.
+void resample_cascade(CascadeWork& work, const CascadeOptions& options, const ExecTarget& target,
+                      CascadeReport& report) {
+  const CascadePool& pool = work.pool;
+  const PoolGroups* by = work.by();
+  const bool scored = !work.heldout.empty();
   auto backend = make_backend(target);
   BootstrapOptions boot = options.bootstrap;
   const uint64_t replicates = boot.replicates;
@@ -355,30 +377,50 @@ CascadeReport run_cascade(const ItemMatrix& input, const CascadeOptions& options
   boot.progress = [&](uint64_t done, uint64_t) {
     if (progress) progress(before + done, total);
   };
-  // One plan at a time (issue 26 part 7): each is built after the one before it is resampled and
-  // freed, and given up to compile(), which frees its columns as it compiles them, so the heavier
-  // of the per-unit columns and the compiled per-cluster sums is not held beside the other in full.
-  report.sweep.result = resample_plan(std::move(sweep.plan), *backend, boot);
+  report.sweep.result = resample_plan(std::move(work.sweep.plan), *backend, boot);
+  work.sweep = {};
   boot.keep_replicates = false;
-  if (scored) {
+  const auto resample_scored = [&](const PoolClusters& clusters, const std::vector<uint8_t>& items,
+                                   const std::vector<CascadePolicy>& policies, std::vector<CascadeScope>& scopes) {
     before += replicates;
-    CascadePlan heldout_plan = scored_plan(matrix, pool, by, report.fees, heldout, rule_policies);
-    report.rules->heldout = resample_plan(std::move(heldout_plan.plan), *backend, boot);
-    report.rules->heldout_scopes = heldout_plan.scopes;
-    summarise_scopes(pool, rule_policies, heldout, by, report.fees, report.rules->heldout_scopes);
-  }
-  if (report.frozen) {
-    before += replicates;
-    CascadePlan frozen_plan = scored_plan(matrix, pool, by, report.fees, frozen_items, frozen_policies);
-    report.frozen->result = resample_plan(std::move(frozen_plan.plan), *backend, boot);
-    report.frozen->scopes = frozen_plan.scopes;
-    summarise_scopes(pool, frozen_policies, frozen_items, by, report.fees, report.frozen->scopes);
-  }
-
+    CascadePlan plan = build_cascade_plan(pool, clusters, policies, {report.fees, false, by});
+    BootstrapResult result = resample_plan(std::move(plan.plan), *backend, boot);
+    scopes = plan.scopes;
+    summarise_scopes(pool, policies, items, by, report.fees, scopes);
+    return result;
+  };
+  if (scored)
+    report.rules->heldout =
+        resample_scored(work.heldout_clusters, work.heldout, work.rule_policies, report.rules->heldout_scopes);
+  if (report.frozen)
+    report.frozen->result =
+        resample_scored(work.frozen_clusters, work.frozen_items, work.frozen_policies, report.frozen->scopes);
   summarise_scopes(pool, sweep_policies(pool, options.grid), {}, by, report.fees, report.sweep.scopes);
-  for (int32_t i = 0; i < pool.size(); ++i)
-    if (pool.q[i] > 0) report.gate_q.push_back(pool.q[i]), report.gate_correct.push_back(pool.c1[i]);
+}
+
+// run_cascade of `input`; `given_up` (the same matrix, or nullptr) is emptied once nothing reads it.
+CascadeReport run_cascade_of(const ItemMatrix& input, ItemMatrix* given_up, const CascadeOptions& options,
+                             const ExecTarget& target) {
+  check_cascade_options(options);
+  CascadeReport report;
+  report.options = options;  // the settings; the run's bootstrap settings are its results'
+  CascadeWork work;
+  read_cascade_inputs(input, options, report, work);
+  if (given_up) *given_up = ItemMatrix{};  // `input` is not read again
+  resample_cascade(work, options, target, report);
+  for (int32_t i = 0; i < work.pool.size(); ++i)
+    if (work.pool.q[i] > 0) report.gate_q.push_back(work.pool.q[i]), report.gate_correct.push_back(work.pool.c1[i]);
   return report;
+}
+
+}  // namespace
+
+CascadeReport run_cascade(const ItemMatrix& input, const CascadeOptions& options, const ExecTarget& target) {
+  return run_cascade_of(input, nullptr, options, target);
+}
+
+CascadeReport run_cascade(ItemMatrix&& input, const CascadeOptions& options, const ExecTarget& target) {
+  return run_cascade_of(input, &input, options, target);
 }
 
 }  // namespace judgestat

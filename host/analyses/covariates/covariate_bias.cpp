@@ -1,5 +1,6 @@
 #include "analyses/covariates/covariate_bias.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -259,7 +260,68 @@ bool varies(const std::vector<double>& v, const std::vector<double>& den) {
   return n * squares - sum * sum > 0;
 }
 
-/// One judge's point-biserial correlation and accuracy per bin on one scope.
+// ρ's tie correction needs the replicate's count of every distinct value: a plan column per value.
+constexpr size_t kMaxAssocRhoValues = 64;
+
+/// The distinct covariate values of the units `den` counts, ascending.
+std::vector<double> distinct_values(const std::vector<double>& value, const std::vector<double>& den) {
+  std::vector<double> out;
+  for (size_t u = 0; u < value.size(); ++u)
+    if (den[u] > 0) out.push_back(value[u]);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+/// Spearman's ρ of x and 0/1 y with mid-ranks, from a replicate's sums (docs/statistics.md §8.3):
+/// n(2U − n₀n₁) / √(n n₀ n₁ (n³ − Σ_v N_v³) / 3), 2U the Mann–Whitney count of the pairs (y = 1,
+/// y = 0) ordered by x (rank term `rank`, ties ½), n₁ = Σy, N_v the units with x = v.
+std::vector<Op> spearman_binary_program(int32_t n, int32_t y, int32_t rank, const std::vector<int32_t>& value_counts) {
+  using O = OpCode;
+  std::vector<Op> out = {
+      {O::kColumn, n}, {O::kRank, rank}, {O::kColumn, n}, {O::kColumn, y}, {O::kSub},       {O::kColumn, y}, {O::kMul},
+      {O::kSub},       {O::kMul},        {O::kColumn, n}, {O::kColumn, n}, {O::kColumn, y}, {O::kSub},       {O::kMul},
+      {O::kColumn, y}, {O::kMul},        {O::kColumn, n}, {O::kColumn, n}, {O::kMul},       {O::kColumn, n}, {O::kMul}};
+  for (int32_t k : value_counts)
+    out.insert(out.end(), {{O::kColumn, k}, {O::kColumn, k}, {O::kMul}, {O::kColumn, k}, {O::kMul}, {O::kSub}});
+  out.insert(out.end(), {{O::kConstant, 0, 3.0}, {O::kDiv}, {O::kMul}, {O::kSqrt}, {O::kDiv}});
+  return out;
+}
+
+/// assoc_rho: Spearman's ρ of the covariate and correctness on the units `den` counts (columns
+/// kn = den, ky = y already in the plan); a note instead when x takes too many values.
+void add_assoc_rho(const AssocFacts& f, const std::vector<double>& den, const std::vector<double>& y, int32_t kn,
+                   int32_t ky, const std::string& tag, StatLabel label, MetricsPlan& built) {
+  const std::vector<double> values = distinct_values(f.value, den);
+  if (values.size() > kMaxAssocRhoValues) {
+    const std::optional<std::string>& group = label.benchmark ? label.benchmark : label.condition;
+    built.notes.push_back("assoc_rho of " + label.judge + (group ? " on " + *group : "") +
+                          " is left out: the covariate takes " + std::to_string(values.size()) +
+                          " distinct values, more than the " + std::to_string(kMaxAssocRhoValues) +
+                          " its tie counts are built for (§8.3; round or bin the covariate)");
+    return;
+  }
+  Plan& plan = built.plan;
+  std::vector<int32_t> units, counts;
+  std::vector<double> scores;
+  std::vector<uint8_t> positive;
+  for (size_t u = 0; u < den.size(); ++u)
+    if (den[u] > 0) {
+      units.push_back(static_cast<int32_t>(u));
+      scores.push_back(f.value[u]);
+      positive.push_back(y[u] > 0);
+    }
+  for (size_t v = 0; v < values.size(); ++v) {
+    std::vector<double> at(den.size(), 0.0);
+    for (size_t u = 0; u < den.size(); ++u) at[u] = den[u] > 0 && f.value[u] == values[v];
+    counts.push_back(add_column(plan, tag + "/rho/value" + std::to_string(v), at));
+  }
+  const int32_t rank = plan.add_rank_term(units, scores, positive);
+  label.name = "assoc_rho";
+  plan.statistics.push_back({std::move(label), spearman_binary_program(kn, ky, rank, counts)});
+}
+
+/// One judge's point-biserial correlation, Spearman's ρ and accuracy per bin on one scope.
 void add_assoc_scope(const ItemMatrix& m, const Selection& sel, const AssocFacts& f, const OrderZero& z, int32_t j,
                      const MetricsScope& scope, const std::vector<double>& edges, MetricsPlan& built) {
   const std::vector<double> den = times(times(z.present, f.with_gold), scope.mask);
@@ -274,12 +336,14 @@ void add_assoc_scope(const ItemMatrix& m, const Selection& sel, const AssocFacts
     const int32_t kxx = add_column(plan, tag + "/xx", times(x, x));
     StatLabel label = scope_label(m, sel, scope, j, "point_biserial");
     label.n = n;
-    plan.statistics.push_back({std::move(label), pearson_program(kn, kx, ky, kxy, kxx)});
+    plan.statistics.push_back({label, pearson_program(kn, kx, ky, kxy, kxx)});
+    add_assoc_rho(f, den, y, kn, ky, tag, std::move(label), built);
   } else {
-    built.notes.push_back("point_biserial of " + m.judges[j] + (scope.group ? " on " + *scope.group : "") +
-                          " is left out: the covariate is constant or every verdict is right (or every one wrong) "
+    built.notes.push_back("point_biserial and assoc_rho of " + m.judges[j] +
+                          (scope.group ? " on " + *scope.group : "") +
+                          " are left out: the covariate is constant or every verdict is right (or every one wrong) "
                           "on its " +
-                          std::to_string(n) + " items, so r = 0/0");
+                          std::to_string(n) + " items, so r = ρ = 0/0");
   }
   add_binned_accuracy(built.plan, scope_label(m, sel, scope, j, "assoc_acc"), tag + "/bins", z, f.value, f.with_gold,
                       edges, scope.mask);

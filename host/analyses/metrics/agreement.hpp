@@ -1,5 +1,5 @@
 // Agreement between raters (docs/statistics.md §7.1) as plan statistics: Cohen's κ between two
-// judges, Fleiss' κ and Krippendorff's α (nominal) over three or more. Each is a fixed function
+// judges, Fleiss' κ and Krippendorff's α (nominal) over two or more. Each is a fixed function
 // of column sums over units (items × variants), so it gets the run's clustered CI. Categories are
 // the labels, `tie` and invalid, each its own (agreement_category).
 #pragma once

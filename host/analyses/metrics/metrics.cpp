@@ -10,6 +10,7 @@
 #include "analyses/covariates/covariate_bias.hpp"
 #include "analyses/metrics/agreement.hpp"
 #include "analyses/metrics/classification.hpp"
+#include "analyses/metrics/order_guard.hpp"
 #include "analyses/metrics/paired.hpp"
 #include "analyses/metrics/position_cost.hpp"
 #include "analyses/probability/calibration.hpp"
@@ -392,9 +393,9 @@ void add_pair_comparisons(const ItemMatrix& m, const Selection& sel,
 // Fleiss' κ and Krippendorff's α over the raters, per scope (docs/statistics.md §7.1).
 void add_rater_agreement(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options, MetricsPlan& built) {
   if (options.raters.empty()) return;
-  if (options.raters.size() < 3)
-    throw std::invalid_argument("raters: Fleiss' kappa and Krippendorff's alpha need three or more raters, got " +
-                                std::to_string(options.raters.size()) + " (for two, --reference gives Cohen's kappa)");
+  if (options.raters.size() < 2)
+    throw std::invalid_argument("raters: Fleiss' kappa and Krippendorff's alpha need two or more raters, got " +
+                                std::to_string(options.raters.size()));
   std::vector<int32_t> raters;
   for (const auto& name : options.raters) raters.push_back(m.judge_index(name));
   for (int32_t r : raters)
@@ -589,6 +590,7 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   const Selection selection = select_records(matrix, selection_options(options));
   check_per_call_judges(matrix, selection, options);
   check_plan_fits(matrix, selection);
+  report.order_warnings = order_guard_warnings(matrix, selection);
   // Score judges (docs/statistics.md §8.2) have their own statistics in place of the categorical ones.
   MetricsPlan built = matrix.scored ? build_scores_run_plan(matrix, selection, options)
                                     : build_metrics_run_plan(matrix, selection, options);

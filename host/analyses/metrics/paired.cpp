@@ -39,7 +39,17 @@ const std::vector<std::string>& differenceable_statistics() {
                                               "within_one",
                                               "qwk",
                                               "pair_acc",
-                                              "pair_tie_rate"};
+                                              "pair_tie_rate",
+                                              "longer_rate",
+                                              "gold_longer_rate",
+                                              "longer_rate_gold_shorter",
+                                              "acc_gold_longer",
+                                              "acc_gold_shorter",
+                                              "length_acc_diff",
+                                              "length_acc",
+                                              "point_biserial",
+                                              "assoc_rho",
+                                              "assoc_acc"};
   return names;
 }
 

@@ -8,6 +8,7 @@
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
 #include "judgestat/repeats.hpp"
+#include "records/validity.hpp"
 
 namespace judgestat {
 namespace {
@@ -51,6 +52,47 @@ std::string repeat_only_items_note(const ItemMatrix& m, const Selection& sel, co
          " item(s) with no repeat-0 record are left out: the items compared are repeat 0's";
 }
 
+// The most common of a judge's invalid values (ties: the one seen first), as ValidityTally names it.
+struct InvalidValueTally {
+  explicit InvalidValueTally(size_t values) : count(values, 0) {}
+  void add(int32_t value) {
+    if (value >= 0 && count[value]++ == 0) order.push_back(value);
+  }
+  void name_most_common(const ItemMatrix& m, JudgeValidity& v) const {
+    for (int32_t value : order)
+      if (count[value] > v.common_invalid_count) {
+        v.common_invalid_value = m.invalid_values[value];
+        v.common_invalid_count = count[value];
+      }
+  }
+  std::vector<int64_t> count;
+  std::vector<int32_t> order;
+};
+
+// docs/statistics.md §8.5: this analysis reads every repeat, so its validity counts every record of
+// each judge, repeat 0 and the runs again alike (the other analyses count repeat 0's, which they read).
+JudgeValidity every_repeat_validity(const ItemMatrix& m, int32_t j) {
+  JudgeValidity v{m.judges[j], 0, 0, ""};
+  loading::InvalidReasons reasons;
+  InvalidValueTally values(m.invalid_values.size());
+  for (int32_t r = 0; r < m.repeats; ++r)
+    for (int32_t item = 0; item < m.n_items(); ++item)
+      for (int32_t variant = 0; variant < m.n_variants(); ++variant)
+        for (int32_t o = 0; o < m.orders; ++o) {
+          const size_t c = m.cell(j, item, o, variant);
+          const int16_t code = m.verdict_at(c, r);
+          if (code == kAbsent) continue;
+          ++v.records;
+          if (code != kInvalid) continue;
+          ++v.invalid;
+          reasons.add(m.probs_at(c, r), m.labels.size());
+          values.add(m.invalid_value_of(static_cast<size_t>(r) * m.n_cells() + c));
+        }
+  v.invalid_reason = reasons.most_common();
+  values.name_most_common(m, v);
+  return v;  // repeat_records stays 0: this analysis reads them, so no note says they are left out
+}
+
 }  // namespace
 
 RepeatsReport run_repeats(const ItemMatrix& matrix, const RepeatsOptions& options, const ExecTarget& target) {
@@ -67,8 +109,7 @@ RepeatsReport run_repeats(const ItemMatrix& matrix, const RepeatsOptions& option
   }
   auto backend = make_backend(target);
   report.statistics = run_bootstrap(built.plan, *backend, options.bootstrap);
-  report.validity = judge_validity(matrix, selection.judges);
-  for (JudgeValidity& v : report.validity) v.repeat_records = 0;  // this analysis reads them: no note
+  for (int32_t j : selection.judges) report.validity.push_back(every_repeat_validity(matrix, j));
   report.notes = std::move(built.notes);
   if (std::string note = repeat_only_items_note(matrix, selection, options); !note.empty())
     report.notes.push_back(std::move(note));

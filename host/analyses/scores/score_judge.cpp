@@ -1,7 +1,8 @@
 #include "analyses/scores/score_judge.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <map>
+#include <functional>
 #include <utility>
 
 #include "analyses/scores/score_programs.hpp"
@@ -61,108 +62,191 @@ MomentColumns add_moment_columns(const std::vector<double>& score, const ScoredU
   return {k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9]};
 }
 
-// Count columns per gold level, per judge level and per (gold, judge) cell, for the levels and
-// cells the units use (the others are 0 on every replicate).
-struct LevelColumns {
-  std::vector<int32_t> gold, judge;  // per level: column, −1 when unused
-  struct Cell {
-    int32_t a, b, column;
-  };
-  std::vector<Cell> cells;
+// One side's levels as the rank statistics read them: the levels the entering units use,
+// ascending, and per used level i the column of units at or below it, so that its sum on a
+// replicate is the replicate's C_i (C_last is the n column). Ranks, tie counts and the centred
+// rank of a level are then a few operations on C_{i−1} and C_i, whatever the number of levels.
+struct CumulativeLevels {
+  std::vector<int32_t> index;        // per level: its rank among the used levels, −1 when unused
+  std::vector<int32_t> at_or_below;  // per used level: column of C_i
 };
 
-LevelColumns add_level_columns(int32_t n_levels, const ScoredUnits& units, const std::string& tag, Plan& plan) {
+CumulativeLevels add_cumulative_levels(int32_t n_levels, const std::vector<int32_t>& side, const ScoredUnits& units,
+                                       int32_t k_n, const std::string& name, Plan& plan) {
   const size_t U = units.gold.size();
-  std::vector<std::vector<double>> gold(n_levels), judge(n_levels);
-  std::map<std::pair<int32_t, int32_t>, std::vector<double>> cell;  // the cells used only: L² would not fit
-  for (size_t u = 0; u < U; ++u) {
-    const int32_t a = units.gold[u], b = units.judge[u];
-    if (a < 0 || b < 0) continue;
-    for (auto* column : {&gold[a], &judge[b], &cell[{a, b}]}) {
-      if (column->empty()) column->assign(U, 0.0);
-      (*column)[u] = 1;
-    }
+  CumulativeLevels out{std::vector<int32_t>(n_levels, -1), {}};
+  for (size_t u = 0; u < U; ++u)
+    if (units.gold[u] >= 0 && units.judge[u] >= 0) out.index[side[u]] = 0;
+  int32_t used = 0;
+  for (int32_t& i : out.index)
+    if (i == 0) i = used++;
+  for (int32_t i = 0; i + 1 < used; ++i) {
+    std::vector<double> values(U, 0.0);
+    for (size_t u = 0; u < U; ++u)
+      values[u] = units.gold[u] >= 0 && units.judge[u] >= 0 && out.index[side[u]] <= i ? 1.0 : 0.0;
+    out.at_or_below.push_back(add_score_column(plan, name + "/le" + std::to_string(i), values));
   }
-  LevelColumns out;
-  out.gold.assign(n_levels, -1);
-  out.judge.assign(n_levels, -1);
-  const std::string level_tag = tag + "/level";
-  for (int32_t a = 0; a < n_levels; ++a) {
-    if (!gold[a].empty()) out.gold[a] = add_score_column(plan, level_tag + "/gold" + std::to_string(a), gold[a]);
-    if (!judge[a].empty()) out.judge[a] = add_score_column(plan, level_tag + "/judge" + std::to_string(a), judge[a]);
-  }
-  for (const auto& [ab, values] : cell)  // (gold, judge) ascending, as before
-    out.cells.push_back(
-        {ab.first, ab.second,
-         add_score_column(plan, level_tag + "/cell" + std::to_string(ab.first) + "_" + std::to_string(ab.second),
-                          values)});
+  if (used > 0) out.at_or_below.push_back(k_n);
   return out;
 }
 
-// Twice the centred average rank of level a: (units below a) − (units above a).
-std::vector<Op> twice_centred_rank(const std::vector<int32_t>& level_columns, int32_t a) {
-  SignedSum sum;
-  for (int32_t g = 0; g < static_cast<int32_t>(level_columns.size()); ++g)
-    if (level_columns[g] >= 0 && g != a) sum.add(level_columns[g], g < a ? 1 : -1);
-  std::vector<Op> out;
-  push_signed_sum(out, sum);
-  return out;
+std::vector<Op> at_or_below(const CumulativeLevels& side, int32_t i) { return cumulative_sum(side.at_or_below, i); }
+std::vector<Op> level_count(const CumulativeLevels& side, int32_t i) { return cumulative_step(side.at_or_below, i); }
+std::vector<Op> twice_centred_rank(const CumulativeLevels& side, int32_t i) {
+  return judgestat::twice_centred_rank(side.at_or_below, i);
 }
 
-// 4 Σ (rank − mean rank)² of one side: Σ_a N_a (2 c_a)².
-std::vector<Op> rank_variance(const std::vector<int32_t>& level_columns) {
+// 4 Σ (rank − mean rank)² of one side: Σ_i N_i (2 c_i)².
+std::vector<Op> rank_variance(const CumulativeLevels& side) {
   std::vector<Op> sum;
-  for (int32_t a = 0; a < static_cast<int32_t>(level_columns.size()); ++a) {
-    if (level_columns[a] < 0) continue;
-    const std::vector<Op> c = twice_centred_rank(level_columns, a);
-    add_program_term(sum, product(product(column_op(level_columns[a]), c), c));
+  for (int32_t i = 0; i < static_cast<int32_t>(side.at_or_below.size()); ++i) {
+    const std::vector<Op> c = twice_centred_rank(side, i);
+    add_program_term(sum, product(product(level_count(side, i), c), c));
   }
   return sum.empty() ? constant_op(0) : sum;
 }
 
-// Spearman's ρ: Pearson's r of the average ranks, Σ_ab N_ab c_a d_b / √(Σ N_a c_a² · Σ M_b d_b²).
-std::vector<Op> spearman_program(const LevelColumns& levels) {
+// The entering units' used-level ranks on one side, −1 elsewhere.
+std::vector<int32_t> used_ranks(const std::vector<int32_t>& side, const CumulativeLevels& levels,
+                                const ScoredUnits& units) {
+  std::vector<int32_t> out(side.size(), -1);
+  for (size_t u = 0; u < side.size(); ++u)
+    if (units.gold[u] >= 0 && units.judge[u] >= 0) out[u] = levels.index[side[u]];
+  return out;
+}
+
+// A rank term over the units whose `role` is 0 (negative) or 1 (positive), scored by `other`: on
+// a replicate, 2U − N_positive N_negative of it is Σ_{u positive, t negative} w_u w_t sgn(other_u − other_t).
+int32_t add_sign_term(const std::vector<int8_t>& role, const std::vector<int32_t>& other, Plan& plan) {
+  std::vector<int32_t> term_units;
+  std::vector<double> scores;
+  std::vector<uint8_t> positive;
+  for (size_t u = 0; u < role.size(); ++u) {
+    if (role[u] < 0) continue;
+    term_units.push_back(static_cast<int32_t>(u));
+    scores.push_back(other[u]);
+    positive.push_back(static_cast<uint8_t>(role[u]));
+  }
+  return plan.add_rank_term(term_units, scores, positive);
+}
+
+// {kRank, term} − positives · negatives: the term's Σ sgn (add_sign_term).
+std::vector<Op> sign_sum(int32_t term, const std::vector<Op>& positives, const std::vector<Op>& negatives) {
+  std::vector<Op> out = {{OpCode::kRank, term}};
+  const std::vector<Op> pairs = product(positives, negatives);
+  out.insert(out.end(), pairs.begin(), pairs.end());
+  out.push_back({OpCode::kSub});
+  return out;
+}
+
+// C_last − C_i: the units above used level i.
+std::vector<Op> above(const CumulativeLevels& side, int32_t i) {
+  std::vector<Op> out = column_op(side.at_or_below.back());
+  const std::vector<Op> through = at_or_below(side, i);
+  out.insert(out.end(), through.begin(), through.end());
+  out.push_back({OpCode::kSub});
+  return out;
+}
+
+// Spearman's ρ: Pearson's r of the average ranks, Σ_u c_u d_u / √(Σ_u c_u² · Σ_u d_u²) with c, d
+// twice the centred ranks. The cross term is Σ_i c_i T_i over side A's levels, T_i = Σ_{u at i}
+// d_u = Σ_{u at i, t not} sgn(b_u − b_t) (pairs inside level i cancel): one rank term per level of
+// A, the side with fewer levels, so a replicate re-ranks both sides of its own sample.
+std::vector<Op> spearman_program(const CumulativeLevels& a, const std::vector<int32_t>& a_ranks,
+                                 const CumulativeLevels& b, const std::vector<int32_t>& b_ranks, Plan& plan) {
   std::vector<Op> covariance;
-  for (const LevelColumns::Cell& cell : levels.cells)
-    add_program_term(covariance, product(product(column_op(cell.column), twice_centred_rank(levels.gold, cell.a)),
-                                         twice_centred_rank(levels.judge, cell.b)));
-  return correlation(covariance, rank_variance(levels.gold), rank_variance(levels.judge));
+  for (int32_t i = 0; i < static_cast<int32_t>(a.at_or_below.size()); ++i) {
+    std::vector<int8_t> role(a_ranks.size(), -1);  // level i against every other level
+    for (size_t u = 0; u < a_ranks.size(); ++u)
+      if (a_ranks[u] >= 0) role[u] = a_ranks[u] == i;
+    std::vector<Op> others = at_or_below(a, i - 1);  // n − N_i
+    const std::vector<Op> rest = above(a, i);
+    others.insert(others.end(), rest.begin(), rest.end());
+    others.push_back({OpCode::kAdd});
+    const std::vector<Op> t = sign_sum(add_sign_term(role, b_ranks, plan), level_count(a, i), others);
+    add_program_term(covariance, product(twice_centred_rank(a, i), t));
+  }
+  return correlation(covariance, rank_variance(a), rank_variance(b));
 }
 
-// Σ_a N_a (N_a − 1) over one side's levels: twice the pairs tied on that side.
-std::vector<Op> tied_pairs(const std::vector<int32_t>& level_columns) {
+// P − Q over the gold levels [first, last): the pairs split by the halves' boundary `mid` are
+// concordant or discordant by the judge's order alone, Σ sgn(b_upper − b_lower) = 2U − N_upper
+// N_lower of one rank term (upper half positive); the pairs inside each half by recursion, and
+// pairs tied on gold are never split. Each unit enters ⌈log₂ levels⌉ terms.
+void add_concordance_terms(const CumulativeLevels& gold, const std::vector<int32_t>& gold_ranks,
+                           const std::vector<int32_t>& judge_ranks, int32_t first, int32_t last, Plan& plan,
+                           std::vector<Op>& sum) {
+  if (last - first < 2) return;
+  const int32_t mid = first + (last - first) / 2;
+  std::vector<int8_t> role(gold_ranks.size(), -1);
+  for (size_t u = 0; u < gold_ranks.size(); ++u)
+    if (gold_ranks[u] >= first && gold_ranks[u] < last) role[u] = gold_ranks[u] >= mid;
+  std::vector<Op> upper = at_or_below(gold, last - 1), lower = at_or_below(gold, mid - 1);
+  for (const auto& [side, below] : {std::pair{&upper, mid - 1}, std::pair{&lower, first - 1}}) {
+    const std::vector<Op> subtract = at_or_below(gold, below);
+    side->insert(side->end(), subtract.begin(), subtract.end());
+    side->push_back({OpCode::kSub});
+  }
+  add_program_term(sum, sign_sum(add_sign_term(role, judge_ranks, plan), upper, lower));
+  add_concordance_terms(gold, gold_ranks, judge_ranks, first, mid, plan, sum);
+  add_concordance_terms(gold, gold_ranks, judge_ranks, mid, last, plan, sum);
+}
+
+// Σ_i N_i (N_i − 1) over one side's levels: twice the pairs tied on that side.
+std::vector<Op> tied_pairs(const CumulativeLevels& side) {
   std::vector<Op> sum;
-  for (int32_t k : level_columns)
-    if (k >= 0)
-      add_program_term(sum, product(column_op(k), {{OpCode::kColumn, k}, {OpCode::kConstant, 0, 1.0}, {OpCode::kSub}}));
+  for (int32_t i = 0; i < static_cast<int32_t>(side.at_or_below.size()); ++i) {
+    std::vector<Op> less_one = level_count(side, i);
+    less_one.push_back({OpCode::kConstant, 0, 1.0});
+    less_one.push_back({OpCode::kSub});
+    add_program_term(sum, product(level_count(side, i), less_one));
+  }
   return sum.empty() ? constant_op(0) : sum;
 }
 
-// Kendall's τ_b = 2(P − Q) / √((n(n−1) − Σ N_a(N_a−1)) (n(n−1) − Σ M_b(M_b−1))), with
-// P − Q = Σ_ab N_ab Σ_{a'>a} Σ_b' sgn(b' − b) N_a'b' over the table of (gold, judge) levels.
-std::vector<Op> kendall_program(const LevelColumns& levels, int32_t n) {
+// Kendall's τ_b = 2(P − Q) / √((n(n−1) − Σ N_a(N_a−1)) (n(n−1) − Σ M_b(M_b−1))).
+std::vector<Op> kendall_program(const CumulativeLevels& gold, const std::vector<int32_t>& gold_ranks,
+                                const CumulativeLevels& judge, const std::vector<int32_t>& judge_ranks, int32_t n,
+                                Plan& plan) {
   std::vector<Op> difference;
-  for (const LevelColumns::Cell& cell : levels.cells) {
-    SignedSum later;
-    for (const LevelColumns::Cell& other : levels.cells)
-      if (other.a > cell.a && other.b != cell.b) later.add(other.column, other.b > cell.b ? 1 : -1);
-    if (later.empty()) continue;
-    std::vector<Op> others;
-    push_signed_sum(others, later);
-    add_program_term(difference, product(column_op(cell.column), others));
-  }
+  add_concordance_terms(gold, gold_ranks, judge_ranks, 0, static_cast<int32_t>(gold.at_or_below.size()), plan,
+                        difference);
   if (difference.empty()) difference = constant_op(0);
   difference = product(constant_op(2), difference);
   const std::vector<Op> pairs =
       product(column_op(n), {{OpCode::kColumn, n}, {OpCode::kConstant, 0, 1.0}, {OpCode::kSub}});
-  auto untied = [&](const std::vector<int32_t>& side) {
+  auto untied = [&](const CumulativeLevels& side) {
     std::vector<Op> out = pairs;
     const std::vector<Op> ties = tied_pairs(side);
     out.insert(out.end(), ties.begin(), ties.end());
     out.push_back({OpCode::kSub});
     return out;
   };
-  return correlation(difference, untied(levels.gold), untied(levels.judge));
+  return correlation(difference, untied(gold), untied(judge));
+}
+
+// Spearman's ρ and Kendall's τ_b on the per-level cumulative columns and rank terms (§8.2); a note
+// when ρ's rank terms would pass kMaxSpearmanEntries.
+std::vector<std::string> add_rank_statistics(int32_t n_levels, const ScoredUnits& units, int64_t n, int32_t k_n,
+                                             const std::string& tag, const std::string& who,
+                                             const std::function<void(const char*, std::vector<Op>)>& add, Plan& plan) {
+  const CumulativeLevels gold = add_cumulative_levels(n_levels, units.gold, units, k_n, tag + "/rank/gold", plan);
+  const CumulativeLevels judge = add_cumulative_levels(n_levels, units.judge, units, k_n, tag + "/rank/judge", plan);
+  const std::vector<int32_t> gold_ranks = used_ranks(units.gold, gold, units),
+                             judge_ranks = used_ranks(units.judge, judge, units);
+  const bool gold_fewer = gold.at_or_below.size() <= judge.at_or_below.size();
+  const int64_t entries = n * static_cast<int64_t>(std::min(gold.at_or_below.size(), judge.at_or_below.size()));
+  std::vector<std::string> notes;
+  if (entries > kMaxSpearmanEntries)
+    notes.push_back("spearman of " + who + " is left out: " + std::to_string(n) + " items × " +
+                    std::to_string(entries / n) + " distinct values need " + std::to_string(entries) +
+                    " rank entries, more than the " + std::to_string(kMaxSpearmanEntries) + " it is built for (§8.2)");
+  else if (gold_fewer)
+    add("spearman", spearman_program(gold, gold_ranks, judge, judge_ranks, plan));
+  else
+    add("spearman", spearman_program(judge, judge_ranks, gold, gold_ranks, plan));
+  add("kendall_tau_b", kendall_program(gold, gold_ranks, judge, judge_ranks, k_n, plan));
+  return notes;
 }
 
 // n Σab − Σa Σb
@@ -247,9 +331,8 @@ std::vector<std::string> add_score_statistics(const std::vector<double>& level_s
     add("pearson", correlation(scaled_covariance(k, k.xy, k.x, k.y), scaled_covariance(k, k.xx, k.x, k.x),
                                scaled_covariance(k, k.yy, k.y, k.y)));
     if (counts.gold_levels <= kMaxRankLevels && counts.judge_levels <= kMaxRankLevels) {
-      const LevelColumns levels = add_level_columns(n_levels, units, tag, plan);
-      add("spearman", spearman_program(levels));
-      add("kendall_tau_b", kendall_program(levels, k.n));
+      for (std::string& note : add_rank_statistics(n_levels, units, counts.n, k.n, tag, who, add, plan))
+        notes.push_back(std::move(note));
     } else {
       notes.push_back("spearman and kendall_tau_b of " + who + " are left out: " +
                       (counts.gold_levels > kMaxRankLevels

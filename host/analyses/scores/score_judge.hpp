@@ -17,10 +17,16 @@ struct ScoredUnits {
 };
 
 /// The rank and ordinal statistics (spearman, kendall_tau_b, krippendorff_alpha, kendall_w) are left
-/// out, with a note, where the scores compared take more distinct values than this: their programs
-/// grow with the square (α, Kendall's P − Q: with the cells) of the levels, and continuous scores
-/// (0:100 with decimals) would not fit a replicate.
-inline constexpr int32_t kMaxRankLevels = 32;
+/// out, with a note, where the scores compared take more distinct values than this: each value used
+/// is a column of the units at or below it (a replicate's ranks are read off their sums), and past a
+/// few hundred those columns outgrow the per-cluster sums of everything else. A 1–100 scale fits;
+/// continuous scores (0:100 with decimals) may not.
+inline constexpr int32_t kMaxRankLevels = 256;
+
+/// Spearman's ρ is left out, with a note, where its rank terms would hold more entries than this:
+/// one term over every unit per value of the side with fewer values (items × values), each
+/// scanned once per replicate.
+inline constexpr int64_t kMaxSpearmanEntries = int64_t(1) << 22;
 
 /// The per-judge score statistics (names as in docs/statistics.md §8.2), labelled `base` with its
 /// name set; columns named tag + "/…". Returns a note for each statistic left out (no unit, or a

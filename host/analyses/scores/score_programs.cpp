@@ -2,21 +2,6 @@
 
 namespace judgestat {
 
-void push_signed_sum(std::vector<Op>& program, const SignedSum& sum) {
-  if (sum.empty()) {
-    program.push_back({OpCode::kConstant, 0, 0.0});
-    return;
-  }
-  // A leading minus is 0 − column, so every term after the first is one add or subtract.
-  if (sum.signs[0] < 0) program.push_back({OpCode::kConstant, 0, 0.0});
-  program.push_back({OpCode::kColumn, sum.columns[0]});
-  if (sum.signs[0] < 0) program.push_back({OpCode::kSub});
-  for (size_t i = 1; i < sum.columns.size(); ++i) {
-    program.push_back({OpCode::kColumn, sum.columns[i]});
-    program.push_back({sum.signs[i] > 0 ? OpCode::kAdd : OpCode::kSub});
-  }
-}
-
 std::vector<Op> product(const std::vector<Op>& a, const std::vector<Op>& b) {
   std::vector<Op> out = a;
   out.insert(out.end(), b.begin(), b.end());
@@ -37,6 +22,28 @@ std::vector<Op> correlation(const std::vector<Op>& covariance, const std::vector
   out.insert(out.end(), variances.begin(), variances.end());
   out.push_back({OpCode::kSqrt});
   out.push_back({OpCode::kDiv});
+  return out;
+}
+
+std::vector<Op> cumulative_sum(const std::vector<int32_t>& at_or_below, int32_t i) {
+  return i < 0 ? constant_op(0) : column_op(at_or_below[i]);
+}
+
+std::vector<Op> cumulative_step(const std::vector<int32_t>& at_or_below, int32_t i) {
+  std::vector<Op> out = cumulative_sum(at_or_below, i);
+  const std::vector<Op> below = cumulative_sum(at_or_below, i - 1);
+  out.insert(out.end(), below.begin(), below.end());
+  out.push_back({OpCode::kSub});
+  return out;
+}
+
+std::vector<Op> twice_centred_rank(const std::vector<int32_t>& at_or_below, int32_t i) {
+  std::vector<Op> out = cumulative_sum(at_or_below, i - 1);
+  const std::vector<Op> through = cumulative_sum(at_or_below, i);
+  out.insert(out.end(), through.begin(), through.end());
+  out.push_back({OpCode::kAdd});
+  out.push_back({OpCode::kColumn, at_or_below.back()});
+  out.push_back({OpCode::kSub});
   return out;
 }
 

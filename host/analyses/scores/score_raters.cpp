@@ -1,7 +1,9 @@
 #include "analyses/scores/score_raters.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -30,35 +32,6 @@ LevelCounts level_counts(const RaterLevels& ratings, int32_t n_levels) {
   return out;
 }
 
-// The δ² of values c < k (as a program), up to a factor common to every pair: the ordinal one is
-// (n_c + n_k + 2 Σ_{c<g<k} n_g)², four times Krippendorff's, from the replicate's value counts.
-std::vector<Op> squared_distance(const std::vector<double>& score, const std::vector<int32_t>& value_columns,
-                                 AlphaLevel level, int32_t c, int32_t k) {
-  switch (level) {
-    case AlphaLevel::kNominal:
-      return constant_op(1.0);
-    case AlphaLevel::kInterval:
-      return constant_op((score[c] - score[k]) * (score[c] - score[k]));
-    case AlphaLevel::kRatio: {
-      const double r = (score[c] - score[k]) / (score[c] + score[k]);
-      return constant_op(r * r);
-    }
-    case AlphaLevel::kOrdinal:
-      break;
-  }
-  SignedSum between;
-  between.add(value_columns[c], 1);
-  between.add(value_columns[k], 1);
-  for (int32_t g = c + 1; g < k; ++g)
-    if (value_columns[g] >= 0) {
-      between.add(value_columns[g], 1);
-      between.add(value_columns[g], 1);
-    }
-  std::vector<Op> t;
-  push_signed_sum(t, between);
-  return product(t, t);
-}
-
 void check_ratio_scores(const std::vector<double>& score, const std::vector<int32_t>& used) {
   for (int32_t c : used)
     if (score[c] < 0) {
@@ -69,51 +42,158 @@ void check_ratio_scores(const std::vector<double>& score, const std::vector<int3
     }
 }
 
-// Σ_m (Σ_u over units with m ratings of n_uc n_uk) / (m − 1): o_ck of the pair, each per-m column
-// a count (the division stays in the program).
-std::vector<Op> coincidences(const LevelCounts& counts, int32_t c, int32_t k, const std::string& tag, Plan& plan) {
-  std::map<int32_t, std::vector<double>> by_m;
-  const size_t U = counts.ratings.size();
-  for (size_t u = 0; u < U; ++u) {
-    const double product_count = counts.by_level[c][u] * counts.by_level[k][u];
-    if (counts.ratings[u] < 2 || product_count == 0) continue;
-    auto& column = by_m[counts.ratings[u]];
-    if (column.empty()) column.assign(U, 0.0);
-    column[u] = product_count;
-  }
-  std::vector<Op> out;
-  for (const auto& [m, values] : by_m) {
-    const int32_t column = add_score_column(
-        plan, tag + "/o" + std::to_string(c) + "_" + std::to_string(k) + "/m" + std::to_string(m), values);
-    add_program_term(out, {{OpCode::kColumn, column}, {OpCode::kConstant, 0, double(m - 1)}, {OpCode::kDiv}});
-  }
-  return out;
-}
-
-// The pairable units (two or more ratings): m_u per unit, and per value used its count column.
+// The pairable units (two or more ratings): m_u per unit, the levels they use (ascending) and per
+// used level i a column: n_ui at the nominal, interval and ratio levels, the running total
+// Σ_{g ≤ i} n_ug at the ordinal one (its last is the values column).
 struct PairableValues {
   std::vector<double> values;  // m_u on pairable units, 0 elsewhere
   int64_t units = 0;
-  std::vector<int32_t> value_columns, used;  // per level: n_uc column or −1; the levels used
+  std::vector<int32_t> used, position;  // the levels used; per level its index in `used`, −1
+  std::vector<int32_t> columns;         // per used level
+  int32_t k_values = -1;
 };
 
-PairableValues pairable_values(const LevelCounts& counts, const std::string& tag, Plan& plan) {
+PairableValues pairable_values(const LevelCounts& counts) {
   const size_t U = counts.ratings.size();
   const int32_t n_levels = static_cast<int32_t>(counts.by_level.size());
-  PairableValues out{std::vector<double>(U, 0.0), 0, std::vector<int32_t>(n_levels, -1), {}};
+  PairableValues out{std::vector<double>(U, 0.0), 0, {}, std::vector<int32_t>(n_levels, -1), {}, -1};
   for (size_t u = 0; u < U; ++u)
     if (counts.ratings[u] >= 2) {
       out.values[u] = counts.ratings[u];
       ++out.units;
     }
-  for (int32_t c = 0; c < n_levels; ++c) {
+  for (int32_t c = 0; c < n_levels; ++c)
+    for (size_t u = 0; u < U; ++u)
+      if (out.values[u] > 0 && counts.by_level[c][u] > 0) {
+        out.position[c] = static_cast<int32_t>(out.used.size());
+        out.used.push_back(c);
+        break;
+      }
+  return out;
+}
+
+// The columns of `values` (see PairableValues), running totals at the ordinal level.
+void add_value_columns(const LevelCounts& counts, bool running_totals, const std::string& tag, Plan& plan,
+                       PairableValues& values) {
+  const size_t U = counts.ratings.size();
+  std::vector<double> running(U, 0.0);
+  for (size_t i = 0; i < values.used.size(); ++i) {
     std::vector<double> column(U, 0.0);
-    double total = 0;
-    for (size_t u = 0; u < U; ++u) total += column[u] = out.values[u] > 0 ? counts.by_level[c][u] : 0.0;
-    if (total == 0) continue;
-    out.value_columns[c] = add_score_column(plan, tag + "/n" + std::to_string(c), column);
-    out.used.push_back(c);
+    for (size_t u = 0; u < U; ++u) column[u] = values.values[u] > 0 ? counts.by_level[values.used[i]][u] : 0.0;
+    if (running_totals)
+      for (size_t u = 0; u < U; ++u) column[u] = running[u] += column[u];
+    if (!running_totals || i + 1 < values.used.size())  // the last running total is the values column
+      values.columns.push_back(add_score_column(plan, tag + "/n" + std::to_string(values.used[i]), column));
   }
+  values.k_values = add_score_column(plan, tag + "/values", values.values);
+  if (running_totals) values.columns.push_back(values.k_values);
+}
+
+// The δ² of used levels i < j (as a program), up to a factor common to every pair: the ordinal one
+// is (f_j − f_i)² with f_i = C_{i−1} + C_i from the replicate's running totals, four times
+// Krippendorff's (n_i/2 + Σ_{i<g<j} n_g + n_j/2)².
+std::vector<Op> squared_distance(const std::vector<double>& score, const PairableValues& values, AlphaLevel level,
+                                 int32_t i, int32_t j) {
+  const double a = score[values.used[i]], b = score[values.used[j]];
+  switch (level) {
+    case AlphaLevel::kNominal:
+      return constant_op(1.0);
+    case AlphaLevel::kInterval:
+      return constant_op((a - b) * (a - b));
+    case AlphaLevel::kRatio:
+      return constant_op(((a - b) / (a + b)) * ((a - b) / (a + b)));
+    case AlphaLevel::kOrdinal:
+      break;
+  }
+  std::vector<Op> t = twice_centred_rank(values.columns, j);
+  const std::vector<Op> lower = twice_centred_rank(values.columns, i);
+  t.insert(t.end(), lower.begin(), lower.end());
+  t.push_back({OpCode::kSub});
+  return product(t, t);
+}
+
+// Per pair of used levels i < j and rating count m, the units' n_ui n_uj (a count; o_ij is
+// Σ_m of its sum / (m − 1)), for the pairs some unit holds: one pass over the units, however many
+// levels there are.
+using Coincidences = std::map<std::array<int32_t, 3>, std::vector<std::pair<size_t, double>>>;
+
+Coincidences coincidences(const LevelCounts& counts, const PairableValues& values) {
+  Coincidences out;
+  std::vector<int32_t> present;
+  for (size_t u = 0; u < counts.ratings.size(); ++u) {
+    if (counts.ratings[u] < 2) continue;
+    present.clear();
+    for (int32_t c : values.used)
+      if (counts.by_level[c][u] > 0) present.push_back(c);
+    for (size_t x = 0; x < present.size(); ++x)
+      for (size_t y = x + 1; y < present.size(); ++y)
+        out[{values.position[present[x]], values.position[present[y]], counts.ratings[u]}].push_back(
+            {u, counts.by_level[present[x]][u] * counts.by_level[present[y]][u]});
+  }
+  return out;
+}
+
+// Σ_{i<j} o_ij δ²_ij: a column per (pair, m) that some unit holds.
+std::vector<Op> observed_disagreement(const std::vector<double>& score, const PairableValues& values,
+                                      const Coincidences& pairs, AlphaLevel level, const std::string& tag, Plan& plan) {
+  std::vector<Op> out;
+  for (const auto& [key, entries] : pairs) {
+    std::vector<double> column(values.values.size(), 0.0);
+    for (const auto& [u, count] : entries) column[u] = count;
+    const int32_t k = add_score_column(plan,
+                                       tag + "/o" + std::to_string(values.used[key[0]]) + "_" +
+                                           std::to_string(values.used[key[1]]) + "/m" + std::to_string(key[2]),
+                                       column);
+    const std::vector<Op> o = {{OpCode::kColumn, k}, {OpCode::kConstant, 0, double(key[2] - 1)}, {OpCode::kDiv}};
+    add_program_term(out, product(o, squared_distance(score, values, level, key[0], key[1])));
+  }
+  return out.empty() ? constant_op(0) : out;
+}
+
+// Σ_{i<j} n_i n_j (f_j − f_i)² = n Σ n_i f_i² − (Σ n_i f_i)²: a sum over the levels, not their pairs.
+std::vector<Op> pairwise_spread(const std::vector<Op>& n, size_t levels,
+                                const std::function<std::vector<Op>(int32_t)>& count,
+                                const std::function<std::vector<Op>(int32_t)>& f) {
+  std::vector<Op> squares, firsts;
+  for (int32_t i = 0; i < static_cast<int32_t>(levels); ++i) {
+    add_program_term(squares, product(product(count(i), f(i)), f(i)));
+    add_program_term(firsts, product(count(i), f(i)));
+  }
+  return difference_program(product(n, squares), product(firsts, firsts));
+}
+
+// δ² = 1: Σ_{i<j} n_i n_j = (n² − Σ n_i²) / 2.
+std::vector<Op> nominal_expected(const PairableValues& values) {
+  std::vector<Op> squares;
+  for (int32_t k : values.columns) add_program_term(squares, product(column_op(k), column_op(k)));
+  return product(difference_program(product(column_op(values.k_values), column_op(values.k_values)), squares),
+                 constant_op(0.5));
+}
+
+// Σ_{i<j} n_i n_j δ²_ij over the pairable values, in the units of squared_distance.
+std::vector<Op> expected_disagreement(const std::vector<double>& score, const PairableValues& values,
+                                      AlphaLevel level) {
+  const size_t L = values.used.size();
+  const std::vector<Op> n = column_op(values.k_values);
+  auto count = [&](int32_t i) { return column_op(values.columns[i]); };
+  switch (level) {
+    case AlphaLevel::kNominal:
+      return nominal_expected(values);
+    case AlphaLevel::kInterval: {
+      const double origin = score[values.used.front()];  // f_i from the lowest value: no cancellation far from 0
+      return pairwise_spread(n, L, count, [&](int32_t i) { return constant_op(score[values.used[i]] - origin); });
+    }
+    case AlphaLevel::kOrdinal:
+      return pairwise_spread(
+          n, L, [&](int32_t i) { return cumulative_step(values.columns, i); },
+          [&](int32_t i) { return twice_centred_rank(values.columns, i); });
+    case AlphaLevel::kRatio:
+      break;
+  }
+  std::vector<Op> out;  // ratio: ((a − b)/(a + b))² does not separate, so every pair of levels
+  for (int32_t i = 0; i < static_cast<int32_t>(L); ++i)
+    for (int32_t j = i + 1; j < static_cast<int32_t>(L); ++j)
+      add_program_term(out, product(product(count(i), count(j)), squared_distance(score, values, level, i, j)));
   return out;
 }
 
@@ -134,9 +214,9 @@ std::vector<int32_t> pairable_levels(const RaterLevels& ratings) {
 }
 
 // `whose`: "the raters'" (α pools them) or "a rater's" (W ranks each rater's own).
-std::string too_many_levels(const std::string& whose, size_t levels) {
-  return whose + " scores take " + std::to_string(levels) + " distinct values, more than the " +
-         std::to_string(kMaxRankLevels) + " it is built for (§8.2)";
+std::string too_many_levels(const std::string& whose, size_t levels, size_t bound) {
+  return whose + " scores take " + std::to_string(levels) + " distinct values, more than the " + std::to_string(bound) +
+         " it is built for (§8.2)";
 }
 
 }  // namespace
@@ -146,63 +226,51 @@ std::string add_score_alpha(const std::vector<double>& level_score, const RaterL
   // Checked before any column is added: a statistic left out leaves nothing in the plan.
   const std::vector<int32_t> levels = pairable_levels(ratings);
   if (levels.size() < 2) return "no item with two ratings, or every rating one value";
-  if (levels.size() > size_t(kMaxRankLevels)) return too_many_levels("the raters'", levels.size());
+  const size_t bound = level == AlphaLevel::kRatio ? size_t(kMaxRatioAlphaLevels) : size_t(kMaxRankLevels);
+  if (levels.size() > bound) return too_many_levels("the raters'", levels.size(), bound);
   if (level == AlphaLevel::kRatio) check_ratio_scores(level_score, levels);
   const LevelCounts counts = level_counts(ratings, static_cast<int32_t>(level_score.size()));
-  const PairableValues pairable = pairable_values(counts, tag, plan);
-  const std::vector<int32_t>&used = pairable.used, &value_columns = pairable.value_columns;
-  const int32_t k_values = add_score_column(plan, tag + "/values", pairable.values);
-  std::vector<Op> observed, expected;
-  for (size_t i = 0; i < used.size(); ++i)
-    for (size_t j = i + 1; j < used.size(); ++j) {
-      const int32_t c = used[i], k = used[j];
-      const std::vector<Op> distance = squared_distance(level_score, value_columns, level, c, k);
-      const std::vector<Op> o = coincidences(counts, c, k, tag, plan);
-      if (!o.empty()) add_program_term(observed, product(o, distance));
-      add_program_term(expected, product(product(column_op(value_columns[c]), column_op(value_columns[k])), distance));
-    }
-  if (observed.empty()) observed = constant_op(0);
+  PairableValues values = pairable_values(counts);
+  const Coincidences pairs = coincidences(counts, values);
+  if (pairs.size() > kMaxAlphaPairColumns)
+    return "the raters' scores form " + std::to_string(pairs.size()) +
+           " distinct (pair of values, ratings per item) combinations, more than the " +
+           std::to_string(kMaxAlphaPairColumns) + " it is built for (§8.2)";
+  add_value_columns(counts, level == AlphaLevel::kOrdinal, tag, plan, values);
+  const std::vector<Op> expected = expected_disagreement(level_score, values, level);
+  const std::vector<Op> observed = observed_disagreement(level_score, values, pairs, level, tag, plan);
   // 1 − (n − 1) · observed / expected
   std::vector<Op> program = {
-      {OpCode::kConstant, 0, 1.0}, {OpCode::kColumn, k_values}, {OpCode::kConstant, 0, 1.0}, {OpCode::kSub}};
+      {OpCode::kConstant, 0, 1.0}, {OpCode::kColumn, values.k_values}, {OpCode::kConstant, 0, 1.0}, {OpCode::kSub}};
   program.insert(program.end(), observed.begin(), observed.end());
   program.push_back({OpCode::kMul});
   program.insert(program.end(), expected.begin(), expected.end());
   program.push_back({OpCode::kDiv});
   program.push_back({OpCode::kSub});
   label.name = "krippendorff_alpha";
-  label.n = pairable.units;
+  label.n = values.units;
   plan.statistics.push_back({std::move(label), std::move(program)});
   return {};
 }
 
 namespace {
 
-// Twice a rater's centred average rank of level l among the complete units: below − above.
-std::vector<Op> twice_centred(const std::vector<int32_t>& level_columns, int32_t l) {
-  SignedSum sum;
-  for (int32_t g = 0; g < static_cast<int32_t>(level_columns.size()); ++g)
-    if (level_columns[g] >= 0 && g != l) sum.add(level_columns[g], g < l ? 1 : -1);
-  std::vector<Op> out;
-  push_signed_sum(out, sum);
-  return out;
-}
+// Per rater, on the complete units: the running totals over the levels it uses (units at or below
+// each; the last is the units column) and each level's index among them, −1 when unused.
+struct RaterRanks {
+  std::vector<int32_t> position, at_or_below;
+};
 
-// m Σ_r Σ_l (t_rl³ − t_rl): the tie correction of W's denominator.
-std::vector<Op> tie_correction(const std::vector<std::vector<int32_t>>& level_columns) {
+// m Σ_r Σ_i (t_ri³ − t_ri): the tie correction of W's denominator.
+std::vector<Op> tie_correction(const std::vector<RaterRanks>& raters) {
   std::vector<Op> sum;
-  for (const auto& rater : level_columns)
-    for (int32_t k : rater)
-      if (k >= 0)
-        add_program_term(sum, {{OpCode::kColumn, k},
-                               {OpCode::kColumn, k},
-                               {OpCode::kColumn, k},
-                               {OpCode::kMul},
-                               {OpCode::kMul},
-                               {OpCode::kColumn, k},
-                               {OpCode::kSub}});
+  for (const RaterRanks& rater : raters)
+    for (int32_t i = 0; i < static_cast<int32_t>(rater.at_or_below.size()); ++i) {
+      const std::vector<Op> t = cumulative_step(rater.at_or_below, i);
+      add_program_term(sum, difference_program(product(product(t, t), t), t));
+    }
   if (sum.empty()) sum = constant_op(0);
-  return product(constant_op(double(level_columns.size())), sum);
+  return product(constant_op(double(raters.size())), sum);
 }
 
 }  // namespace
@@ -242,23 +310,27 @@ CompleteUnits complete_units(const RaterLevels& ratings, int32_t n_levels) {
   return out;
 }
 
-// Per rater and level its count column (−1 when unused); `varies`: some rater uses two levels.
-std::vector<std::vector<int32_t>> rater_level_columns(const CompleteUnits& units, const std::string& tag, Plan& plan,
-                                                      bool& varies) {
-  std::vector<std::vector<int32_t>> columns;
-  varies = false;
+std::vector<RaterRanks> rater_rank_columns(const CompleteUnits& units, int32_t k_units, const std::string& tag,
+                                           Plan& plan) {
+  std::vector<RaterRanks> out;
+  const size_t U = units.complete.size();
   for (size_t r = 0; r < units.by_level.size(); ++r) {
-    columns.emplace_back(units.by_level[r].size(), -1);
-    int used = 0;
-    for (size_t l = 0; l < units.by_level[r].size(); ++l) {
-      if (units.by_level[r][l].empty()) continue;
-      columns[r][l] =
-          add_score_column(plan, tag + "/r" + std::to_string(r) + "/l" + std::to_string(l), units.by_level[r][l]);
-      ++used;
+    RaterRanks rater{std::vector<int32_t>(units.by_level[r].size(), -1), {}};
+    std::vector<int32_t> used;
+    for (size_t l = 0; l < units.by_level[r].size(); ++l)
+      if (!units.by_level[r][l].empty()) used.push_back(static_cast<int32_t>(l));
+    std::vector<double> running(U, 0.0);
+    for (size_t i = 0; i < used.size(); ++i) {
+      rater.position[used[i]] = static_cast<int32_t>(i);
+      if (i + 1 == used.size()) break;  // the last running total is the units column
+      for (size_t u = 0; u < U; ++u) running[u] += units.by_level[r][used[i]][u];
+      rater.at_or_below.push_back(
+          add_score_column(plan, tag + "/r" + std::to_string(r) + "/le" + std::to_string(used[i]), running));
     }
-    varies = varies || used >= 2;
+    rater.at_or_below.push_back(k_units);
+    out.push_back(std::move(rater));
   }
-  return columns;
+  return out;
 }
 
 // The most levels one rater uses on the complete units; `varying`: the raters that use two or more.
@@ -293,16 +365,16 @@ std::string add_kendall_w(const RaterLevels& ratings, int32_t n_levels, StatLabe
   if (units.n < 2 || varying == 0 || units.patterns.size() > kMaxKendallWPatterns)
     return "fewer than two items every rater scored, every rater gives one score, or more than " +
            std::to_string(kMaxKendallWPatterns) + " distinct patterns of scores";
-  if (most_levels > size_t(kMaxRankLevels)) return too_many_levels("a rater's", most_levels);
-  bool varies = false;
-  const std::vector<std::vector<int32_t>> level_columns = rater_level_columns(units, tag, plan, varies);
+  if (most_levels > size_t(kMaxRankLevels)) return too_many_levels("a rater's", most_levels, kMaxRankLevels);
   const int32_t k_n = add_score_column(plan, tag + "/units", units.complete);
+  const std::vector<RaterRanks> raters = rater_rank_columns(units, k_n, tag, plan);
   // 4 S = Σ_patterns count · (Σ_r 2 c_r)²
   std::vector<Op> spread;
   int32_t p = 0;
   for (const auto& [pattern, members] : units.patterns) {
     std::vector<Op> rank_sum;
-    for (size_t r = 0; r < pattern.size(); ++r) add_program_term(rank_sum, twice_centred(level_columns[r], pattern[r]));
+    for (size_t r = 0; r < pattern.size(); ++r)
+      add_program_term(rank_sum, twice_centred_rank(raters[r].at_or_below, raters[r].position[pattern[r]]));
     const int32_t k = add_score_column(plan, tag + "/p" + std::to_string(p++), members);
     add_program_term(spread, product(product(column_op(k), rank_sum), rank_sum));
   }
@@ -310,7 +382,7 @@ std::string add_kendall_w(const RaterLevels& ratings, int32_t n_levels, StatLabe
   std::vector<Op> program = product(constant_op(3.0), spread);
   const std::vector<Op> denominator = untied_denominator(k_n, double(ratings.size()));
   program.insert(program.end(), denominator.begin(), denominator.end());
-  const std::vector<Op> ties = tie_correction(level_columns);
+  const std::vector<Op> ties = tie_correction(raters);
   program.insert(program.end(), ties.begin(), ties.end());
   program.push_back({OpCode::kSub});
   program.push_back({OpCode::kDiv});

@@ -14,12 +14,21 @@ namespace judgestat {
 /// Per rater, per plan unit: the rater's level (label index, ascending score), −1 = no rating.
 using RaterLevels = std::vector<std::vector<int32_t>>;
 
+/// Ratio α is left out past this many distinct values: its distance ((a − b)/(a + b))² does not
+/// separate, so its expected disagreement sums over every pair of values.
+inline constexpr int32_t kMaxRatioAlphaLevels = 128;
+
+/// α is left out where the coincidences take more columns than this: one per pair of distinct
+/// values rated on one item and number of ratings on it.
+inline constexpr size_t kMaxAlphaPairColumns = 2048;
+
 /// `krippendorff_alpha` at `level` (Krippendorff 2011): α = 1 − (n − 1) Σ_{c<k} o_ck δ²_ck /
 /// Σ_{c<k} n_c n_k δ²_ck over the units with two or more ratings; the ordinal δ² is taken from the
-/// replicate's own value counts. Returns why it is left out (nothing appended, not even a column)
-/// when no unit has two ratings, every rating is one value, or the ratings take more than
-/// kMaxRankLevels values; empty when added. UsageError naming --alpha-level for ratio with a
-/// negative score.
+/// replicate's own value counts (running totals over the values). Returns why it is left out
+/// (nothing appended, not even a column) when no unit has two ratings, every rating is one value,
+/// the ratings take more than kMaxRankLevels values (kMaxRatioAlphaLevels at ratio), or the
+/// coincidences more than kMaxAlphaPairColumns columns; empty when added. UsageError naming
+/// --alpha-level for ratio with a negative score.
 std::string add_score_alpha(const std::vector<double>& level_score, const RaterLevels& ratings, AlphaLevel level,
                             StatLabel label, const std::string& tag, Plan& plan);
 

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyses/budget/budget_support.hpp"
 #include "judgestat/compare_engine.hpp"
 #include "judgestat/label_budget.hpp"
 #include "judgestat/records.hpp"
@@ -27,24 +28,12 @@
 namespace judgestat {
 namespace {
 
+using testing_support::independent_philox;
 using testing_support::kRoot;
 using testing_support::thrown_message;
 using testing_support::write_temp;
 
 constexpr double kZ95 = 1.959963984540054;  // Φ⁻¹(0.975)
-
-// Philox4x32-10 from Salmon et al. (2011) with 64-bit products, independent of philox.hpp.
-std::array<uint32_t, 4> independent_philox(std::array<uint32_t, 4> c, uint32_t k0, uint32_t k1) {
-  for (int round = 0; round < 10; ++round) {
-    const uint64_t p0 = uint64_t{0xD2511F53u} * c[0];
-    const uint64_t p1 = uint64_t{0xCD9E8D57u} * c[2];
-    c = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0, static_cast<uint32_t>(p1),
-         static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1, static_cast<uint32_t>(p0)};
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return c;
-}
 
 // docs/statistics.md §3.5's Floyd steps on §7.6's stream 2^30 + 1, with a plain list of picks.
 std::vector<uint32_t> independent_floyd(uint64_t seed, uint32_t draw, uint32_t n, uint32_t k) {

@@ -9,11 +9,15 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "analyses/cascade/cascade_detail.hpp"
 #include "analyses/cascade/cascade_pool.hpp"
 #include "judgestat/cascade.hpp"
 #include "judgestat/exec_target.hpp"
+#include "report/report.hpp"
 #include "test_support.hpp"
 
 namespace judgestat {
@@ -121,6 +125,57 @@ TEST(CascadeMemory, EstimateIsALowerBoundOnTheSweepAndARunThatFitsIsUnchanged) {
   expect_same(limited.sweep.result, unlimited.sweep.result, "sweep");
   expect_same(limited.rules->heldout, unlimited.rules->heldout, "held out");
   expect_same(limited.frozen->result, unlimited.frozen->result, "frozen");
+}
+
+// A report's JSON without its timing (two runs differ only there).
+nlohmann::json json_without_timing(const CascadeReport& report) {
+  nlohmann::json json = nlohmann::json::parse(dump_json(to_json(report, {})));
+  json.erase("timing");
+  return json;
+}
+
+// run_cascade on a matrix given up (the CLI's call): the same report as on the matrix lent, and the matrix already
+// emptied when the first replicates are counted, so that the matrix is not held through the resampling.
+void expect_given_up_matrix_freed_before_resampling(const ItemMatrix& matrix, CascadeOptions options) {
+  options.progress = {};
+  const CascadeReport lent = run_cascade(matrix, options, cpu_target(1));
+  ItemMatrix given = matrix;
+  int calls = 0;
+  bool empty_at_first_call = false;
+  options.progress = [&](uint64_t, uint64_t) {
+    if (calls++ == 0) empty_at_first_call = given.items.empty() && given.verdict.empty() && given.prob.empty();
+  };
+  const CascadeReport freed = run_cascade(std::move(given), options, cpu_target(1));
+  EXPECT_GT(calls, 0);
+  EXPECT_TRUE(empty_at_first_call);
+  EXPECT_EQ(json_without_timing(freed), json_without_timing(lent));
+  // Three plans (sweep, held out, frozen): the lent run resampled them too.
+  ASSERT_TRUE(lent.rules.has_value());
+  ASSERT_TRUE(lent.frozen.has_value());
+  EXPECT_GT(lent.rules->heldout_items, 0);
+}
+
+TEST(CascadeMemory, AMatrixGivenUpIsFreedBeforeResamplingAndGivesTheSameReport) {
+  const ItemMatrix matrix = load_item_matrix(kJudgeBench);
+  bool resampled = false;
+  CascadeOptions options = options_with_progress(resampled);
+  options.tau = parse_frozen_tau({"0.8"});
+  expect_given_up_matrix_freed_before_resampling(matrix, options);
+  options.by = "benchmark";
+  expect_given_up_matrix_freed_before_resampling(matrix, options);
+}
+
+TEST(CascadeMemory, AMatrixGivenUpWithItemsWithoutGoldIsFreedToo) {
+  // Items without gold make the cascade copy the items with gold; the given-up input goes as well as that copy.
+  ItemMatrix matrix = load_item_matrix(kJudgeBench);
+  ASSERT_EQ(matrix.items_without_gold, 0);
+  for (int32_t i = 0; i < matrix.n_items(); i += 7) matrix.gold[i] = kNoGold, ++matrix.items_without_gold;
+  bool resampled = false;
+  CascadeOptions options = options_with_progress(resampled);
+  options.tau = parse_frozen_tau({"0.8"});
+  const CascadeReport lent = run_cascade(matrix, options, cpu_target(1));
+  EXPECT_LT(lent.items, kPoolItems);  // every seventh item left out
+  expect_given_up_matrix_freed_before_resampling(matrix, options);
 }
 
 }  // namespace

@@ -121,7 +121,7 @@ TEST(PointBiserial, ConstantCorrectnessIsLeftOutWithANote) {
   const MetricsPlan built = build_metrics_run_plan(m, select_records(m, {}), assoc_options());
   for (const StatisticDef& stat : built.plan.statistics) EXPECT_NE(stat.label.name, "point_biserial");
   bool noted = false;
-  for (const std::string& note : built.notes) noted |= contains(note, "point_biserial of J is left out");
+  for (const std::string& note : built.notes) noted |= contains(note, "point_biserial and assoc_rho of J are left out");
   EXPECT_TRUE(noted);
 }
 

@@ -301,3 +301,71 @@ TEST(AgreementRaters, LeftOutWhenEveryRatingIsOneCategory) {
   add_krippendorff_alpha(f.m, {0, 1, 2}, 0, f.scope(), f.plan);
   EXPECT_TRUE(f.plan.statistics.empty());
 }
+
+namespace {
+
+// Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", §A (binary data, two
+// observers, no missing data): 10 units; the paper's result "α = 0.095" (1 − 19 · 4 / (14 · 6)).
+const std::vector<std::vector<std::string>> kTwoObserverRows = {{"0", "1"}, {"1", "1"}, {"0", "1"}, {"0", "0"},
+                                                                {"0", "0"}, {"0", "1"}, {"0", "0"}, {"0", "0"},
+                                                                {"1", "0"}, {"0", "0"}};
+
+// Fleiss' κ with two raters per unit (Scott's π): observed agreement over the units both rated,
+// chance from the pooled category shares, written out for two raters.
+double two_rater_fleiss(const std::vector<std::vector<std::string>>& rows) {
+  std::map<std::string, double> pooled;
+  double units = 0, agree = 0;
+  for (const auto& row : rows) {
+    if (row[0] == "." || row[1] == ".") continue;
+    ++units;
+    agree += row[0] == row[1];
+    ++pooled[row[0]];
+    ++pooled[row[1]];
+  }
+  double chance = 0;
+  for (const auto& [category, count] : pooled) chance += (count / (2 * units)) * (count / (2 * units));
+  return (agree / units - chance) / (1 - chance);
+}
+
+}  // namespace
+
+// Two raters are enough for both (issue 28 item 2): Krippendorff's published two-observer example,
+// and the metrics plan builds both statistics for `--raters A,B` instead of refusing.
+TEST(AgreementRaters, TwoObserversKrippendorffExample) {
+  Fixture f =
+      make_fixture(ratings_csv({"Mary", "Dave"}, kTwoObserverRows, "0"), "two_observers.csv", LoadOptions{{"0", "1"}});
+  add_krippendorff_alpha(f.m, indices(f, {"Mary", "Dave"}), 0, f.scope(), f.plan);
+  add_fleiss_kappa(f.m, indices(f, {"Mary", "Dave"}), 0, f.scope(), f.plan);
+  expect_stack_within_limit(f.plan);
+  const double alpha = estimate(f.plan, {"krippendorff_alpha"});
+  EXPECT_NEAR(alpha, 0.095, 5e-4);  // as published
+  EXPECT_NEAR(alpha, 1.0 - 19.0 * 4.0 / (14.0 * 6.0), 1e-15);
+  EXPECT_NEAR(alpha, alpha_by_coincidences(kTwoObserverRows), 1e-15);
+  // p_o = 6/10, p_e = 0.7² + 0.3² = 0.58: π = 0.02 / 0.42.
+  EXPECT_NEAR(estimate(f.plan, {"fleiss_kappa"}), 0.02 / 0.42, 1e-14);
+  EXPECT_NEAR(estimate(f.plan, {"fleiss_kappa"}), two_rater_fleiss(kTwoObserverRows), 1e-14);
+  EXPECT_EQ(label_of(f.plan, {"krippendorff_alpha"}).n, 10);
+  EXPECT_EQ(label_of(f.plan, {"fleiss_kappa"}).n, 10);
+
+  MetricsOptions options;
+  options.raters = {"Mary", "Dave"};
+  const MetricsPlan metrics = build_metrics_run_plan(f.m, f.sel, options);
+  EXPECT_EQ(estimate(metrics.plan, {"krippendorff_alpha"}), alpha);
+  EXPECT_EQ(estimate(metrics.plan, {"fleiss_kappa"}), estimate(f.plan, {"fleiss_kappa"}));
+  EXPECT_EQ(label_of(metrics.plan, {"fleiss_kappa"}).judge, "Mary,Dave");
+}
+
+// Two raters, three labels, invalid verdicts and units one rater skipped: α over the pairable
+// units by the coincidence matrix, Fleiss' κ over the units both rated.
+TEST(AgreementRaters, TwoRatersWithMissingAndInvalid) {
+  const std::vector<std::vector<std::string>> rows = {{"A", "A"}, {"B", "A"}, {"C", "C"}, {"A", "."},
+                                                      {"B", "B"}, {"", "B"},  {"C", "A"}, {".", "C"},
+                                                      {"A", "A"}, {"B", "C"}, {"C", "C"}, {"", ""}};
+  Fixture f = make_fixture(ratings_csv({"P", "Q"}, rows, "A"), "two_raters.csv", LoadOptions{{"A", "B", "C"}});
+  add_krippendorff_alpha(f.m, indices(f, {"P", "Q"}), 0, f.scope(), f.plan);
+  add_fleiss_kappa(f.m, indices(f, {"P", "Q"}), 0, f.scope(), f.plan);
+  EXPECT_NEAR(estimate(f.plan, {"krippendorff_alpha"}), alpha_by_coincidences(rows), 1e-14);
+  EXPECT_NEAR(estimate(f.plan, {"fleiss_kappa"}), two_rater_fleiss(rows), 1e-14);
+  EXPECT_EQ(label_of(f.plan, {"krippendorff_alpha"}).n, 10);
+  EXPECT_EQ(label_of(f.plan, {"fleiss_kappa"}).n, 10);
+}

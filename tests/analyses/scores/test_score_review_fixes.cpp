@@ -96,28 +96,32 @@ std::vector<double> swapped_pairs(std::vector<double> v) {
 TEST(ScoreLevelCap, RankStatisticsPastTheCapAreLeftOutWithANoteAndPearsonStays) {
   const int n = kMaxRankLevels + 8;
   const std::vector<double> gold = spread_scores(n), judge = swapped_pairs(gold);
-  const MetricsReport report = scores_report(scores_csv({{"J", judge}}, gold), 0, 100);
+  const MetricsReport report = scores_report(scores_csv({{"J", judge}}, gold), 0, 1000);
   EXPECT_EQ(interval_of(report, "spearman", "J"), nullptr);
   EXPECT_EQ(interval_of(report, "kendall_tau_b", "J"), nullptr);
-  EXPECT_TRUE(has_note(report,
-                       "spearman and kendall_tau_b of J are left out: gold takes 40 distinct values, more "
-                       "than the 32 a rank statistic is built for (§8.2)"));
+  EXPECT_TRUE(has_note(report, "spearman and kendall_tau_b of J are left out: gold takes " + std::to_string(n) +
+                                   " distinct values, more than the " + std::to_string(kMaxRankLevels) +
+                                   " a rank statistic is built for (§8.2)"));
   ASSERT_NE(interval_of(report, "pearson", "J"), nullptr);
   EXPECT_NEAR(interval_of(report, "pearson", "J")->estimate, pearson(gold, judge), 1e-12);
 }
 
 TEST(ScoreLevelCap, AtTheCapTheRankStatisticsStay) {
+  const double n = kMaxRankLevels;
   const std::vector<double> gold = spread_scores(kMaxRankLevels), judge = swapped_pairs(gold);
-  const MetricsReport report = scores_report(scores_csv({{"J", judge}}, gold), 0, 100);
-  // 16 swapped pairs of 32 distinct values: P − Q = C(32, 2) − 2·16, no ties.
+  const MetricsReport report = scores_report(scores_csv({{"J", judge}}, gold), 0, 1000);
+  // n/2 swapped pairs of n distinct values: P − Q = C(n, 2) − 2·n/2, no ties.
   ASSERT_NE(interval_of(report, "kendall_tau_b", "J"), nullptr);
-  EXPECT_NEAR(interval_of(report, "kendall_tau_b", "J")->estimate, (496.0 - 32.0) / 496.0, 1e-12);
+  EXPECT_NEAR(interval_of(report, "kendall_tau_b", "J")->estimate, (n * (n - 1) / 2 - n) / (n * (n - 1) / 2), 1e-12);
+  // Ranks are the scores' own order here: Spearman is Pearson's r of the scores.
+  ASSERT_NE(interval_of(report, "spearman", "J"), nullptr);
+  EXPECT_NEAR(interval_of(report, "spearman", "J")->estimate, pearson(gold, judge), 1e-12);
 }
 
 TEST(ScoreLevelCap, RatersPastTheCapLeaveNoColumnBehind) {
   const int n = kMaxRankLevels + 8;
   const std::vector<double> x = spread_scores(n), y = swapped_pairs(x);
-  const ItemMatrix m = scored_matrix(scores_csv({{"X", x}, {"Y", y}}, {}), 0, 100);
+  const ItemMatrix m = scored_matrix(scores_csv({{"X", x}, {"Y", y}}, {}), 0, 1000);
   MetricsOptions options;
   options.raters = {"X", "Y"};
   options.scores.alpha_level = AlphaLevel::kOrdinal;
@@ -127,11 +131,12 @@ TEST(ScoreLevelCap, RatersPastTheCapLeaveNoColumnBehind) {
     EXPECT_NE(statistic.label.name, "krippendorff_alpha");
     EXPECT_NE(statistic.label.name, "kendall_w");
   }
-  const std::string why = " distinct values, more than the 32 it is built for (§8.2)";
+  const std::string why = std::to_string(n) + " distinct values, more than the " + std::to_string(kMaxRankLevels) +
+                          " it is built for (§8.2)";
   int noted = 0;
   for (const std::string& note : built.notes)
-    noted += note == "krippendorff_alpha is left out: the raters' scores take 40" + why ||
-             note == "kendall_w is left out: a rater's scores take 40" + why;
+    noted += note == "krippendorff_alpha is left out: the raters' scores take " + why ||
+             note == "kendall_w is left out: a rater's scores take " + why;
   EXPECT_EQ(noted, 2);
 }
 
@@ -169,8 +174,8 @@ TEST(ScoreFlagsReview, TieMarginIsQuotedAsANumberAndRatersHelpSaysTwoUnderScale)
     if (!std::isspace(static_cast<unsigned char>(c)) || (!help.empty() && help.back() != ' '))
       help += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
   EXPECT_TRUE(contains(help,
-                       "Fleiss' kappa and Krippendorff's alpha (three or more); with --scale, alpha and "
-                       "Kendall's W (two or more)"))
+                       "judges as raters, comma-separated, two or more: Fleiss' kappa and Krippendorff's alpha; "
+                       "with --scale, alpha and Kendall's W"))
       << help;
   EXPECT_FALSE(contains(help, "three or more judges as raters")) << help;
 }

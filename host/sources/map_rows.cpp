@@ -1,0 +1,248 @@
+// The rows of input files through an import map into judgment records (docs/import.md §1.2,
+// §1.4–§1.7): each field's source evaluated, modified, swapped back, written as a CSV row.
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "judgestat/records.hpp"
+#include "records/csv.hpp"
+#include "records/input.hpp"
+#include "records/json_depth.hpp"
+#include "sources/import.hpp"
+#include "sources/import_map.hpp"
+
+namespace judgestat::mapping {
+namespace {
+
+std::string shown(const Json& value) {
+  std::string text = value.dump();
+  return text.size() > 60 ? text.substr(0, 60) + "…" : text;
+}
+
+[[noreturn]] void fail(const RowPlace& at, const Source& source, const std::string& what) {
+  const std::string path = source.path.text.empty() ? "" : " (path \"" + source.path.text + "\")";
+  throw InputError(at.place() + ": " + source.key + path + ": " + what);
+}
+
+// A JSONL line that scan_plain_row leaves to nlohmann: its object, or the error naming the line.
+Json parsed_row(std::string_view line_text, const RowPlace& at) {
+  Json row;
+  try {
+    row = Json::parse(line_text);
+  } catch (const Json::parse_error& error) {
+    throw InputError(at.place() + ": column " + std::to_string(error.byte) +
+                     ": malformed JSON; expected one JSON object per line (" + error.what() + ")");
+  } catch (const Json::exception& error) {
+    throw InputError(at.place() + ": unreadable JSON value (" + std::string(error.what()) + ")");
+  }
+  if (!row.is_object()) throw InputError(at.place() + ": expected a JSON object, got " + shown(row));
+  return row;
+}
+
+void read_jsonl_rows(const std::string& text, const std::string& path,
+                     const std::function<void(const Json&, RowPlace&)>& visit) {
+  RowPlace at;
+  at.file = &path;
+  size_t pos = 0;
+  Json row;  // kept from line to line: scan_plain_row reuses its storage
+  for (int64_t line = 1; pos < text.size(); ++line) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line_text(text.data() + pos, end - pos);
+    pos = end + 1;
+    if (line_text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    at.line = line;
+    if (!scan_plain_row(line_text, row)) {  // nests at most kMaxJsonDepth when it reads the line
+      check_json_depth(line_text, path, line);
+      row = parsed_row(line_text, at);
+    }
+    at.row = &row;
+    visit(row, at);
+    ++at.row_number;
+  }
+}
+
+void read_json_rows(const std::string& text, const std::string& path, const std::optional<Path>& rows,
+                    const std::function<void(const Json&, RowPlace&)>& visit) {
+  check_json_depth(text, path);
+  Json document;
+  try {
+    document = Json::parse(text);
+  } catch (const Json::exception& error) {
+    throw InputError(path + ": malformed JSON (" + std::string(error.what()) + ")");
+  }
+  RowPlace at;
+  at.file = &path;
+  at.json_rows = true;
+  Json scratch;
+  const Json* list = rows ? find_path(*rows, RowPlace{&document}, scratch) : &document;
+  if (list == nullptr || !(list->is_array() || (!rows && list->is_object())))
+    throw InputError(path + ": rows (path \"" + (rows ? rows->text : std::string()) + "\"): expected an array of rows");
+  if (list->is_object()) {
+    at.row = list;
+    return visit(*list, at);
+  }
+  for (size_t i = 0; i < list->size(); ++i) {
+    at.row = &(*list)[i];
+    at.line = at.row_number = static_cast<int64_t>(i);
+    visit(*at.row, at);
+  }
+}
+
+void read_csv_rows(const std::string& text, const std::string& path,
+                   const std::function<void(const Json&, RowPlace&)>& visit) {
+  CsvReader reader(text, path);
+  std::vector<std::string_view> fields;
+  int64_t line = 0;
+  if (!reader.next_row(fields, line)) throw InputError(path + ":1: no header row; expected CSV with a header");
+  const std::vector<std::string> header(fields.begin(), fields.end());
+  RowPlace at;
+  at.file = &path;
+  Json row = Json::object();
+  while (reader.next_row(fields, line)) {
+    at.line = line;
+    if (fields.size() != header.size())
+      throw InputError(at.place() + ": " + std::to_string(fields.size()) + " fields, but the header has " +
+                       std::to_string(header.size()));
+    for (size_t c = 0; c < header.size(); ++c) row[header[c]] = std::string(fields[c]);
+    at.row = &row;
+    visit(row, at);
+    ++at.row_number;
+  }
+}
+
+}  // namespace
+
+void for_each_row(const std::string& path, InputKind input, const std::optional<Path>& rows,
+                  const std::function<void(const Json& row, RowPlace& place)>& visit) {
+  const std::string text = loading::read_bytes(path);
+  if (input == InputKind::kJsonl) return read_jsonl_rows(text, path, visit);
+  if (input == InputKind::kJson) return read_json_rows(text, path, rows, visit);
+  read_csv_rows(text, path, visit);
+}
+
+namespace {
+
+double number_of(const Json& value, const RowPlace& at, const Source& source) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    char* end = nullptr;
+    const double number = std::strtod(text.c_str(), &end);
+    if (!text.empty() && *end == '\0' && std::isfinite(number)) return number;
+  }
+  fail(at, source, "expected a number, got " + shown(value));
+}
+
+size_t length_of(const std::string& text, bool tokens) {
+  size_t count = 0;
+  if (!tokens) {
+    for (const char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // UTF-8 lead bytes
+    return count;
+  }
+  bool in_token = false;
+  for (const char c : text) {
+    const bool space = std::strchr(" \t\r\n\v\f", c) != nullptr && c != '\0';
+    count += !space && !in_token;
+    in_token = !space;
+  }
+  return count;
+}
+
+std::optional<std::string> joined_text(const ImportMap& map, const Source& source, const RowPlace& at, Json& scratch) {
+  const Json* on = find_path(source.path, at, scratch);
+  if (on == nullptr) return std::nullopt;
+  const std::optional<std::string> key = value_text(*on);
+  if (!key) fail(at, source, "the join key is " + shown(*on) + "; expected a string or number");
+  const JoinTable& table = map.joins[source.join];
+  const auto found = table.rows.find(*key);
+  if (found != table.rows.end()) return found->second.first;
+  if (source.default_text) return source.default_text;
+  fail(at, source, "key \"" + *key + "\" is not in the joined file " + table.file);
+}
+
+// format's text: the literal parts and each path's value; nullopt when a path matches nothing.
+std::optional<std::string> formatted_text(const Source& source, const RowPlace& at) {
+  std::string text;
+  Json scratch;
+  for (const auto& [literal, path] : source.parts) {
+    text += literal;
+    if (!path) continue;
+    const Json* value = find_path(*path, at, scratch);
+    if (value == nullptr) return std::nullopt;
+    const std::optional<std::string> part = value_text(*value);
+    if (!part) fail(at, source, "{" + path->text + "} is " + shown(*value) + "; expected a string, number or boolean");
+    text += *part;
+  }
+  return text;
+}
+
+// compare's result, or linear's number (%.6f); nullopt when a path matches nothing.
+std::optional<std::string> computed_text(const Source& source, const RowPlace& at) {
+  Json scratch, second_scratch;
+  const Json* x = source.first_number ? nullptr : find_path(source.path, at, scratch);
+  if (!source.first_number && x == nullptr) return std::nullopt;
+  const double a = source.first_number ? *source.first_number : number_of(*x, at, source);
+  if (source.kind == Source::Kind::kLinear) return probability_text(source.scale * a + source.offset);
+  const Json* y = source.second_number ? nullptr : find_path(source.second, at, second_scratch);
+  if (!source.second_number && y == nullptr) return std::nullopt;
+  const double b = source.second_number ? *source.second_number : number_of(*y, at, source);
+  return a > b ? source.greater : a < b ? source.less : source.equal;
+}
+
+// The source's value as text; nullopt when its path matches nothing.
+std::optional<std::string> source_text(const ImportMap& map, const Source& source, const RowPlace& at) {
+  Json scratch, second_scratch;
+  switch (source.kind) {
+    case Source::Kind::kConst:
+      return source.constant;
+    case Source::Kind::kJoin:
+      return joined_text(map, source, at, scratch);
+    case Source::Kind::kSigmoidMargin: {
+      const Json* a = find_path(source.path, at, scratch);
+      const Json* b = find_path(source.second, at, second_scratch);
+      if (!a || !b) return std::nullopt;
+      return probability_text(reward_probability(number_of(*a, at, source), number_of(*b, at, source)));
+    }
+    case Source::Kind::kFormat:
+      return formatted_text(source, at);
+    case Source::Kind::kCompare:
+    case Source::Kind::kLinear:
+      return computed_text(source, at);
+    default:
+      break;
+  }
+  const Json* value = find_path(source.path, at, scratch);
+  if (value == nullptr) return std::nullopt;
+  if (source.kind == Source::Kind::kLength && value->is_array()) return std::to_string(value->size());
+  const std::optional<std::string> text = value_text(*value);
+  if (!text) fail(at, source, "expected a string, number, boolean or null, got " + shown(*value));
+  return source.kind == Source::Kind::kLength ? std::to_string(length_of(*text, source.tokens)) : *text;
+}
+
+std::string modified(const Source& source, std::string text, const RowPlace& at) {
+  for (const auto& [from, to] : source.replace)
+    for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
+      text.replace(pos, from.size(), to);
+  if (source.regex) {
+    std::smatch match;
+    if (!std::regex_search(text, match, *source.regex))
+      fail(at, source, "regex \"" + source.regex_text + "\" does not match \"" + text + "\"");
+    text = match[source.regex_has_group ? 1 : 0].str();
+  }
+  if (!source.has_values) return text;
+  const auto entry = source.values.find(text);
+  if (entry != source.values.end()) return entry->second;
+  if (source.other_value) return *source.other_value;
+  fail(at, source, "\"" + text + "\" has no entry in " + source.key + ".values (and no \"*\")");
+}
+
+}  // namespace
+
+std::string evaluate(const ImportMap& map, const Source& source, const RowPlace& at) {
+  std::optional<std::string> text = source_text(map, source, at);
+  if (!text && !source.default_text) fail(at, source, "matches nothing");
+  return modified(source, text ? std::move(*text) : *source.default_text, at);
+}
+
+}  // namespace judgestat::mapping
