@@ -2,6 +2,7 @@
 // logs in their own formats → judgment records (CSV), through an import map (docs/import.md) —
 // a built-in one (configs/import/NAME.json) or the user's. LLMBar's dataset folder keeps its
 // converter (sources/import.hpp): its judges and subsets are folder names, which maps do not read.
+#include <cctype>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -81,6 +82,16 @@ cxxopts::Options import_cli(const char* program) {
   return options;
 }
 
+// The output is CSV: a name with another extension would hold text its readers refuse (a .jsonl
+// file is read as JSON lines).
+void check_out_is_csv(const std::string& out) {
+  std::string extension = out.size() > 4 ? out.substr(out.size() - 4) : "";
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (out != "-" && extension != ".csv")
+    throw UsageError("import: --out '" + out +
+                     "': import writes CSV records; give a file name ending in .csv, or '-' for stdout");
+}
+
 }  // namespace
 
 int command_import(int argc, char** argv) {
@@ -90,6 +101,7 @@ int command_import(int argc, char** argv) {
     std::cout << options.help() << "\n";
     return 0;
   }
+  const std::string out = args["out"].as<std::string>();
   std::string map = args["map"].as<std::string>();
   std::vector<std::string> words = args.unmatched();
   if (args.count("source")) words.insert(words.begin(), args["source"].as<std::string>());
@@ -100,14 +112,14 @@ int command_import(int argc, char** argv) {
     map = words.front();
     words.erase(words.begin());
   }
-  const std::string out = args["out"].as<std::string>();
   const bool llmbar = map == "llmbar";
   if (!llmbar) import_map_text(map);  // an unknown built-in name before the files
   const std::vector<std::string> inputs = llmbar ? words : record_files(words);
   RunPaths paths;
   for (const std::string& input : inputs) paths.inputs.push_back({"INPUT", input});
   paths.outputs = {{"--out", out}};
-  check_paths_apart(paths);
+  check_paths_apart(paths);  // first: an --out that would replace an input says so
+  check_out_is_csv(out);     // before any input is read
   const Imported imported = llmbar ? import_llmbar(inputs) : import_mapped(map, inputs);
   write_records(imported.csv, out);
   std::fprintf(stderr, "judgestat import: %lld records of %d judges → %s\n", static_cast<long long>(imported.records),

@@ -94,10 +94,13 @@ ItemMatrix load_item_matrix(const std::vector<std::string>& paths, const LoadOpt
   std::vector<std::string> digests;
   std::vector<std::vector<Record>> per_file = file_records(paths, options, digests);
   std::vector<Record> all;
-  int64_t offset = 0;  // file k's lines follow file k - 1's
+  loading::FileLines file_lines;  // file k's lines follow file k - 1's; messages name each record's own file and line
+  int64_t offset = 0;
   for (size_t f = 0; f < paths.size(); ++f) {
     std::vector<Record>& records = per_file[f];
     build_item_matrix(records, paths[f], options);  // the file's own checks, with its name
+    file_lines.files.push_back(loading::display_name(paths[f]));
+    file_lines.offsets.push_back(offset);
     int64_t last_line = 0;
     for (Record& record : records) {
       last_line = std::max(last_line, record.line);
@@ -106,7 +109,9 @@ ItemMatrix load_item_matrix(const std::vector<std::string>& paths, const LoadOpt
     }
     offset += last_line + 1;
   }
-  ItemMatrix m = build_item_matrix(all, join(paths, ", "), options);
+  loading::NumberedRecords numbered = loading::number_records(all);
+  numbered.file_lines = std::move(file_lines);
+  ItemMatrix m = loading::pivot(numbered, join(paths, ", "), options);
   std::string listed;
   for (const std::string& digest : digests) listed += digest + "\n";
   m.sha256 = sha256_hex(listed);

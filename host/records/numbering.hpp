@@ -1,5 +1,6 @@
 // Records with their texts numbered by first appearance: what the pivot reads.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "records/fields.hpp"
@@ -141,6 +143,19 @@ struct CovariateColumn {
   int32_t empty_id = -1;  // the number of "" (-1 until some record needs it)
 };
 
+/// Several files loaded as one (load_item_matrix of several paths): their records' lines run on
+/// from file to file, so that line order is load order; a message turns a line back into the
+/// file it came from and the line there.
+struct FileLines {
+  std::vector<std::string> files;  // display names; empty: one file, whose lines are its own
+  std::vector<int64_t> offsets;    // added to the lines of files[k]; file k + 1's exceed file k's
+  /// The file of run-on line `line` and the line in it (offsets[0] is 0; a file's own lines are >= 0).
+  std::pair<const std::string*, int64_t> place(int64_t line) const {
+    const size_t k = static_cast<size_t>(std::upper_bound(offsets.begin(), offsets.end(), line) - offsets.begin());
+    return {&files[k - 1], line - offsets[k - 1]};
+  }
+};
+
 /// Records with their texts numbered by first appearance, in the order they were added: what the
 /// pivot reads. Clusters, benchmarks and variants are numbered after their defaults are applied
 /// (cluster_of, benchmark_of, variant_of).
@@ -155,6 +170,7 @@ struct NumberedRecords {
   ItemMismatch mismatch;
   SparseNumbers fee_usd, latency_s, rationale_ok;
   std::vector<CovariateColumn> covariates;  // by first appearance of the column
+  FileLines file_lines;                     // several files loaded as one, else empty
 
   /// Room for `records` records with `probabilities` probabilities each (a bound from the text).
   void reserve(size_t records, size_t probabilities);

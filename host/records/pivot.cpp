@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -24,6 +25,29 @@ namespace {
 // A dense matrix above this size must have cells for at least one record in kMaxCellsPerRecord.
 constexpr double kSparseMatrixBytes = 256.0 * (1 << 20);
 constexpr double kMaxCellsPerRecord = 64;
+
+/// "FILE:LINE" of a record's line; with several files loaded as one, the file it came from and
+/// the line there (numbered.file_lines), not the run-on line.
+std::string place_text(const NumberedRecords& numbered, const std::string& file, int64_t line) {
+  if (numbered.file_lines.files.empty()) return file + ":" + std::to_string(line);
+  const auto [name, own] = numbered.file_lines.place(line);
+  return *name + ":" + std::to_string(own);
+}
+
+/// "line N" of a record named in another's message; "line N of FILE" with several files.
+std::string line_text(const NumberedRecords& numbered, int64_t line) {
+  if (numbered.file_lines.files.empty()) return "line " + std::to_string(line);
+  const auto [name, own] = numbered.file_lines.place(line);
+  return "line " + std::to_string(own) + " of " + *name;
+}
+
+/// fail() at the record's place (place_text).
+[[noreturn]] void fail_at(const NumberedRecords& numbered, const std::string& file, int64_t line,
+                          std::string_view column, const std::string& what) {
+  if (numbered.file_lines.files.empty()) fail(file, line, column, what);
+  const auto [name, own] = numbered.file_lines.place(line);
+  fail(*name, own, column, what);
+}
 
 /// The label set and the label index of each distinct text and label list, computed once
 /// rather than per record.
@@ -241,10 +265,10 @@ LabelIndex resolve_labels(const NumberedRecords& numbered, const std::string& fi
   const std::string there_shown = gold && there.empty()  ? "no gold"
                                   : gold && here.empty() ? "gold " + shown_text(there)
                                                          : shown_text(there);
-  fail(file, record.line, column,
-       "item " + shown_text(numbered.items.name(record.item)) + " has " + here_shown + " here but " + there_shown +
-           " on line " + std::to_string(numbered.records[first.first_record].line) +
-           "; every record of an item must carry the same " + column + ", so correct one of the two lines");
+  fail_at(numbered, file, record.line, column,
+          "item " + shown_text(numbered.items.name(record.item)) + " has " + here_shown + " here but " + there_shown +
+              " on " + line_text(numbered, numbered.records[first.first_record].line) +
+              "; every record of an item must carry the same " + column + ", so correct one of the two lines");
 }
 
 /// The item's adjudication from its first record: a label of the set, `indecisive` or empty.
@@ -253,11 +277,11 @@ int32_t item_adjudication(const NumberedRecords& numbered, const LabelIndex& ind
   const int32_t adjudicated = numbered.item_columns[record.item].adjudicated;
   const int32_t code = index.adjudicated_code[adjudicated];
   if (code == kNotALabel) {
-    fail(file, record.line, "adjudicated",
-         "expected a label of the label set (" + join(m.labels, ",") +
-             "), 'indecisive' or an empty field (not adjudicated), got " +
-             shown_text(numbered.adjudications.name(adjudicated)) +
-             "; correct the adjudicated label or add it to --labels");
+    fail_at(numbered, file, record.line, "adjudicated",
+            "expected a label of the label set (" + join(m.labels, ",") +
+                "), 'indecisive' or an empty field (not adjudicated), got " +
+                shown_text(numbered.adjudications.name(adjudicated)) +
+                "; correct the adjudicated label or add it to --labels");
   }
   return code;
 }
@@ -269,9 +293,9 @@ void check_probability_labels(const NumberedRecords& numbered, const LabelIndex&
   const std::vector<int32_t>& slots = index.slots_of_list[record.prob_labels];
   for (size_t k = 0; k < labels.size(); ++k) {
     if (slots[k] < 0 && (!std::isnan(probs[k]) || record.nan_probability)) {
-      fail(file, record.line, "p." + labels[k],
-           "expected probabilities for the --labels (" + join(m.labels, ",") + ") only, got one for " +
-               shown_text(labels[k]) + "; add it to --labels or drop the column");
+      fail_at(numbered, file, record.line, "p." + labels[k],
+              "expected probabilities for the --labels (" + join(m.labels, ",") + ") only, got one for " +
+                  shown_text(labels[k]) + "; add it to --labels or drop the column");
     }
   }
 }
@@ -287,9 +311,9 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
   for (size_t k = 0; k < records.size(); ++k) {
     const NumberedRecord& record = records[k];
     if (record.order < 0 || record.order > kMaxOrder) {
-      fail(file, record.line, "order",
-           "expected a presentation index from 0 to " + std::to_string(kMaxOrder) + ", got " +
-               std::to_string(record.order));
+      fail_at(numbered, file, record.line, "order",
+              "expected a presentation index from 0 to " + std::to_string(kMaxOrder) + ", got " +
+                  std::to_string(record.order));
     }
     max_order = std::max(max_order, record.order);
     max_repeat = std::max(max_repeat, record.repeat);
@@ -299,13 +323,14 @@ void fill_item_columns(const NumberedRecords& numbered, const LabelIndex& index,
       if (index.gold_label[item.gold] == kNoGold) {
         ++m.items_without_gold;
       } else if (index.gold_label[item.gold] == kNotAScore) {
-        fail(file, record.line, "gold",
-             "expected a score from " + score_label(m.scale.low) + " to " + score_label(m.scale.high) + " (--scale " +
-                 scale_text(m.scale) + ") or an empty field, got " + shown_text(numbered.golds.name(item.gold)));
+        fail_at(numbered, file, record.line, "gold",
+                "expected a score from " + score_label(m.scale.low) + " to " + score_label(m.scale.high) +
+                    " (--scale " + scale_text(m.scale) + ") or an empty field, got " +
+                    shown_text(numbered.golds.name(item.gold)));
       } else if (index.gold_label[item.gold] < 0) {
-        fail(file, record.line, "gold",
-             "expected one of the --labels (" + join(m.labels, ",") + "), got " +
-                 shown_text(numbered.golds.name(item.gold)) + "; add it to --labels or correct the gold label");
+        fail_at(numbered, file, record.line, "gold",
+                "expected one of the --labels (" + join(m.labels, ",") + "), got " +
+                    shown_text(numbered.golds.name(item.gold)) + "; add it to --labels or correct the gold label");
       }
       m.gold.push_back(index.gold_label[item.gold]);
       m.item_cluster.push_back(item.cluster);
@@ -391,11 +416,11 @@ void allocate_cells(ItemMatrix& m) {
 [[noreturn]] void fail_second_record(const NumberedRecords& numbered, const std::string& file,
                                      const NumberedRecord& record, int64_t first_line) {
   const std::string repeat = record.repeat > 0 ? ", repeat " + std::to_string(record.repeat) : "";
-  throw InputError(file + ":" + std::to_string(record.line) + ": columns 'judge','item','order','variant" +
+  throw InputError(place_text(numbered, file, record.line) + ": columns 'judge','item','order','variant" +
                    (repeat.empty() ? "'" : "','repeat'") + ": judge " + shown_text(numbered.judges.name(record.judge)) +
                    ", item " + shown_text(numbered.items.name(record.item)) + ", order " +
                    std::to_string(record.order) + ", variant " + shown_text(numbered.variants.name(record.variant)) +
-                   repeat + " already occurs on line " + std::to_string(first_line) +
+                   repeat + " already occurs on " + line_text(numbered, first_line) +
                    "; each (judge, item, order, variant" + (repeat.empty() ? "" : ", repeat") +
                    ") may occur once, so remove or renumber one (the same request judged again is a new 'repeat')");
 }
@@ -404,9 +429,9 @@ void allocate_cells(ItemMatrix& m) {
 void check_score(const NumberedRecords& numbered, const LabelIndex& index, const std::string& file,
                  const NumberedRecord& record, const ItemMatrix& m) {
   if (index.bad_score.empty() || record.verdict < 0 || !index.bad_score[record.verdict]) return;
-  fail(file, record.line, "verdict",
-       "expected a score from " + score_label(m.scale.low) + " to " + score_label(m.scale.high) + " (--scale " +
-           scale_text(m.scale) + ") or an empty field, got " + shown_text(numbered.verdicts.name(record.verdict)));
+  fail_at(numbered, file, record.line, "verdict",
+          "expected a score from " + score_label(m.scale.low) + " to " + score_label(m.scale.high) + " (--scale " +
+              scale_text(m.scale) + ") or an empty field, got " + shown_text(numbered.verdicts.name(record.verdict)));
 }
 
 /// A record of repeat r >= 1 (docs/statistics.md §8.5): its verdict and probabilities in the
@@ -436,10 +461,10 @@ void add_fee(double& total, double fee, const NumberedRecords& numbered, const s
              const NumberedRecord& record) {
   total += fee;
   if (std::isfinite(total)) return;
-  fail(file, record.line, "fee_usd",
-       "the fees of judge " + shown_text(numbered.judges.name(record.judge)) +
-           " sum past the largest number a double holds (1.8e308) here; give each call's fee in USD "
-           "(e.g. 0.002)");
+  fail_at(numbered, file, record.line, "fee_usd",
+          "the fees of judge " + shown_text(numbered.judges.name(record.judge)) +
+              " sum past the largest number a double holds (1.8e308) here; give each call's fee in USD "
+              "(e.g. 0.002)");
 }
 
 /// Keeps what made cell `c`'s record invalid (ItemMatrix::invalid_values), numbered on arrival.

@@ -173,6 +173,18 @@ void read_computed_kind(const Json& spec, Source& source, bool csv) {
   }
 }
 
+// linear's and sigmoid_margin's "digits": decimals written, where a map must keep a converter's bytes.
+void read_digits(const Json& spec, Source& source) {
+  if (!spec.contains("digits")) return;
+  const std::string key = source.key + ".digits";
+  if (!spec.contains("linear") && !spec.contains("sigmoid_margin"))
+    throw MapError{key, "only a linear or sigmoid_margin has digits"};
+  const Json& digits = spec["digits"];
+  if (!digits.is_number_integer() || digits.get<int64_t>() < 0 || digits.get<int64_t>() > 17)
+    throw MapError{key, "expected an integer from 0 to 17"};
+  source.digits = digits.get<int>();
+}
+
 // The source's kind and what the kind reads.
 void read_kind(const Json& spec, Source& source, bool csv, ImportMap& map) {
   static const char* const kKinds[] = {"path",           "const",  "join",    "length",
@@ -183,6 +195,7 @@ void read_kind(const Json& spec, Source& source, bool csv, ImportMap& map) {
     throw MapError{source.key,
                    "expected exactly one of path, const, join, length, sigmoid_margin, format, compare, linear"};
   read_computed_kind(spec, source, csv);
+  read_digits(spec, source);
   const std::string& key = source.key;
   if (spec.contains("path")) source.path = parse_path(string_at(spec["path"], key + ".path"), csv, key + ".path");
   if (spec.contains("const"))
@@ -214,6 +227,15 @@ void read_kind(const Json& spec, Source& source, bool csv, ImportMap& map) {
   }
 }
 
+// libstdc++'s default regex executor recurses once per character a repetition takes: "^([^-]*)"
+// overflowed an 8 MiB stack at 26k characters, a pattern with six nested groups at 3.5k. Its
+// breadth-first executor recurses only along a pattern's empty steps (it refuses back-references).
+#ifdef __GLIBCXX__
+constexpr auto kRegexSyntax = std::regex::ECMAScript | std::regex_constants::__polynomial;
+#else
+constexpr auto kRegexSyntax = std::regex::ECMAScript;
+#endif
+
 // default, replace, regex and values.
 void read_modifiers(const Json& spec, Source& source) {
   const std::string& key = source.key;
@@ -226,7 +248,7 @@ void read_modifiers(const Json& spec, Source& source) {
   if (spec.contains("regex")) {
     source.regex_text = string_at(spec["regex"], key + ".regex");
     try {
-      source.regex.emplace(source.regex_text, std::regex::ECMAScript);
+      source.regex.emplace(source.regex_text, kRegexSyntax);
     } catch (const std::regex_error& error) {
       throw MapError{key + ".regex", "does not compile (" + std::string(error.what()) + ")"};
     }
@@ -253,13 +275,13 @@ Source parse_source(const Json& spec, const std::string& key, bool csv, ImportMa
   }
   object_at(spec, key);
   if (with_equals)
-    check_keys(spec, key, {"path",   "const",   "join",    "length",  "sigmoid_margin", "format", "compare",
-                           "linear", "on",      "unit",    "greater", "less",           "equal",  "scale",
-                           "offset", "default", "replace", "regex",   "values",         "equals"});
+    check_keys(spec, key, {"path",   "const",  "join",    "length",  "sigmoid_margin", "format", "compare",
+                           "linear", "on",     "unit",    "greater", "less",           "equal",  "scale",
+                           "offset", "digits", "default", "replace", "regex",          "values", "equals"});
   else
-    check_keys(spec, key,
-               {"path", "const", "join", "length", "sigmoid_margin", "format", "compare", "linear", "on", "unit",
-                "greater", "less", "equal", "scale", "offset", "default", "replace", "regex", "values"});
+    check_keys(spec, key, {"path",   "const",  "join",    "length",  "sigmoid_margin", "format", "compare",
+                           "linear", "on",     "unit",    "greater", "less",           "equal",  "scale",
+                           "offset", "digits", "default", "replace", "regex",          "values"});
   read_kind(spec, source, csv, map);
   read_modifiers(spec, source);
   return source;

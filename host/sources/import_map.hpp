@@ -79,6 +79,7 @@ struct Source {
   std::optional<double> first_number, second_number;  // compare's X, Y when given as numbers
   std::string greater, less, equal;                   // compare's results
   double scale = 1, offset = 0;                       // linear
+  std::optional<int> digits;  // linear, sigmoid_margin: decimals to write; none: the shortest exact text
   std::string constant;
   int join = -1;  // index into ImportMap::joins
   bool tokens = false;

@@ -1,6 +1,8 @@
 // The rows of input files through an import map into judgment records (docs/import.md §1.2,
 // §1.4–§1.7): each field's source evaluated, modified, swapped back, written as a CSV row.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -24,11 +26,57 @@ std::string shown(const Json& value) {
   throw InputError(at.place() + ": " + source.key + path + ": " + what);
 }
 
+// nlohmann keeps a key's last value; records files refuse a key given twice (docs/statistics.md §1),
+// and so do map inputs. A line whose keys outnumber its objects' members is parsed again with this
+// check, which names the key (a parse with a callback costs 40% more, so not every line).
+class RepeatedKeyCheck {
+ public:
+  explicit RepeatedKeyCheck(const RowPlace& at) : at_(at) {}
+  bool operator()(int, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) keys_.emplace_back();
+    if (event == Json::parse_event_t::key) keys_.back().push_back(parsed.get<std::string>());
+    if (event != Json::parse_event_t::object_end) return true;
+    std::vector<std::string>& keys = keys_.back();
+    if (keys.size() != parsed.size()) {
+      std::sort(keys.begin(), keys.end());
+      throw InputError(at_.place() + ": key \"" + *std::adjacent_find(keys.begin(), keys.end()) +
+                       "\" occurs twice in one object; give each key once");
+    }
+    keys_.pop_back();
+    return true;
+  }
+
+ private:
+  const RowPlace& at_;
+  std::vector<std::vector<std::string>> keys_;  // per open object
+};
+
+// The keys written in `text`, valid JSON: the strings followed by ':'.
+size_t keys_written(std::string_view text) {
+  size_t keys = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '"') continue;
+    for (++i; text[i] != '"'; ++i) i += text[i] == '\\';
+    const size_t next = text.find_first_not_of(" \t\r\n", i + 1);
+    keys += next != std::string_view::npos && text[next] == ':';
+  }
+  return keys;
+}
+
+// The members of every object in `value` (nested at most kMaxJsonDepth levels).
+size_t keys_held(const Json& value) {
+  size_t keys = value.is_object() ? value.size() : 0;
+  if (value.is_structured())
+    for (const Json& child : value) keys += keys_held(child);
+  return keys;
+}
+
 // A JSONL line that scan_plain_row leaves to nlohmann: its object, or the error naming the line.
 Json parsed_row(std::string_view line_text, const RowPlace& at) {
   Json row;
   try {
     row = Json::parse(line_text);
+    if (keys_written(line_text) != keys_held(row)) row = Json::parse(line_text, RepeatedKeyCheck(at));
   } catch (const Json::parse_error& error) {
     throw InputError(at.place() + ": column " + std::to_string(error.byte) +
                      ": malformed JSON; expected one JSON object per line (" + error.what() + ")");
@@ -177,13 +225,28 @@ std::optional<std::string> formatted_text(const Source& source, const RowPlace& 
   return text;
 }
 
-// compare's result, or linear's number (%.6f); nullopt when a path matches nothing.
+// linear's and sigmoid_margin's number: `digits` decimals when the map gives them, else the shortest
+// text that reads back as the same double (six decimals made a reward margin of 15 p = 1.000000).
+std::string number_text(double x, const std::optional<int>& digits) {
+  char buffer[64];
+  if (digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*f", *digits, x);
+    return buffer;
+  }
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, x);
+    if (std::strtod(buffer, nullptr) == x) break;
+  }
+  return buffer;
+}
+
+// compare's result, or linear's number; nullopt when a path matches nothing.
 std::optional<std::string> computed_text(const Source& source, const RowPlace& at) {
   Json scratch, second_scratch;
   const Json* x = source.first_number ? nullptr : find_path(source.path, at, scratch);
   if (!source.first_number && x == nullptr) return std::nullopt;
   const double a = source.first_number ? *source.first_number : number_of(*x, at, source);
-  if (source.kind == Source::Kind::kLinear) return probability_text(source.scale * a + source.offset);
+  if (source.kind == Source::Kind::kLinear) return number_text(source.scale * a + source.offset, source.digits);
   const Json* y = source.second_number ? nullptr : find_path(source.second, at, second_scratch);
   if (!source.second_number && y == nullptr) return std::nullopt;
   const double b = source.second_number ? *source.second_number : number_of(*y, at, source);
@@ -202,7 +265,7 @@ std::optional<std::string> source_text(const ImportMap& map, const Source& sourc
       const Json* a = find_path(source.path, at, scratch);
       const Json* b = find_path(source.second, at, second_scratch);
       if (!a || !b) return std::nullopt;
-      return probability_text(reward_probability(number_of(*a, at, source), number_of(*b, at, source)));
+      return number_text(reward_probability(number_of(*a, at, source), number_of(*b, at, source)), source.digits);
     }
     case Source::Kind::kFormat:
       return formatted_text(source, at);
@@ -220,14 +283,30 @@ std::optional<std::string> source_text(const ImportMap& map, const Source& sourc
   return source.kind == Source::Kind::kLength ? std::to_string(length_of(*text, source.tokens)) : *text;
 }
 
+// A regex reads texts of at most this many bytes (docs/import.md §1.4): its time grows with the
+// text times the pattern, and a library without a non-recursive executor needs stack per byte.
+constexpr size_t kMaxRegexText = 16384;
+
+// The first 80 bytes of `text`, cut before a UTF-8 continuation byte, with "…" when cut.
+std::string text_start(const std::string& text) {
+  if (text.size() <= 80) return text;
+  size_t cut = 80;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "…";
+}
+
 std::string modified(const Source& source, std::string text, const RowPlace& at) {
   for (const auto& [from, to] : source.replace)
     for (size_t pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size()))
       text.replace(pos, from.size(), to);
   if (source.regex) {
+    if (text.size() > kMaxRegexText)
+      fail(at, source,
+           "the text is " + std::to_string(text.size()) + " bytes long; regex reads at most " +
+               std::to_string(kMaxRegexText) + " bytes (\"" + text_start(text) + "\")");
     std::smatch match;
     if (!std::regex_search(text, match, *source.regex))
-      fail(at, source, "regex \"" + source.regex_text + "\" does not match \"" + text + "\"");
+      fail(at, source, "regex \"" + source.regex_text + "\" does not match \"" + text_start(text) + "\"");
     text = match[source.regex_has_group ? 1 : 0].str();
   }
   if (!source.has_values) return text;

@@ -114,7 +114,7 @@ bool RowScanner::number(Json& slot) {
 }
 
 // p_ at '{'. Keys absent from this row but left from the previous one are erased at the end; a key
-// given twice keeps its last value, as nlohmann's parser does.
+// given twice is left to nlohmann's reading, which refuses it naming the key (map_rows.cpp).
 bool RowScanner::object(Json& slot) {
   if (++depth_ > kMaxJsonDepth) return false;  // check_json_depth then names the line
   if (!slot.is_object()) slot = Json::object();
@@ -144,14 +144,13 @@ bool RowScanner::object(Json& slot) {
   }
   if (p_ == end_ || *p_ != '}') return false;
   ++p_;
-  std::sort(present_.begin() + static_cast<std::ptrdiff_t>(first), present_.end(), std::less<const Json*>());
-  const auto unique_end = std::unique(present_.begin() + static_cast<std::ptrdiff_t>(first), present_.end());
-  if (static_cast<size_t>(unique_end - present_.begin()) - first != members.size())
+  const auto given = present_.begin() + static_cast<std::ptrdiff_t>(first);
+  std::sort(given, present_.end(), std::less<const Json*>());
+  if (std::adjacent_find(given, present_.end()) != present_.end()) return false;  // a key twice
+  if (present_.size() - first != members.size())
     for (auto m = members.begin(); m != members.end();)
-      m = std::binary_search(present_.begin() + static_cast<std::ptrdiff_t>(first), unique_end, &m->second,
-                             std::less<const Json*>())
-              ? std::next(m)
-              : members.erase(m);
+      m = std::binary_search(given, present_.end(), &m->second, std::less<const Json*>()) ? std::next(m)
+                                                                                          : members.erase(m);
   present_.resize(first);
   --depth_;
   return true;

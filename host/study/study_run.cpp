@@ -20,6 +20,7 @@
 #include "report/html_report.hpp"
 #include "report/report.hpp"
 #include "requests/analysis_parse.hpp"
+#include "sources/import_map.hpp"
 #include "study/atomic_file.hpp"
 #include "study/study_cache.hpp"
 #include "study/study_folder.hpp"
@@ -420,9 +421,13 @@ StudyOutcome run_study(const Study& study, const StudyRunOptions& run) {
   for (const StudyInput& input : study.inputs)
     for (const std::string& file : input.files)
       state.inputs[input.name].files.emplace_back(file, sha256_hex(study::read_file(file)));
-  for (const StudyInput& input : study.inputs)  // the map decides the records as the files' bytes do
-    if (!input.map.empty())
+  // The map and the files it joins decide the records as the files' bytes do.
+  for (const StudyInput& input : study.inputs)
+    if (!input.map.empty()) {
       state.inputs[input.name].files.emplace_back(input.map, sha256_hex(import_map_text(input.map)));
+      for (const mapping::JoinTable& joined : mapping::load_import_map(input.map).joins)
+        state.inputs[input.name].files.emplace_back(joined.file, sha256_hex(study::read_file(joined.file)));
+    }
   std::vector<Entry> entries;
   std::vector<AnalysisRequest> requests;
   for (size_t a = 0; a < study.analyses.size(); ++a) {

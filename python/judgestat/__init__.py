@@ -15,6 +15,7 @@ analysis's own option reader in the library, so defaults, checks and messages ar
 
 import json
 import os
+import re
 import time
 
 from . import _arrow, _judgestat
@@ -26,18 +27,20 @@ InputError = _judgestat.InputError
 UsageError = _judgestat.UsageError
 
 __all__ = ["load", "ItemMatrix", "Result", "metrics", "cascade", "budget", "profile", "items", "repeats", "systems",
-           "run_study", "StudyRun", "InputError", "UsageError"]
+           "run_study", "StudyRun", "InputError", "UsageError", "builtin_maps"]
 
 
 class ItemMatrix:
     """Records pivoted into judges × items × orders × variants (docs/statistics.md §1)."""
 
-    def __init__(self, native, source, load_s, labels, item_column, scale=None):
+    def __init__(self, native, source, load_s, labels, item_column, scale=None, paths=None, map=None):
         self._native = native
-        self.source = source  # the path, or "DataFrame" / "arrays"
+        self.source = source  # the path (paths joined with ", "), or "DataFrame" / "arrays"
         self.load_s = load_s
         self._load_options = (list(labels), item_column)
         self.scale = scale  # (low, high) of a scored file (load's scale=), else None
+        self.paths = list(paths) if paths else [source]  # the files read (globs expanded), for argv
+        self.map = map  # the import map the records were read through (load's map=), else None
 
     judges = property(lambda self: list(self._native.judges))
     items = property(lambda self: list(self._native.items))
@@ -93,28 +96,42 @@ class ItemMatrix:
         return head + self.validity.to_html(index=False)
 
 
-def load(records, labels=None, select_column=None, scale=None):
-    """Records → ItemMatrix. `records`: a path (CSV or JSONL, as the CLI reads it; a `.parquet`
-    file through pyarrow), a pandas DataFrame, a pyarrow.Table or a dict of numpy arrays with the
-    record columns (docs/statistics.md §1; `p.<label>` columns or a `probs` column of dicts;
-    other columns, lists and dicts included, are ignored as in a file). `labels` fixes the label set (--labels);
+def load(records, labels=None, select_column=None, scale=None, map=None):
+    """Records → ItemMatrix. `records`: a path, a list of paths or a glob (CSV or JSONL, as the
+    CLI reads them: several files merged as `judgestat metrics A.csv B.csv` merges them, a path
+    that does not exist or a glob that matches nothing an error; a `.parquet` file through
+    pyarrow), a pandas DataFrame, a pyarrow.Table or a dict of numpy arrays with the record columns
+    (docs/statistics.md §1; `p.<label>` columns or a `probs` column of dicts; other columns, lists
+    and dicts included, are ignored as in a file). `labels` fixes the label set (--labels);
     `select_column` keeps an item-level column (cascade's --select-column); `scale` ("1:10" or
     (1, 10)) reads verdicts and gold as scores on that scale (--scale, docs/statistics.md §8.2).
+    `map` (a built-in map's name, `judgestat.builtin_maps()`, or a map file's path; --map,
+    docs/import.md) reads the files, or a DataFrame's / list of dicts' rows, as a harness's log.
 
     Bad input raises InputError (a ValueError) naming the file, line and column, or the
     DataFrame's row (its index label) and column."""
     labels = _listed(labels)
     item_column = select_column or ""
     scale = _scale_of(scale, labels)
+    map = os.fsdecode(map) if map is not None else None
     start = time.perf_counter()
     if isinstance(records, ItemMatrix):
+        if map is not None and map != records.map:
+            raise ValueError(f"map (--map): the ItemMatrix was read through map={records.map!r}; "
+                             f"load the records with map={map!r} or pass them themselves")
         return records
+    if _is_paths(records):
+        words = [os.fsdecode(r) for r in (records if isinstance(records, (list, tuple)) else [records])]
+        if map is not None or len(words) != 1 or not _arrow.is_parquet_path(words[0]):
+            paths = _record_files(words)
+            native = _judgestat.load_files(paths, labels, item_column, scale, map or "", "")
+            return ItemMatrix(native, native.path, time.perf_counter() - start, labels, item_column, scale, paths,
+                              map)
+    if map is not None:
+        return _load_mapped_rows(records, map, labels, item_column, scale, start)
     source = None
-    if isinstance(records, (str, bytes)) or hasattr(records, "__fspath__"):
-        path = os.fsdecode(records)
-        if not _arrow.is_parquet_path(path):
-            native = _judgestat.load_file(path, labels, item_column, scale)
-            return ItemMatrix(native, path, time.perf_counter() - start, labels, item_column, scale)
+    if _is_paths(records):
+        path = os.fsdecode(records[0] if isinstance(records, (list, tuple)) else records)
         records, source = _arrow.parquet_frame(path, lambda name: _is_read(name, item_column), InputError), path
     elif _arrow.is_arrow_table(records):
         records, source = _arrow.table_frame(records, lambda name: _is_read(name, item_column)), "Table"
@@ -124,6 +141,131 @@ def load(records, labels=None, select_column=None, scale=None):
     except InputError as error:
         raise InputError(row_names.rewrite(str(error), source)) from None
     return ItemMatrix(native, source, time.perf_counter() - start, labels, item_column, scale)
+
+
+def builtin_maps():
+    """The names of the built-in import maps (`judgestat import NAME …`, load's map=NAME), sorted."""
+    return list(_judgestat.builtin_map_names())
+
+
+def _is_path(value):
+    return isinstance(value, (str, bytes)) or hasattr(value, "__fspath__")
+
+
+def _is_paths(records):
+    """A path, or a non-empty list or tuple of paths."""
+    if isinstance(records, (list, tuple)):
+        return len(records) > 0 and all(_is_path(r) for r in records)
+    return _is_path(records)
+
+
+def _record_files(words):
+    """The files the CLI reads for these FILE words (its record_files): a word holding '*', '?'
+    or '[' is a glob, its matches in byte order; any other word must exist. Nothing is skipped."""
+    import glob
+    files = []
+    for word in words:
+        if any(c in word for c in "*?["):
+            matches = sorted(glob.glob(word), key=os.fsencode)
+            if not matches:
+                raise UsageError(f"FILE '{word}': the pattern matches no file")
+            files += matches
+        elif not os.path.exists(word):
+            raise UsageError(f"FILE '{word}': no such file (every FILE given is read; none is skipped)")
+        else:
+            files.append(word)
+    return files
+
+
+def _load_mapped_rows(records, map, labels, item_column, scale, start):
+    """A DataFrame, pyarrow Table, dict of arrays or list of dicts whose rows are a harness's
+    rows, read through the map: written to a temporary file in the map's input form (JSONL, or
+    a JSON array at the map's `rows`; NaN/None as null) that the CLI's mapper reads; errors name
+    the row as load's do."""
+    import tempfile
+    from ._columns import _RowNames
+    rows, index, source = _harness_rows(records)
+    names = _RowNames(index)
+    lines = [_json_row(row, source, names.name(position)) for position, row in enumerate(rows)]
+    text = _mapped_rows_text(map, lines)
+    with tempfile.TemporaryDirectory(prefix="judgestat-map-") as folder:
+        path = os.path.join(folder, "rows")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        try:
+            native = _judgestat.load_files([path], labels, item_column, scale, map, source)
+        except InputError as error:
+            message = str(error).replace(path, source)
+            message = re.sub(rf"^{re.escape(source)}: rows\[(\d+)\]",
+                             lambda m: f"{source} {names.name(int(m.group(1)))}", message)
+            raise InputError(names.rewrite(message, source)) from None
+    return ItemMatrix(native, source, time.perf_counter() - start, labels, item_column, scale, map=map)
+
+
+def _mapped_rows_text(map, lines):
+    """The rows (JSON texts) as the map's input reads them; a map that reads a CSV file or the
+    file's name (`$file`) cannot read rows given in memory."""
+    spec = json.loads(_judgestat.import_map_text(map))
+    if "$file" in json.dumps(spec.get("fields", {})):
+        raise ValueError(f"map (--map): map {map!r} reads the input file's name ($file); give the file's path "
+                         "instead of rows in memory")
+    form = spec.get("input")
+    if form == "jsonl":
+        return "".join(line + "\n" for line in lines)
+    rows_path = spec.get("rows", "")
+    if form == "json" and re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?", rows_path):
+        text = "[" + ",\n".join(lines) + "]"
+        for key in reversed(rows_path.split(".") if rows_path else []):
+            text = "{" + json.dumps(key) + ": " + text + "}"
+        return text + "\n"
+    raise ValueError(f"map (--map): map {map!r} reads {form} files (rows at {rows_path!r}); give the file's path "
+                     "instead of rows in memory")
+
+
+def _harness_rows(records):
+    """(rows as dicts, index labels or None, source name) of records given with map=."""
+    import pandas as pd
+    if _arrow.is_arrow_table(records):
+        records = records.to_pandas()
+        source = "Table"
+    elif isinstance(records, dict):
+        records, source = pd.DataFrame(records), "arrays"
+    else:
+        source = "DataFrame"
+    if isinstance(records, pd.DataFrame):
+        return records.to_dict(orient="records"), records.index, source
+    if isinstance(records, (list, tuple)) and all(isinstance(r, dict) for r in records):
+        return records, None, "records"
+    raise TypeError("records: with map=, expected a path, a list of paths, a glob, a pandas DataFrame, a pyarrow "
+                    f"Table, a dict of arrays or a list of dicts, got {type(records).__name__}")
+
+
+def _json_value(value):
+    """A cell as JSON can hold it: numpy scalars and arrays as Python's, missing values as None."""
+    import numpy as np
+    import pandas as pd
+    if isinstance(value, np.ndarray):
+        return [_json_value(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, (pd.Timestamp,)):
+        return value.isoformat()
+    return value
+
+
+def _json_row(row, source, row_name):
+    try:
+        return json.dumps({str(k): _json_value(v) for k, v in row.items()}, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{source} {row_name}: cannot be written as JSON for the map: {error}") from None
 
 
 def _scale_of(scale, labels):
@@ -225,6 +367,7 @@ def _python_chunk(matrix):
 
 def _run(command, records, progress, keep_replicates, options):
     _check_keywords(command, options)
+    map = options.pop("map", None)  # how the records are read (load's map=), not an analysis option
     try:
         request = _judgestat.parse(command, options, bool(keep_replicates))
     except (InputError, UsageError, ValueError) as error:
@@ -235,8 +378,12 @@ def _run(command, records, progress, keep_replicates, options):
             raise ValueError(f"scale (--scale): the ItemMatrix was loaded with scale={matrix.scale}; "
                              f"load it with scale={request.scale} or pass the records themselves")
     else:
-        matrix = load(records, request.labels, request.item_column or None, request.scale)
-    argv = ["judgestat " + command, matrix.source] + _command_words(options)
+        matrix = load(records, request.labels, request.item_column or None, request.scale, map)
+    if map is not None and matrix.map != os.fsdecode(map):
+        raise ValueError(f"map (--map): the ItemMatrix was read through map={matrix.map!r}; "
+                         f"load the records with map={os.fsdecode(map)!r} or pass them themselves")
+    map_words = ["--map", matrix.map] if matrix.map is not None else []
+    argv = ["judgestat " + command, *matrix.paths] + _command_words(options) + map_words
     with _progress_bar(progress, command) as report:
         try:
             native = _judgestat.run(request, matrix._native, argv, matrix.load_s, report, _python_chunk(matrix))

@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "judgestat/import_map.hpp"
 #include "judgestat/record_fields.hpp"
 #include "judgestat/records.hpp"
 #include "records_from_columns.hpp"
@@ -25,18 +26,30 @@ namespace {
 /// (low, high) of --scale, as the request layer read it (NativeRequest.scale); None: labels.
 using Scale = std::optional<std::pair<double, double>>;
 
-LoadOptions load_options(const std::vector<std::string>& labels, const std::string& item_column, const Scale& scale) {
+LoadOptions load_options(const std::vector<std::string>& labels, const std::string& item_column, const Scale& scale,
+                         const std::string& map = "") {
   LoadOptions options;
   options.labels = labels;
   options.item_column = item_column;
   if (scale) options.scale = ScoreScale{scale->first, scale->second};
+  options.map = map;
   return options;
 }
 
-std::shared_ptr<ItemMatrix> load_file(const std::string& path, const std::vector<std::string>& labels,
-                                      const std::string& item_column, const Scale& scale) {
+/// One or more files (globs already expanded, each checked to exist) merged as the CLI merges
+/// them, read as records or, with `map` (a map file or a built-in map's name), through it. A
+/// `source` other than "" names the records instead of the paths (a DataFrame written to a
+/// temporary file for the map): the matrix's path, with no file digest.
+std::shared_ptr<ItemMatrix> load_files(const std::vector<std::string>& paths, const std::vector<std::string>& labels,
+                                       const std::string& item_column, const Scale& scale, const std::string& map,
+                                       const std::string& source) {
   py::gil_scoped_release released;
-  return std::make_shared<ItemMatrix>(load_item_matrix(path, load_options(labels, item_column, scale)));
+  auto matrix = std::make_shared<ItemMatrix>(load_item_matrix(paths, load_options(labels, item_column, scale, map)));
+  if (!source.empty()) {
+    matrix->path = source;
+    matrix->sha256.clear();
+  }
+  return matrix;
 }
 
 /// (name, "text", codes int64[rows], texts), (name, "number", float64[rows], None) or (name,
@@ -152,7 +165,10 @@ PYBIND11_MODULE(_judgestat, m) {
   // others are passed by name only, whatever they hold (lists, dicts, long texts).
   m.def(
       "column_is_read", [](const std::string& name) { return !RecordColumn(name).is_ignored(); }, py::arg("name"));
-  m.def("load_file", &python::load_file, py::arg("path"), py::arg("labels"), py::arg("item_column"), py::arg("scale"));
+  m.def("load_files", &python::load_files, py::arg("paths"), py::arg("labels"), py::arg("item_column"),
+        py::arg("scale"), py::arg("map"), py::arg("source"));
+  m.def("builtin_map_names", &builtin_map_names);
+  m.def("import_map_text", &import_map_text, py::arg("map"));
   m.def("load_columns", &python::load_columns, py::arg("columns"), py::arg("rows"), py::arg("source"),
         py::arg("labels"), py::arg("item_column"), py::arg("scale"));
   python::bind_analyses(m);

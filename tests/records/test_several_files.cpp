@@ -21,12 +21,7 @@ using testing_support::contains;
 using testing_support::run_cli;
 using testing_support::temp_path;
 using testing_support::thrown_message;
-
-std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = temp_path(name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
+using testing_support::write_temp;
 
 // The first `rows` records of data/examples/position_no_gold.csv (header, then judge-major rows)
 // split at `at` into two files: judge "steady" in the first, the rest in the second.
@@ -35,7 +30,7 @@ std::pair<std::string, std::string> split_example(const std::string& prefix) {
   std::string header, line, first, second;
   std::getline(in, header);
   while (std::getline(in, line)) (line.rfind("steady,", 0) == 0 ? first : second) += line + "\n";
-  return {write_file(prefix + "_a.csv", header + "\n" + first), write_file(prefix + "_b.csv", header + "\n" + second)};
+  return {write_temp(prefix + "_a.csv", header + "\n" + first), write_temp(prefix + "_b.csv", header + "\n" + second)};
 }
 
 TEST(SeveralFiles, RecordFilesExpandGlobsAndRefuseMissingPaths) {
@@ -77,8 +72,8 @@ const char* const kMap = R"({"input": "jsonl", "each": "games", "fields": {
   "swap": {"when": {"path": "$index", "equals": 1}, "labels": {"A": "B", "B": "A"}}})";
 
 TEST(SeveralFiles, MetricsReadsALogThroughAMapAsItsImport) {
-  const std::string log = write_file("log.jsonl", kLog);
-  const std::string map = write_file("map.json", kMap);
+  const std::string log = write_temp("log.jsonl", kLog);
+  const std::string map = write_temp("map.json", kMap);
   const std::string records = temp_path("records.csv");
   ASSERT_EQ(run_cli("import --map " + map + " " + log + " --out " + records).status, 0);
   // q1 order 1 (B>A of the swapped pair) is A: right; q2 order 1 is A: wrong; q3 order 1 is B: wrong.
@@ -117,6 +112,50 @@ TEST(SeveralFiles, StudyInputReadsThroughItsMap) {
       "analyses": [{"analysis": "metrics", "input": "games"}]})");
   EXPECT_TRUE(contains(thrown_message<UsageError>([&] { load_study(dir + "/study.json"); }),
                        "inputs.games: \"map\": " + dir + "/bad.json: fields: missing \"item\""));
+}
+
+// A conflict between records of two files names the real file and line of each record, not a
+// line of the files run on (f1 has 3 lines, so the run-on place of f2's line 2 was ", f2:6").
+TEST(SeveralFiles, ConflictsNameEachRecordsOwnFileAndLine) {
+  const std::string f1 = write_temp("own_f1.csv", "judge,item,gold,verdict\na,i1,A,A\na,i2,B,A\n");
+  const std::string f2 = write_temp("own_f2.csv", "judge,item,gold,verdict\nb,i1,B,A\nb,i2,B,A\n");
+  EXPECT_EQ(thrown_message<InputError>([&] {
+              load_item_matrix(std::vector<std::string>{f1, f2}, {});
+            }),
+            f2 + ":2: column 'gold': item \"i1\" has gold \"B\" here but \"A\" on line 2 of " + f1 +
+                "; every record of an item must carry the same gold, so correct one of the two lines");
+  // The same record in both files: the duplicate is f2's line 3, the first f1's line 3.
+  const std::string f3 = write_temp("own_f3.csv", "judge,item,gold,verdict\nb,i1,A,A\na,i2,B,B\n");
+  const std::string message = thrown_message<InputError>([&] {
+    load_item_matrix(std::vector<std::string>{f1, f3}, {});
+  });
+  EXPECT_EQ(message.rfind(f3 + ":3: columns 'judge','item','order','variant': judge \"a\", item \"i2\"", 0), 0u)
+      << message;
+  EXPECT_TRUE(contains(message, "already occurs on line 3 of " + f1 + ";")) << message;
+}
+
+// Through a map, a record's place is its log line: log2's third line repeats log1's first.
+TEST(SeveralFiles, MappedConflictsNameTheLogLines) {
+  const std::string map = write_temp(
+      "own_map.json", R"({"input": "jsonl", "fields": {"judge": "j", "item": "id", "gold": "g", "verdict": "v"}})");
+  const std::string log1 = write_temp("own_log1.jsonl", R"({"j": "a", "id": "i1", "g": "A", "v": "A"})"
+                                                        "\n"
+                                                        R"({"j": "a", "id": "i2", "g": "B", "v": "A"})"
+                                                        "\n");
+  const std::string log2 = write_temp("own_log2.jsonl", R"({"j": "b", "id": "i1", "g": "A", "v": "B"})"
+                                                        "\n"
+                                                        R"({"j": "b", "id": "i2", "g": "B", "v": "B"})"
+                                                        "\n"
+                                                        R"({"j": "a", "id": "i1", "g": "A", "v": "B"})"
+                                                        "\n");
+  LoadOptions options;
+  options.map = map;
+  const std::string message = thrown_message<InputError>([&] {
+    load_item_matrix(std::vector<std::string>{log1, log2}, options);
+  });
+  EXPECT_EQ(message.rfind(log2 + ":3: columns 'judge','item','order','variant': judge \"a\", item \"i1\"", 0), 0u)
+      << message;
+  EXPECT_TRUE(contains(message, "already occurs on line 1 of " + log1 + ";")) << message;
 }
 
 }  // namespace

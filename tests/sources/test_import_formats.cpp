@@ -329,7 +329,7 @@ TEST(ImportFormatsRewardBench, ScoresGiveVerdictAndProbabilityFromTheMargin) {
     EXPECT_NEAR(std::stod(row["p.A"]), sigmoid_margin(chosen, rejected), 5e-7) << i;
     EXPECT_NEAR(std::stod(row["p.B"]), sigmoid_margin(rejected, chosen), 5e-7) << i;
   }
-  EXPECT_EQ(records.at("4", 0)["p.A"], "0.500000");  // by hand: equal scores 1.25 and 1.25
+  EXPECT_EQ(records.at("4", 0)["p.A"], "0.5");  // by hand: equal scores 1.25 and 1.25
 }
 
 TEST(ImportFormatsRewardBench, MetricsAccuracyIsRewardBenchsShareOfChosenAboveRejected) {

@@ -19,12 +19,7 @@ using mapping::Json;
 using testing_support::contains;
 using testing_support::temp_path;
 using testing_support::thrown_message;
-
-std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = temp_path(name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
+using testing_support::write_temp;
 
 // Equal values of equal types all the way down (nlohmann's == takes 1u and 1 as equal).
 bool same_document(const Json& a, const Json& b) {
@@ -51,7 +46,7 @@ TEST(ImportMapScan, PlainLinesGiveNlohmannsDocumentIntoTheLastLinesStorage) {
       R"({"id": "q2", "judge": "j", "games": [{"score": "A>B"}]})",
       R"(  {"id":7,"judge":{"name":"k","seed":-3},"games":[],"gold":null}	)",
       R"({"id": -0, "judge": "j", "games": [[1, 2, [true, false, null]], {}], "x": {"y": {"z": 123456789012345678}}})",
-      "{\"a\": 1, \"a\": \"last wins\", \"b\" : [ ] }\r",
+      "{\"a\": 1, \"b\" : [ ] }\r",
       R"({})",
       R"({"id": "q3", "games": {"score": "A"}, "gold": [1]})",
   };
@@ -74,7 +69,8 @@ TEST(ImportMapScan, UnusualLinesAreLeftToNlohmann) {
         std::string(R"({"a": 1e3})"), std::string(R"({"a": 1234567890123456789})"), std::string(R"({"a": 01})"),
         std::string(R"({"a": 1,})"), std::string(R"({"a": 1 "b": 2})"), std::string(R"([1])"),
         std::string(R"({"a": 1} x)"), std::string(R"({"a": "open)"), std::string(R"({"a": tru})"),
-        std::string("\xEF\xBB\xBF{\"a\": 1}"), std::string("{\"a\": \"tab\there\"}"), deep}) {
+        std::string("\xEF\xBB\xBF{\"a\": 1}"), std::string("{\"a\": \"tab\there\"}"), deep,
+        std::string(R"({"a": 1, "a": "twice"})"), std::string(R"({"x": [{"b": 1, "c": 2, "b": 3}]})")}) {
     Json row;
     EXPECT_FALSE(mapping::scan_plain_row(line, row)) << line;
   }
@@ -84,10 +80,10 @@ const char* const kMap = R"({"input": "jsonl",
   "fields": {"judge": "judge", "item": "id", "verdict": "v", "gold": {"path": "g", "default": ""}}})";
 
 TEST(ImportMapScan, MappedRowsMixQuickAndNlohmannLinesAndErrorsNameTheLine) {
-  const std::string map = write_file("scan_map.json", kMap);
+  const std::string map = write_temp("scan_map.json", kMap);
   // Line 2 drops "g" that line 1 gave (the default, not line 1's value); line 3 has an escape and
   // line 4 a byte outside ASCII (nlohmann reads them); line 5 is plain again.
-  const std::string log = write_file("scan_log.jsonl", R"({"judge": "j", "id": "1", "v": "A", "g": "A"})"
+  const std::string log = write_temp("scan_log.jsonl", R"({"judge": "j", "id": "1", "v": "A", "g": "A"})"
                                                        "\n"
                                                        R"({"judge": "j", "id": "2", "v": "B"})"
                                                        "\n"
@@ -98,19 +94,45 @@ TEST(ImportMapScan, MappedRowsMixQuickAndNlohmannLinesAndErrorsNameTheLine) {
                                                        "\n");
   EXPECT_EQ(mapped_records_csv(map, {log}),
             "judge,item,gold,verdict\nj,1,A,A\nj,2,,B\nj1,3,B,A\nj,n\xC3\xA9,,tie\nj,5,B,B\n");
-  const std::string broken = write_file("scan_broken.jsonl", R"({"judge": "j", "id": "1", "v": "A"})"
+  const std::string broken = write_temp("scan_broken.jsonl", R"({"judge": "j", "id": "1", "v": "A"})"
                                                              "\n\n"
                                                              R"({"judge": "j", "id": "2", "v": })"
                                                              "\n");
   const std::string message = thrown_message<InputError>([&] { mapped_records_csv(map, {broken}); });
   EXPECT_EQ(message.rfind(broken + ":3: column ", 0), 0u) << message;
   EXPECT_TRUE(contains(message, "malformed JSON")) << message;
-  const std::string deep = write_file("scan_deep.jsonl", R"({"judge": "j", "id": "1", "v": "A"})"
+  const std::string deep = write_temp("scan_deep.jsonl", R"({"judge": "j", "id": "1", "v": "A"})"
                                                          "\n{\"judge\": " +
                                                              std::string(300, '[') + std::string(300, ']') + "}\n");
   const std::string too_deep = thrown_message<InputError>([&] { mapped_records_csv(map, {deep}); });
   EXPECT_EQ(too_deep.rfind(deep + ":2: column ", 0), 0u) << too_deep;
   EXPECT_TRUE(contains(too_deep, "deeper than 256")) << too_deep;
+}
+
+TEST(ImportMapScan, AKeyGivenTwiceIsAnErrorNamingLineAndKeyOnBothPaths) {
+  const std::string map = write_temp("scan_map.json", kMap);
+  auto error_of = [&](const std::string& lines) {
+    const std::string log = write_temp("scan_twice.jsonl", lines);
+    return thrown_message<InputError>([&] { mapped_records_csv(map, {log}); });
+  };
+  const std::string log = temp_path("scan_twice.jsonl");
+  const std::string first = R"({"judge": "j", "id": "1", "v": "A"})"
+                            "\n";
+  // Plain text (the quick scan), then with an escape (nlohmann's reading), then nested.
+  EXPECT_EQ(error_of(first + R"({"judge": "g", "id": "2", "v": "A", "judge": "h"})"
+                             "\n"),
+            log + ":2: key \"judge\" occurs twice in one object; give each key once");
+  EXPECT_EQ(error_of(first + first +
+                     R"({"judge": "g\u0031", "v": "B", "id": "2", "v": "A"})"
+                     "\n"),
+            log + ":3: key \"v\" occurs twice in one object; give each key once");
+  EXPECT_EQ(error_of(R"({"judge": "j", "id": "1", "v": "A", "meta": {"seed": 1, "seed": 2}})"
+                     "\n"),
+            log + ":1: key \"seed\" occurs twice in one object; give each key once");
+  // The same key in two objects is no repeat.
+  const std::string fine = write_temp("scan_fine.jsonl", R"({"judge": "j", "id": "1", "v": "A", "m": {"v": "\u0042"}})"
+                                                         "\n");
+  EXPECT_EQ(mapped_records_csv(map, {fine}), "judge,item,gold,verdict\nj,1,,A\n");
 }
 
 }  // namespace

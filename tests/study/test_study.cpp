@@ -239,11 +239,14 @@ TEST(StudyInputs, FilesOfOneInputMergeJudges) {
   ASSERT_EQ(digests.size(), 2u);
   EXPECT_EQ(digests[0], load_item_matrix(fixture.dir + "/o1.csv").sha256);
   EXPECT_NE(merged.sha256, digests[0]);
-  // The same records twice are duplicates, named with the joined paths.
-  EXPECT_NE(thrown_message<InputError>([&] {
-              load_item_matrix(std::vector<std::string>{fixture.dir + "/o1.csv", fixture.dir + "/o1.csv"}, {});
-            }).find("o1.csv"),
-            std::string::npos);
+  // The same records twice are duplicates: the second file's first record (line 2, after the
+  // header) repeats the first file's, each named by its own file and line.
+  const std::string o1 = fixture.dir + "/o1.csv";
+  const std::string message = thrown_message<InputError>([&] {
+    load_item_matrix(std::vector<std::string>{o1, o1}, {});
+  });
+  EXPECT_EQ(message.rfind(o1 + ":2: columns 'judge','item','order','variant': ", 0), 0u) << message;
+  EXPECT_NE(message.find("already occurs on line 2 of " + o1 + ";"), std::string::npos) << message;
 }
 
 struct BadStudy {

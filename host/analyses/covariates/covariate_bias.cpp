@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "records/covariate_bins.hpp"
 
@@ -260,8 +262,11 @@ bool varies(const std::vector<double>& v, const std::vector<double>& den) {
   return n * squares - sum * sum > 0;
 }
 
-// ρ's tie correction needs the replicate's count of every distinct value: a plan column per value.
-constexpr size_t kMaxAssocRhoValues = 64;
+// ρ's tie correction needs the replicate's count of every distinct value: a plan column per value,
+// summed per cluster on every replicate. The bound is the columns a score judge's ranks may take
+// (256 running counts per side, §8.2), which cost the same per value; N_v as its own column keeps
+// the program short. Token lengths of a few hundred distinct values fit.
+constexpr size_t kMaxAssocRhoValues = 512;
 
 /// The distinct covariate values of the units `den` counts, ascending.
 std::vector<double> distinct_values(const std::vector<double>& value, const std::vector<double>& den) {
@@ -362,12 +367,33 @@ void add_length_bias(const ItemMatrix& m, const Selection& sel, const CovariateO
   }
 }
 
+// The note for judge j's items (with gold and a verdict) that have no value of the covariate: the
+// --assoc statistics leave them out, and a row's n alone would not say why it is smaller.
+std::optional<std::string> items_without_value_note(const ItemMatrix& m, const std::vector<AccuracyUnit>& units,
+                                                    const AssocFacts& f, const OrderZero& z, int32_t j,
+                                                    const std::string& name) {
+  std::vector<uint8_t> seen(m.items.size(), 0);
+  int64_t items = 0, without = 0;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int32_t item = units[u].item;
+    if (!z.present[u] || !m.has_gold(item) || seen[item]) continue;
+    seen[item] = 1;
+    ++items;
+    without += !std::isfinite(f.value[u]);
+  }
+  if (without == 0) return std::nullopt;
+  return "point_biserial, assoc_rho and assoc_acc of " + m.judges[j] + " leave out " + std::to_string(without) +
+         " of its " + std::to_string(items) + " items with gold: they have no value of " + name;
+}
+
 void add_association(const ItemMatrix& m, const Selection& sel, const CovariateOptions& options, MetricsPlan& built) {
   const AssocFacts f = assoc_facts(m, built.units, options.assoc);
   const std::vector<double> edges =
       edges_over(m, built.units, f.value, f.with_gold, options.assoc_bins, "--assoc-bins", options.assoc + " = ");
   for (int32_t j : sel.judges) {
     const OrderZero z = order_zero_facts(m, j, built.units);
+    if (std::optional<std::string> note = items_without_value_note(m, built.units, f, z, j, options.assoc))
+      built.notes.push_back(std::move(*note));
     for (const MetricsScope& scope : built.scopes) add_assoc_scope(m, sel, f, z, j, scope, edges, built);
   }
 }

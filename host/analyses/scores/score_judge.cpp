@@ -169,6 +169,50 @@ std::vector<Op> spearman_program(const CumulativeLevels& a, const std::vector<in
   return correlation(covariance, rank_variance(a), rank_variance(b));
 }
 
+// Per (gold, judge) pair of used levels, gold-major: whether an entering unit takes it.
+std::vector<uint8_t> used_cells(const std::vector<int32_t>& gold_ranks, const std::vector<int32_t>& judge_ranks,
+                                size_t gold_levels, size_t judge_levels) {
+  std::vector<uint8_t> used(gold_levels * judge_levels, 0);
+  for (size_t u = 0; u < gold_ranks.size(); ++u)
+    if (gold_ranks[u] >= 0) used[size_t(gold_ranks[u]) * judge_levels + size_t(judge_ranks[u])] = 1;
+  return used;
+}
+
+// A used (gold, judge) pair of levels and its column of the units that take it.
+struct RankCell {
+  int32_t gold, judge, column;
+};
+
+std::vector<RankCell> add_rank_cells(const std::vector<int32_t>& gold_ranks, const std::vector<int32_t>& judge_ranks,
+                                     const std::vector<uint8_t>& used, size_t judge_levels, const std::string& name,
+                                     Plan& plan) {
+  std::vector<RankCell> cells;
+  std::vector<int32_t> column(used.size(), -1);
+  for (size_t c = 0; c < used.size(); ++c) {
+    if (!used[c]) continue;
+    const auto a = static_cast<int32_t>(c / judge_levels), b = static_cast<int32_t>(c % judge_levels);
+    column[c] = plan.add_column(name + "/cell" + std::to_string(a) + "_" + std::to_string(b));
+    plan.columns[column[c]] = PlanColumn(gold_ranks.size());
+    cells.push_back({a, b, column[c]});
+  }
+  for (size_t u = 0; u < gold_ranks.size(); ++u)
+    if (gold_ranks[u] >= 0)
+      plan.columns[column[size_t(gold_ranks[u]) * judge_levels + size_t(judge_ranks[u])]].set(u, 1);
+  return cells;
+}
+
+// Spearman's ρ from the cells: the cross term Σ_u c_u d_u is Σ_ab N_ab c_a d_b, a column sum times
+// two centred ranks off the running counts per cell. No rank term, so nothing is scanned per item
+// on a replicate and the number of items is unlimited; the columns are one per cell, hence the cap.
+std::vector<Op> spearman_cells_program(const CumulativeLevels& gold, const CumulativeLevels& judge,
+                                       const std::vector<RankCell>& cells) {
+  std::vector<Op> covariance;
+  for (const RankCell& cell : cells)
+    add_program_term(covariance, product(product(column_op(cell.column), twice_centred_rank(gold, cell.gold)),
+                                         twice_centred_rank(judge, cell.judge)));
+  return correlation(covariance, rank_variance(gold), rank_variance(judge));
+}
+
 // P − Q over the gold levels [first, last): the pairs split by the halves' boundary `mid` are
 // concordant or discordant by the judge's order alone, Σ sgn(b_upper − b_lower) = 2U − N_upper
 // N_lower of one rank term (upper half positive); the pairs inside each half by recursion, and
@@ -225,26 +269,38 @@ std::vector<Op> kendall_program(const CumulativeLevels& gold, const std::vector<
   return correlation(difference, untied(gold), untied(judge));
 }
 
-// Spearman's ρ and Kendall's τ_b on the per-level cumulative columns and rank terms (§8.2); a note
-// when ρ's rank terms would pass kMaxSpearmanEntries.
+std::string spearman_left_out(const std::string& who, int64_t n, int64_t entries, int64_t cells) {
+  return "spearman of " + who + " is left out: " + std::to_string(n) + " items × " + std::to_string(entries / n) +
+         " distinct values need " + std::to_string(entries) + " rank entries, more than the " +
+         std::to_string(kMaxSpearmanEntries) + " it is built for, and its " + std::to_string(cells) +
+         " (gold, judge) pairs of values are more than the " + std::to_string(kMaxSpearmanCells) +
+         " counted one by one (§8.2)";
+}
+
+// Spearman's ρ and Kendall's τ_b on the per-level cumulative columns, ρ's cross term from cell
+// columns or rank terms (chosen_spearman_form), τ_b's from rank terms (§8.2).
 std::vector<std::string> add_rank_statistics(int32_t n_levels, const ScoredUnits& units, int64_t n, int32_t k_n,
-                                             const std::string& tag, const std::string& who,
+                                             const std::string& tag, const std::string& who, SpearmanForm form,
                                              const std::function<void(const char*, std::vector<Op>)>& add, Plan& plan) {
   const CumulativeLevels gold = add_cumulative_levels(n_levels, units.gold, units, k_n, tag + "/rank/gold", plan);
   const CumulativeLevels judge = add_cumulative_levels(n_levels, units.judge, units, k_n, tag + "/rank/judge", plan);
   const std::vector<int32_t> gold_ranks = used_ranks(units.gold, gold, units),
                              judge_ranks = used_ranks(units.judge, judge, units);
-  const bool gold_fewer = gold.at_or_below.size() <= judge.at_or_below.size();
-  const int64_t entries = n * static_cast<int64_t>(std::min(gold.at_or_below.size(), judge.at_or_below.size()));
+  const size_t gold_levels = gold.at_or_below.size(), judge_levels = judge.at_or_below.size();
+  const std::vector<uint8_t> used = used_cells(gold_ranks, judge_ranks, gold_levels, judge_levels);
+  const auto cells = static_cast<int64_t>(std::count(used.begin(), used.end(), 1));
+  const int64_t entries = n * static_cast<int64_t>(std::min(gold_levels, judge_levels));
+  if (form == SpearmanForm::kChosen) form = chosen_spearman_form(cells, entries);
   std::vector<std::string> notes;
-  if (entries > kMaxSpearmanEntries)
-    notes.push_back("spearman of " + who + " is left out: " + std::to_string(n) + " items × " +
-                    std::to_string(entries / n) + " distinct values need " + std::to_string(entries) +
-                    " rank entries, more than the " + std::to_string(kMaxSpearmanEntries) + " it is built for (§8.2)");
-  else if (gold_fewer)
+  if (form == SpearmanForm::kCells)
+    add("spearman", spearman_cells_program(
+                        gold, judge, add_rank_cells(gold_ranks, judge_ranks, used, judge_levels, tag + "/rank", plan)));
+  else if (form == SpearmanForm::kRankTerms && gold_levels <= judge_levels)
     add("spearman", spearman_program(gold, gold_ranks, judge, judge_ranks, plan));
-  else
+  else if (form == SpearmanForm::kRankTerms)
     add("spearman", spearman_program(judge, judge_ranks, gold, gold_ranks, plan));
+  else
+    notes.push_back(spearman_left_out(who, n, entries, cells));
   add("kendall_tau_b", kendall_program(gold, gold_ranks, judge, judge_ranks, k_n, plan));
   return notes;
 }
@@ -311,8 +367,15 @@ const std::vector<std::string>& score_statistic_names() {
   return names;
 }
 
+SpearmanForm chosen_spearman_form(int64_t cells, int64_t entries) {
+  return entries <= kMaxSpearmanEntries ? SpearmanForm::kRankTerms
+         : cells <= kMaxSpearmanCells   ? SpearmanForm::kCells
+                                        : SpearmanForm::kChosen;
+}
+
 std::vector<std::string> add_score_statistics(const std::vector<double>& level_score, const ScoredUnits& units,
-                                              const StatLabel& base, const std::string& tag, Plan& plan) {
+                                              const StatLabel& base, const std::string& tag, Plan& plan,
+                                              SpearmanForm spearman_form) {
   const int32_t n_levels = static_cast<int32_t>(level_score.size());
   const UnitCounts counts = count_units(n_levels, units);
   const std::string who = base.judge + (base.benchmark   ? " on " + *base.benchmark
@@ -331,7 +394,7 @@ std::vector<std::string> add_score_statistics(const std::vector<double>& level_s
     add("pearson", correlation(scaled_covariance(k, k.xy, k.x, k.y), scaled_covariance(k, k.xx, k.x, k.x),
                                scaled_covariance(k, k.yy, k.y, k.y)));
     if (counts.gold_levels <= kMaxRankLevels && counts.judge_levels <= kMaxRankLevels) {
-      for (std::string& note : add_rank_statistics(n_levels, units, counts.n, k.n, tag, who, add, plan))
+      for (std::string& note : add_rank_statistics(n_levels, units, counts.n, k.n, tag, who, spearman_form, add, plan))
         notes.push_back(std::move(note));
     } else {
       notes.push_back("spearman and kendall_tau_b of " + who + " are left out: " +

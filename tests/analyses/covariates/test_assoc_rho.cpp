@@ -145,9 +145,29 @@ TEST(AssocRho, EveryReplicateIsSpearmanOfItsResample) {
   EXPECT_GT(defined, 300);
 }
 
+// 200 distinct values (past the 64 an earlier bound allowed; token lengths take that many): ρ is
+// kept and is Pearson's r of the mid-ranks, 230 items with 30 ties.
+TEST(AssocRho, TwoHundredDistinctValuesKeepRho) {
+  std::string csv = "judge,item,gold,verdict,x.len\n";
+  std::vector<double> x, y;
+  for (int i = 0; i < 230; ++i) {
+    x.push_back((i * 67) % 200);
+    y.push_back((i * 67) % 200 + 40 * (i % 4) < 160 ? 1 : 0);  // right on short items, mostly
+    csv += "J,i" + std::to_string(i) + ",A," + (y.back() > 0 ? "A" : "B") + "," + std::to_string(int(x.back())) + "\n";
+  }
+  const ItemMatrix m = load_item_matrix(write_temp("assoc_rho_200.csv", csv));
+  MetricsOptions options = assoc_options();
+  options.covariates.assoc = "x.len";
+  const MetricsPlan built = build_metrics_run_plan(m, select_records(m, {}), options);
+  for (const std::string& note : built.notes) EXPECT_FALSE(contains(note, "assoc_rho")) << note;
+  const double want = pearson(mid_ranks(x), mid_ranks(y));
+  EXPECT_NEAR(want, -0.6982071646202482, 1e-12);  // statistics.correlation of the mid-ranks (Python 3.11)
+  EXPECT_NEAR(point_estimates(built.plan)[statistic(built.plan, "assoc_rho", "J")], want, 1e-12);
+}
+
 TEST(AssocRho, TooManyDistinctValuesIsLeftOutWithANote) {
   std::string csv = "judge,item,gold,verdict,x.score\n";
-  for (int i = 0; i < 70; ++i)
+  for (int i = 0; i < 520; ++i)
     csv += "J,i" + std::to_string(i) + ",A," + (i % 3 ? "A" : "B") + "," + std::to_string(i) + ".5\n";
   const ItemMatrix m = load_item_matrix(write_temp("assoc_rho_many.csv", csv));
   MetricsOptions options = assoc_options();
@@ -159,7 +179,7 @@ TEST(AssocRho, TooManyDistinctValuesIsLeftOutWithANote) {
     r |= stat.label.name == "point_biserial";
   }
   for (const std::string& note : built.notes)
-    noted |= contains(note, "assoc_rho of J is left out: the covariate takes 70 distinct values, more than the 64");
+    noted |= contains(note, "assoc_rho of J is left out: the covariate takes 520 distinct values, more than the 512");
   EXPECT_FALSE(rho);
   EXPECT_TRUE(r);  // the point-biserial r has no such limit
   EXPECT_TRUE(noted);
