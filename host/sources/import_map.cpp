@@ -25,7 +25,9 @@ std::string shown(const Json& value) {
 
 // Every key of `object` must be one of `allowed`.
 void check_keys(const Json& object, const std::string& key, std::initializer_list<const char*> allowed) {
-  for (const auto& [name, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    // A named reference, not a structured binding: C++17 lambdas (clang) cannot capture bindings.
+    const std::string& name = item.key();
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return name == a; })) {
       std::string expected;
       for (const char* a : allowed) expected += std::string(expected.empty() ? "" : ", ") + a;
