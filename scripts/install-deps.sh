@@ -8,10 +8,11 @@
 # renders the study report headless in a test (tests/study/test_report_browser.cpp; skipped with a
 # message where it is missing). python3-venv makes CI's fresh venv for `pip install .`, and ccache
 # (CMake's compiler launcher when found) lets that pip build reuse the README build's objects.
+# help2man makes the man page from `judgestat --help` (CMake target `man`; its test skips without).
 set -euo pipefail
 packages=(cmake g++ make clang-format libcxxopts-dev nlohmann-json3-dev googletest libgtest-dev libopenmpi-dev openmpi-bin
           pybind11-dev python3-pybind11 python3-dev python3-pytest python3-pandas python3-numpy python3-scipy libopenblas0-pthread chromium
-          python3-venv ccache)
+          python3-venv ccache help2man)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

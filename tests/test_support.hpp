@@ -49,8 +49,12 @@ inline std::string env_or(const char* name, const char* built_in) {
   const char* value = std::getenv(name);
   return value && *value ? value : built_in;
 }
-inline const std::string kRoot = env_or("JUDGESTAT_TEST_ROOT", JUDGESTAT_SOURCE_DIR);
-inline const std::string kBinary = env_or("JUDGESTAT_TEST_BINARY", JUDGESTAT_BINARY);
+// Defined in tests/test_paths.cpp, the one source compiled with the build's paths, so that every
+// other test object is the same in any build folder (ccache shares them).
+extern const char* const kBuiltInSourceDir;
+extern const char* const kBuiltInBinary;
+inline const std::string kRoot = env_or("JUDGESTAT_TEST_ROOT", kBuiltInSourceDir);
+inline const std::string kBinary = env_or("JUDGESTAT_TEST_BINARY", kBuiltInBinary);
 
 struct CliRun {
   int status;       // exit code

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/cli_common.hpp"
+#include "cli/cli_help.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_guard.hpp"
 #include "judgestat/profile.hpp"
@@ -32,8 +33,9 @@ bool counts_draws(const AnalysisOptions& options) {
 
 bool parse_analysis_or_help(const std::string& command, int argc, char** argv, ParsedAnalysis& parsed) {
   const AnalysisParser& parser = analysis_parser(command);
-  if (parser.parse(argc, argv, true, parsed)) return true;
-  std::cout << parser.make_cli().help() << std::endl;
+  const cxxopts::Options cli = parser.make_cli();
+  if (suggesting_flags(cli, [&] { return parser.parse(argc, argv, true, parsed); })) return true;
+  std::cout << command_help(cli) << std::flush;
   return false;
 }
 

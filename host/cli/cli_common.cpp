@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "cli/cli_help.hpp"
 #include "distributed/distributed.hpp"
 #include "records/csv.hpp"
 #include "report/atomic_file.hpp"
@@ -11,8 +12,8 @@
 namespace judgestat {
 
 bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed, bool out_is_folder) {
-  if (parse_flags(options, argc, argv, parsed, out_is_folder)) return true;
-  std::cout << options.help() << std::endl;
+  if (suggesting_flags(options, [&] { return parse_flags(options, argc, argv, parsed, out_is_folder); })) return true;
+  std::cout << command_help(options) << std::flush;
   return false;
 }
 

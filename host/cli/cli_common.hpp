@@ -14,7 +14,8 @@
 
 namespace judgestat {
 
-/// parse_flags, and the help printed on stdout when --help was given (then false).
+/// parse_flags, and the help printed on stdout when --help was given (then false); an unknown
+/// flag's error names the nearest flag (cli_help.hpp).
 bool parse_or_help(cxxopts::Options& options, int argc, char** argv, cxxopts::ParseResult& parsed,
                    bool out_is_folder = false);
 

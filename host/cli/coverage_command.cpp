@@ -1,6 +1,9 @@
 // `judgestat coverage FILE --judges A,B`: the coverage check of judgestat/coverage.hpp on the
 // file's own design; prints achieved coverage per statistic and CI method with MC SEs.
+#include <iostream>
+
 #include "cli/cli_common.hpp"
+#include "cli/cli_help.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_guard.hpp"
 #include "judgestat/coverage.hpp"
@@ -27,7 +30,14 @@ int command_coverage(int argc, char** argv) {
   options.positional_help("FILE");
   cxxopts::ParseResult parsed;
   CommonOptions common;
-  if (!parse_common(options, argc, argv, parsed, common)) return 0;
+  if (!suggesting_flags(options, [&] { return parse_common(options, argc, argv, parsed, common); })) {
+    std::cout << command_help(options) << std::flush;
+    return 0;
+  }
+  if (common.exclude_invalid)
+    throw UsageError(
+        "--invalid exclude: coverage simulates datasets from the file's design and has no invalid "
+        "records to leave out; run it without --invalid");
   if (!common.replicates_path.empty())
     throw UsageError("--save-replicates: coverage keeps no replicate distribution (each dataset's is discarded)");
   // Before anything is loaded: --json may not be the records.

@@ -5,13 +5,13 @@
 #include <cctype>
 #include <cstdio>
 #include <iostream>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <cxxopts.hpp>
 
+#include "cli/cli_common.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_guard.hpp"
 #include "judgestat/import_map.hpp"
@@ -32,13 +32,14 @@ struct Imported {
 };
 
 // The LLMBar dataset folder through its converter.
+Imported import_mapped(const std::string& map, const std::vector<std::string>& files);
+
+// LLMBar's dataset folder: its result.json files through the shipped `llmbar` map
+// (configs/import/llmbar.json), so the folder route and `--map` read records one way.
 Imported import_llmbar(const std::vector<std::string>& inputs) {
   if (inputs.size() != 1)
     throw UsageError("import llmbar: give one folder, the LLMBar dataset folder holding Natural/ and Adversarial/");
-  const std::vector<ImportedRecord> records = convert_llmbar_dir(inputs[0]);
-  std::set<std::string> judges;
-  for (const ImportedRecord& r : records) judges.insert(r.judge);
-  return {imported_csv(records), static_cast<int64_t>(records.size()), static_cast<int32_t>(judges.size())};
+  return import_mapped("llmbar", llmbar_result_files(inputs[0]));
 }
 
 // The files through `map`, checked as the loader checks records (each file, then all together)
@@ -97,10 +98,7 @@ void check_out_is_csv(const std::string& out) {
 int command_import(int argc, char** argv) {
   cxxopts::Options options = import_cli(argv[0]);
   cxxopts::ParseResult args;
-  if (!parse_flags(options, argc, argv, args)) {
-    std::cout << options.help() << "\n";
-    return 0;
-  }
+  if (!parse_or_help(options, argc, argv, args)) return 0;
   const std::string out = args["out"].as<std::string>();
   std::string map = args["map"].as<std::string>();
   std::vector<std::string> words = args.unmatched();

@@ -10,8 +10,10 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "cli/cli_common.hpp"
+#include "cli/cli_help.hpp"
 #include "cli/commands.hpp"
 #include "distributed/distributed.hpp"
 #include "engine/philox_simd.hpp"
@@ -26,20 +28,20 @@ struct CommandEntry {
   const char* summary;
 };
 
-// One line per subcommand.
+// One line per subcommand, as `judgestat --help` lists them.
 const CommandEntry kCommands[] = {
     {"run", judgestat::command_run, "a study file's analyses into one folder and report.html (cached)"},
-    {"metrics", judgestat::command_metrics, "accuracy family per judge with clustered CIs"},
+    {"metrics", judgestat::command_metrics, "accuracy family, agreement, bias, differences per judge (CIs)"},
     {"items", judgestat::command_items, "per-item table of verdicts and correctness (CSV or JSONL)"},
-    {"import", judgestat::command_import, "convert JudgeBench/LLMBar outputs to judgment records"},
-    {"bench", judgestat::command_bench, "time a benchmark workload (w1)"},
+    {"import", judgestat::command_import, "a judge harness's log to judgment records (import maps)"},
+    {"bench", judgestat::command_bench, "time the workloads: w1 bootstrap, w2 label budget"},
     {"budget", judgestat::command_budget, "label-budget simulation of threshold rules"},
     {"cascade", judgestat::command_cascade, "confidence cascade sweep, rules and baselines"},
-    {"profile", judgestat::command_profile, "CAP profiles C1–C8 with coverage, rank stability and stress"},
-    {"synth", judgestat::command_synth, "synthetic judgment records (synth cap)"},
-    {"coverage", judgestat::command_coverage, "coverage of each CI method on simulated datasets of your design"},
-    {"systems", judgestat::command_systems, "win rates between systems, system-level τ/ρ, self-preference"},
-    {"repeats", judgestat::command_repeats, "agreement across repeats, variants and orders with clustered CIs"},
+    {"profile", judgestat::command_profile, "CAP profiles C1-C8 with coverage, rank stability, stress"},
+    {"synth", judgestat::command_synth, "synthetic judgment records with planted values (synth cap)"},
+    {"coverage", judgestat::command_coverage, "coverage of each CI method on simulated datasets"},
+    {"systems", judgestat::command_systems, "win rates between systems, system-level tau/rho, self-preference"},
+    {"repeats", judgestat::command_repeats, "agreement across repeats, variants and orders (CIs)"},
 };
 
 namespace distributed = judgestat::distributed;
@@ -70,10 +72,72 @@ int with_stdout_flushed(int code) {
   return code;
 }
 
-void print_usage() {
-  if (!distributed::is_root()) return;  // under mpirun, once
-  std::fprintf(stderr, "usage: judgestat <command> [options]   (judgestat <command> --help)\n\n");
-  for (const auto& entry : kCommands) std::fprintf(stderr, "  %-9s %s\n", entry.name, entry.summary);
+// `judgestat --help`: what the tool is, its commands, options, examples and exit status
+// (help2man makes the man page of it: CMake target `man`).
+std::string usage_text() {
+  std::string text =
+      "judgestat: statistics for evaluating LLM judges, with clustered-bootstrap intervals\n"
+      "(docs/statistics.md defines every number)\n\n"
+      "Usage:\n"
+      "  judgestat COMMAND [OPTION...] [FILE...]\n"
+      "  judgestat help [COMMAND]\n\n"
+      "Commands:\n";
+  char line[128];
+  for (const auto& entry : kCommands) {
+    std::snprintf(line, sizeof line, "  %-9s %s\n", entry.name, entry.summary);
+    text += line;
+  }
+  text +=
+      "\nOptions:\n"
+      "  -h, --help     show this help and exit\n"
+      "  -V, --version  print the version and the backends this build offers, and exit\n\n"
+      "`judgestat help COMMAND` (or `judgestat COMMAND --help`) lists a command's options\n"
+      "and ends with examples on the bundled data.\n\n"
+      "Examples:\n"
+      "  judgestat metrics data/judgebench/gpt4o_split.csv\n"
+      "  judgestat run configs/study_bundled.json --out report/\n"
+      "  judgestat help cascade\n\n";
+  return text + judgestat::exit_status_text();
+}
+
+// On stdout when asked for (exit 0), on stderr after a mistake (exit 2); under mpirun once.
+void print_usage(FILE* to) {
+  if (!distributed::is_root()) return;
+  std::fputs(usage_text().c_str(), to);
+}
+
+const CommandEntry* find_command(const char* name) {
+  for (const auto& entry : kCommands)
+    if (std::strcmp(name, entry.name) == 0) return &entry;
+  return nullptr;
+}
+
+// "unknown command 'metric'; did you mean `metrics`?" (as git says it), exit 2.
+int unknown_command(const char* name) {
+  std::vector<std::string> names;
+  for (const auto& entry : kCommands) names.emplace_back(entry.name);
+  for (const char* alias : {"--help", "--version"}) names.emplace_back(alias);
+  const std::string nearest = judgestat::nearest_word(name, names);
+  if (distributed::is_root())
+    std::fprintf(stderr, "judgestat: unknown command '%s'%s\n(`judgestat --help` lists the commands)\n", name,
+                 nearest.empty() ? "" : ("; did you mean `" + nearest + "`?").c_str());
+  return 2;
+}
+
+int print_version() {
+  // Also says which backends this build and machine offer, so a log shows why CUDA is skipped.
+  std::string why;
+  const bool cuda = judgestat::cuda_available(&why);
+  std::printf("judgestat %s\ncuda backend: %s\ncpu simd: %s\nmpi: %s\n", JUDGESTAT_VERSION,
+              cuda ? "available" : ("unavailable (" + why + ")").c_str(),
+              judgestat::simd_path_name(judgestat::simd_path()),
+#ifdef JUDGESTAT_HAVE_MPI
+              "built in"
+#else
+              "not built"
+#endif
+  );
+  return with_stdout_flushed(0);
 }
 
 // Reports a failure the ranks did not agree on: alone, as before; among ranks, naming this one,
@@ -89,6 +153,49 @@ int fail(const distributed::FailureReport& report) {
   distributed::abort_all(report.exit_code);
 }
 
+// Runs one command with the errors turned into messages and exit codes (docs: exit_status_text).
+int run_command(const CommandEntry& entry, int argc, char** argv) {
+  std::string program = std::string("judgestat ") + entry.name;
+  argv[0] = program.data();
+  try {
+    try {
+      const int code = entry.run(argc, argv);
+      judgestat::flush_stdout();  // --help's text too: a write that failed fails the run
+      return code;
+    } catch (const std::invalid_argument& e) {
+      // The library names its own fields; the one place they become flag names.
+      judgestat::rethrow_with_flag_names(e, {});
+    }
+  } catch (const distributed::RankFailure& e) {
+    // Every rank knows: rank 0 says which rank failed, and all leave with its exit code.
+    if (distributed::is_root()) std::fprintf(stderr, "judgestat: %s\n", e.what());
+    return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    // Last resort: inputs and replicates are sized before allocating (pivot, replicate
+    // memory checks); an allocation that fails anyway still gets a message and an exit code.
+    return fail({1,
+                 "out of memory: this run needs more memory than the machine could give; use fewer "
+                 "replicates (--replicates), a smaller --chunk, fewer judges, or a smaller input"});
+  } catch (...) {
+    return fail(distributed::describe_failure(std::current_exception()));
+  }
+}
+
+// `judgestat help [COMMAND]`: the tool's help, or the command's (as COMMAND --help).
+int help(int argc, char** argv) {
+  if (argc < 3 || !std::strcmp(argv[2], "help")) {
+    print_usage(stdout);
+    return with_stdout_flushed(0);
+  }
+  const CommandEntry* entry = find_command(argv[2]);
+  if (!entry) return unknown_command(argv[2]);
+  std::string program, flag = "--help";
+  char* command_argv[] = {program.data(), flag.data(), nullptr};
+  return run_command(*entry, 2, command_argv);
+}
+
+bool is_any_of(const char* arg, const char* a, const char* b) { return !std::strcmp(arg, a) || !std::strcmp(arg, b); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,53 +208,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   distributed::silence_stdout_off_root();
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    print_usage();
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    print_usage(stderr);
+    return 2;
   }
-  if (!std::strcmp(argv[1], "--version")) {
-    // Also says which backends this build and machine offer, so a log shows why CUDA is skipped.
-    std::string why;
-    const bool cuda = judgestat::cuda_available(&why);
-    std::printf("judgestat %s\ncuda backend: %s\ncpu simd: %s\nmpi: %s\n", JUDGESTAT_VERSION,
-                cuda ? "available" : ("unavailable (" + why + ")").c_str(),
-                judgestat::simd_path_name(judgestat::simd_path()),
-#ifdef JUDGESTAT_HAVE_MPI
-                "built in"
-#else
-                "not built"
-#endif
-    );
-    return with_stdout_flushed(0);
-  }
-  for (const auto& entry : kCommands) {
-    if (std::strcmp(argv[1], entry.name) != 0) continue;
-    std::string program = std::string("judgestat ") + entry.name;
-    argv[1] = program.data();
-    try {
-      try {
-        const int code = entry.run(argc - 1, argv + 1);
-        judgestat::flush_stdout();  // --help's text too: a write that failed fails the run
-        return code;
-      } catch (const std::invalid_argument& e) {
-        // The library names its own fields; the one place they become flag names.
-        judgestat::rethrow_with_flag_names(e, {});
-      }
-    } catch (const distributed::RankFailure& e) {
-      // Every rank knows: rank 0 says which rank failed, and all leave with its exit code.
-      if (distributed::is_root()) std::fprintf(stderr, "judgestat: %s\n", e.what());
-      return e.exit_code();
-    } catch (const std::bad_alloc&) {
-      // Last resort: inputs and replicates are sized before allocating (pivot, replicate
-      // memory checks); an allocation that fails anyway still gets a message and an exit code.
-      return fail({1,
-                   "out of memory: this run needs more memory than the machine could give; use fewer "
-                   "replicates (--replicates), a smaller --chunk, fewer judges, or a smaller input"});
-    } catch (...) {
-      return fail(distributed::describe_failure(std::current_exception()));
-    }
-  }
-  if (distributed::is_root()) std::fprintf(stderr, "judgestat: unknown command '%s'\n\n", argv[1]);
-  print_usage();
-  return 2;
+  if (is_any_of(argv[1], "--help", "-h") || !std::strcmp(argv[1], "help")) return help(argc, argv);
+  if (is_any_of(argv[1], "--version", "-V")) return print_version();
+  const CommandEntry* entry = find_command(argv[1]);
+  if (!entry) return unknown_command(argv[1]);
+  return run_command(*entry, argc - 1, argv + 1);
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -14,6 +15,12 @@
 #include "requests/analysis_parse.hpp"
 
 namespace judgestat {
+namespace {
+
+// "report/results.json" for "report//results.json" (--out report/ joined with a '/').
+std::string shown_path(const std::string& path) { return std::filesystem::path(path).lexically_normal().string(); }
+
+}  // namespace
 
 int command_run(int argc, char** argv) {
   cxxopts::Options options("judgestat run",
@@ -78,7 +85,7 @@ int command_run(int argc, char** argv) {
   if (!run.quiet)
     std::fprintf(stderr, "%zu analyses: %zu computed, %zu reused; wrote %s and %s\n",
                  outcome.computed.size() + outcome.reused.size(), outcome.computed.size(), outcome.reused.size(),
-                 outcome.results_path.c_str(), outcome.report_path.c_str());
+                 shown_path(outcome.results_path).c_str(), shown_path(outcome.report_path).c_str());
   return 0;
 }
 

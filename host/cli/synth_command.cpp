@@ -89,8 +89,9 @@ Json truth_json(const SynthOptions& synth) {
 int command_synth(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "cap") != 0) {
     if (argc >= 2 && (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h"))) {
-      std::cout << "usage: judgestat synth cap --out FILE [options]   (judgestat synth cap --help)\n";
-      return 0;
+      std::string cap = "cap", help = "--help";  // the one generator's help
+      char* cap_argv[] = {argv[0], cap.data(), help.data(), nullptr};
+      return command_synth(3, cap_argv);
     }
     throw UsageError("synth: expected the generator name 'cap' (judgestat synth cap --out FILE)");
   }

@@ -135,13 +135,11 @@ double jackknife_se(const JackknifeValues& jack) {
   return any ? std::sqrt(variance) : std::numeric_limits<double>::quiet_NaN();
 }
 
-void t_interval(Interval& interval, const JackknifeValues& jack, int64_t df, double level) {
-  const double se = jackknife_se(jack);
+void t_interval(Interval& interval, const JackknifeValues& jack, int64_t df, double level, StatisticRange range) {
   interval.lo = interval.hi = std::numeric_limits<double>::quiet_NaN();
-  if (df < 1 || !std::isfinite(se) || !std::isfinite(interval.estimate)) return;
+  if (df < 1) return;
   const double q = student_t_quantile(1 - (1 - level) / 2, static_cast<double>(df));
-  interval.lo = interval.estimate - q * se;
-  interval.hi = interval.estimate + q * se;
+  set_pivot_interval(interval, range, jackknife_se(jack), q, -q);
 }
 
 namespace {
@@ -363,13 +361,19 @@ std::vector<double> bh_adjust(const std::vector<double>& p) {
 
 std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std::vector<double>& estimates,
                                      CiMethod method, double level, const std::vector<JackknifeValues>* jack,
-                                     const std::vector<StatisticSupport>* support) {
+                                     const std::vector<StatisticSupport>* support,
+                                     const std::vector<StatisticRange>* ranges) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const auto S = static_cast<int32_t>(estimates.size());
   if ((method == CiMethod::kBca || method == CiMethod::kT) && (!jack || jack->size() != estimates.size()))
     throw std::logic_error("intervals_from: BCa and t need every statistic's jackknife values");
   if (support && support->size() != estimates.size())
     throw std::logic_error("intervals_from: one support per statistic");
+  if (ranges && ranges->size() != estimates.size()) throw std::logic_error("intervals_from: one range per statistic");
+  auto t_for = [&](int32_t s, Interval& interval) {
+    t_interval(interval, (*jack)[s], interval.clusters - interval.strata, level,
+               ranges ? (*ranges)[s] : StatisticRange::kUnbounded);
+  };
   const std::vector<ReplicateFacts> facts = kept.facts(estimates);
   std::vector<Interval> out(S);
   for (int32_t s = 0; s < S; ++s) {
@@ -397,16 +401,17 @@ std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std
     Interval& interval = out[s];
     interval.estimate = estimates[s];
     interval.undefined = static_cast<int64_t>(B - f.defined);
+    interval.undefined_share = B ? static_cast<double>(interval.undefined) / static_cast<double>(B) : nan;
     interval.lo = interval.hi = interval.se = nan;
     if (f.defined < 2) {
-      if (method == CiMethod::kT) t_interval(interval, (*jack)[s], interval.clusters - interval.strata, level);
+      if (method == CiMethod::kT) t_for(s, interval);
       continue;
     }
     const auto n = static_cast<double>(f.defined);
     interval.se = canonical_nan(std::sqrt(f.sum_squares / (n - 1)));
 
     if (method == CiMethod::kT || method == CiMethod::kStudentized) {
-      if (method == CiMethod::kT) t_interval(interval, (*jack)[s], interval.clusters - interval.strata, level);
+      if (method == CiMethod::kT) t_for(s, interval);
       continue;
     }
     const double alpha = 1.0 - level;
@@ -499,7 +504,7 @@ double signed_root(double v) { return v < 0 ? -std::sqrt(-v) : std::sqrt(v); }
 // docs/statistics.md §2's bootstrap-t endpoints [θ̂ − q*_(1−α/2) SE, θ̂ − q*_(α/2) SE] of every
 // studentised statistic from its t*·|t*| replicates; the others get a null interval and a note.
 void fill_studentized(KeptReplicates& kept, const StudentizedPlan& studentized, uint64_t B, double level,
-                      std::vector<Interval>& intervals) {
+                      const std::vector<StatisticRange>& ranges, std::vector<Interval>& intervals) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), alpha = 1 - level;
   std::vector<OrderStatisticQuery> queries;
   std::vector<double> fractions;
@@ -514,6 +519,7 @@ void fill_studentized(KeptReplicates& kept, const StudentizedPlan& studentized, 
     }
     const uint64_t defined = B - static_cast<uint64_t>(intervals[t].undefined);
     interval.undefined = intervals[t].undefined;
+    interval.undefined_share = intervals[t].undefined_share;
     if (defined < 2 || !std::isfinite(studentized.se[s])) continue;
     for (double q : {alpha / 2, 1 - alpha / 2}) {
       const double h = (static_cast<double>(defined) - 1.0) * q;
@@ -531,9 +537,7 @@ void fill_studentized(KeptReplicates& kept, const StudentizedPlan& studentized, 
       const double at = signed_root(pairs[2 * i + k].first), next = signed_root(pairs[2 * i + k].second);
       q[k] = at + fractions[2 * i + k] * (next - at);
     }
-    const double se = studentized.se[owners[i]];
-    interval.lo = interval.estimate - q[1] * se;
-    interval.hi = interval.estimate - q[0] * se;
+    set_pivot_interval(interval, ranges[owners[i]], studentized.se[owners[i]], q[1], q[0]);
   }
 }
 
@@ -592,10 +596,12 @@ BootstrapResult run_bootstrap(const CompiledPlan& plan, const std::vector<StatLa
   std::vector<double> all_estimates = estimates;
   all_estimates.resize(run_plan.n_statistics, 0.0);
   support.resize(run_plan.n_statistics);
-  result.intervals = intervals_from(*run.kept, B, all_estimates, options.ci, options.level, &jack, &support);
+  std::vector<StatisticRange> ranges(run_plan.n_statistics, StatisticRange::kUnbounded);
+  for (size_t s = 0; s < labels.size() && s < ranges.size(); ++s) ranges[s] = statistic_range(labels[s]);
+  result.intervals = intervals_from(*run.kept, B, all_estimates, options.ci, options.level, &jack, &support, &ranges);
   fill_bootstrap_p(*run.kept, result.intervals);
   fill_distinct(*run.kept, B, result.intervals);
-  if (studentized) fill_studentized(*run.kept, *studentized, B, options.level, result.intervals);
+  if (studentized) fill_studentized(*run.kept, *studentized, B, options.level, ranges, result.intervals);
   result.intervals.resize(S);
   withhold_unsupported_p(result.intervals, B);
   result.summary_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_start).count();

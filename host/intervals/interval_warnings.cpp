@@ -111,6 +111,26 @@ void add_withheld_p(const BootstrapResult& result, std::vector<IntervalWarning>&
   }
 }
 
+// Rows whose replicates are more than kMaxUndefinedShareForP undefined: the defined ones are a
+// selected subset (the replicates that happened to draw a denominator, an SE*), so the interval
+// describes those draws, not every one. From the counts (which a report read back from its JSON
+// has too), as p_withheld_reason does.
+void add_many_undefined(const BootstrapResult& result, std::vector<IntervalWarning>& out) {
+  if (result.replicates_run == 0) return;
+  const auto share = [&](const Interval& i) {
+    return static_cast<double>(i.undefined) / static_cast<double>(result.replicates_run);
+  };
+  IntervalWarning w = warning(IntervalWarningKind::kManyUndefined, result);
+  w.threshold = kMaxUndefinedShareForP;
+  w.observed = 0;
+  w.statistics = names_where(result, [&](const StatLabel&, const Interval& i) {
+    if (!(share(i) > kMaxUndefinedShareForP)) return false;
+    w.observed = std::max(w.observed, share(i));
+    return true;
+  });
+  if (!w.statistics.empty()) out.push_back(std::move(w));
+}
+
 }  // namespace
 
 std::vector<IntervalWarning> interval_warnings(const BootstrapResult& result) {
@@ -131,6 +151,10 @@ std::vector<IntervalWarning> interval_warnings(const BootstrapResult& result) {
   not_applicable.statistics = names_where(result, [](const StatLabel&, const Interval& i) { return !i.note.empty(); });
   if (!not_applicable.statistics.empty()) out.push_back(std::move(not_applicable));
   add_withheld_p(result, out);
+  add_many_undefined(result, out);
+  IntervalWarning clipped = warning(IntervalWarningKind::kClippedToRange, result);
+  clipped.statistics = names_where(result, [](const StatLabel&, const Interval& i) { return i.clipped; });
+  if (!clipped.statistics.empty()) out.push_back(std::move(clipped));
   return out;
 }
 

@@ -87,6 +87,8 @@ ItemMatrix items_with_gold(const ItemMatrix& m, const std::string& analysis) {
   out.has_adjudicated = m.has_adjudicated;
   out.invalid_values = m.invalid_values;
   out.item_column = m.item_column;
+  out.line_files = m.line_files;
+  out.line_offsets = m.line_offsets;
   out.items = kept_entries(m.items, kept);
   out.gold = kept_entries(m.gold, kept);
   out.item_cluster = kept_entries(m.item_cluster, kept);

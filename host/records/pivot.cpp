@@ -607,6 +607,8 @@ ItemMatrix pivot(const NumberedRecords& numbered, const std::string& path, const
   allocate_cells(m);
   fill_cells(numbered, index, file, m);
   fill_covariates(numbered, m);
+  m.line_files = numbered.file_lines.files;
+  m.line_offsets = numbered.file_lines.offsets;
   return m;
 }
 

@@ -66,11 +66,17 @@ bool CsvRecordReader::next(RecordView& record) {
     return false;
   }
   last_line_ = line;
-  if (fields_.size() != names_.size()) {
+  view_row(fields_, line, record);
+  read_a_record_ = true;
+  return true;
+}
+
+void CsvRecordReader::view_row(const std::vector<std::string_view>& fields, int64_t line, RecordView& record) {
+  if (fields.size() != names_.size()) {
     const std::string counts =
-        "expected " + std::to_string(names_.size()) + " fields as in the header, got " + std::to_string(fields_.size());
-    if (fields_.size() < names_.size()) {
-      fail(file_, line, names_[fields_.size()],
+        "expected " + std::to_string(names_.size()) + " fields as in the header, got " + std::to_string(fields.size());
+    if (fields.size() < names_.size()) {
+      fail(file_, line, names_[fields.size()],
            counts + " (the row ends before this column); fill in the missing fields");
     }
     throw InputError(file_ + ":" + std::to_string(line) + ": column " + std::to_string(names_.size() + 1) +
@@ -84,20 +90,18 @@ bool CsvRecordReader::next(RecordView& record) {
   record.probs = probs_.data();
   record.covariate_names = &covariate_names_;
   record.covariate_views = covariate_views_.data();
-  for (size_t k = 0; k < fields_.size(); ++k) {
+  for (size_t k = 0; k < fields.size(); ++k) {
     if (roles_[k] == Field::kIgnored) continue;
     const FieldSource source{file_, line, names_[k]};
     if (roles_[k] == Field::kProbability) {
-      probs_[probability_slot_[k]] = parse_probability(fields_[k], source, record.nan_probability);
+      probs_[probability_slot_[k]] = parse_probability(fields[k], source, record.nan_probability);
     } else if (roles_[k] == Field::kCovariate) {
-      covariate_views_[probability_slot_[k]] = trim(fields_[k]);
+      covariate_views_[probability_slot_[k]] = trim(fields[k]);
     } else {
-      set_field(record, roles_[k], fields_[k], source);
+      set_field(record, roles_[k], fields[k], source);
     }
   }
-  if (item_column_ >= 0) record.item_column = fields_[item_column_];
-  read_a_record_ = true;
-  return true;
+  if (item_column_ >= 0) record.item_column = fields[item_column_];
 }
 
 size_t count_lines(std::string_view text) {

@@ -21,6 +21,11 @@ class CsvRecordReader {
   /// Throws InputError for a bad row, and at the end when the header was followed by no record.
   bool next(RecordView& record);
 
+  /// The record of a row's fields (`line` names it in messages), as views that last while
+  /// `fields` and the reader's current row do: what next() does with each row it reads, for a
+  /// caller whose rows are not CSV text (an import map's evaluated fields). Throws InputError.
+  void view_row(const std::vector<std::string_view>& fields, int64_t line, RecordView& record);
+
   /// Bytes of the text read so far.
   size_t position() const { return reader_.position(); }
   /// The p.<label> columns of the header.

@@ -1,6 +1,7 @@
 #include "records/selection.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -35,9 +36,12 @@ void check_grouping(const SelectionOptions& options, size_t n_judges) {
   if (!key.empty() && key != "benchmark" && key != "condition" && key != "difficulty" && !is_covariate_key(key))
     throw std::invalid_argument("by: expected benchmark, condition, difficulty or a covariate x.NAME, got '" + key +
                                 "'");
+  if ((options.difficulty_others || !options.difficulty_bins.empty()) && key != "difficulty")
+    throw std::invalid_argument(std::string(options.difficulty_others ? "difficulty_from" : "difficulty_bins") +
+                                ": says how --by difficulty counts or groups, but the grouping is '" + key + "'");
   if (!options.bins.empty() && !is_covariate_key(key))
     throw std::invalid_argument("bins: cuts a numeric covariate's values into groups, so it needs --by x.NAME");
-  if (key == "difficulty" && n_judges < 2)
+  if (key == "difficulty" && n_judges < 2 && !options.difficulty_others)
     throw std::invalid_argument(
         "by: difficulty needs at least two judges (it groups items by how many of them are wrong "
         "in order 0); select more judges or group by benchmark or condition");
@@ -52,12 +56,12 @@ void check_grouping(const SelectionOptions& options, size_t n_judges) {
 /// Per matrix item: how many selected judges are wrong on it in order 0 (docs/statistics.md
 /// §7.1 difficulty). A judge's verdict is its order-0 record in the first kept variant (file
 /// order) that has one; invalid and tie are wrong; a judge without such a record does not count.
-std::vector<int32_t> order0_wrong(const ItemMatrix& m, const Selection& sel) {
+std::vector<int32_t> order0_wrong(const ItemMatrix& m, const Selection& sel, const std::vector<int32_t>& judges) {
   std::vector<int32_t> variants = sel.variants;
   std::sort(variants.begin(), variants.end());
   std::vector<int32_t> wrong(m.n_items(), 0);
   for (int32_t i = 0; i < m.n_items(); ++i)
-    for (int32_t j : sel.judges)
+    for (int32_t j : judges)
       for (int32_t v : variants) {
         if (!m.has_gold(i)) break;  // docs/statistics.md §8.1: wrong needs gold; never `hard`
         const size_t c = m.cell(j, i, 0, v);
@@ -66,6 +70,60 @@ std::vector<int32_t> order0_wrong(const ItemMatrix& m, const Selection& sel) {
         break;
       }
   return wrong;
+}
+
+/// The judges whose order-0 errors make an item's difficulty: the selected ones, or with
+/// difficulty_others the file's other judges (JEV Table 11). std::invalid_argument when none.
+std::vector<int32_t> difficulty_judges(const ItemMatrix& m, const Selection& sel, const SelectionOptions& options) {
+  if (!options.difficulty_others) return sel.judges;
+  std::vector<int32_t> others;
+  for (int32_t j = 0; j < m.n_judges(); ++j)
+    if (std::find(sel.judges.begin(), sel.judges.end(), j) == sel.judges.end()) others.push_back(j);
+  if (others.empty())
+    throw std::invalid_argument(
+        "difficulty_from: 'others' counts the judges of the file that are not analysed, and every judge is; "
+        "select the compared judges with --judges");
+  return others;
+}
+
+/// `--difficulty-bins`: "0,1-2,3-5" as ranges [lo, hi] of the wrong count, in the order given.
+struct DifficultyBin {
+  int32_t lo = 0, hi = 0;
+  std::string name;
+};
+
+int32_t difficulty_count(const std::string& text, const std::string& bin) {
+  size_t used = 0;
+  int value = -1;
+  try {
+    value = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || value < 0 || !std::isdigit(static_cast<unsigned char>(text[0])))
+    throw std::invalid_argument("difficulty_bins: expected bins such as 0,1-2,3-5 (whole counts ≥ 0), got '" + bin +
+                                "'");
+  return value;
+}
+
+std::vector<DifficultyBin> parse_difficulty_bins(const std::string& text) {
+  std::vector<DifficultyBin> bins;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string bin = text.substr(start, comma - start);
+    const size_t dash = bin.find('-');
+    DifficultyBin b{0, 0, bin};
+    b.lo = difficulty_count(bin.substr(0, dash), bin);
+    b.hi = dash == std::string::npos ? b.lo : difficulty_count(bin.substr(dash + 1), bin);
+    if (b.hi < b.lo) throw std::invalid_argument("difficulty_bins: bin '" + bin + "' ends before it starts");
+    for (const DifficultyBin& other : bins)
+      if (b.lo <= other.hi && other.lo <= b.hi)
+        throw std::invalid_argument("difficulty_bins: bins '" + other.name + "' and '" + bin + "' overlap");
+    bins.push_back(b);
+    start = comma + 1;
+  }
+  return bins;
 }
 
 /// `--by difficulty` groups items by how many judges get them wrong: every selected item needs
@@ -94,6 +152,26 @@ const Covariate& covariate_named(const ItemMatrix& m, const std::string& key) {
   } catch (const UsageError& error) {
     throw UsageError(std::string("--by: ") + error.what());
   }
+}
+
+/// `--difficulty-bins`: each selected item's bin of its wrong count, the bins in the order given
+/// (those with items). UsageError naming the first item whose count no bin holds.
+CovariateGroups difficulty_groups(const ItemMatrix& m, const SelectionOptions& options,
+                                  const std::vector<int32_t>& wrong, const Selection& sel) {
+  const std::vector<DifficultyBin> bins = parse_difficulty_bins(options.difficulty_bins);
+  CovariateGroups out;
+  out.sorted = true;
+  for (const DifficultyBin& bin : bins) out.names.push_back(bin.name);
+  out.item_group.assign(m.n_items(), 0);
+  for (int32_t i : sel.items) {
+    const auto bin = std::find_if(bins.begin(), bins.end(),
+                                  [&](const DifficultyBin& b) { return b.lo <= wrong[i] && wrong[i] <= b.hi; });
+    if (bin == bins.end())
+      throw UsageError("--difficulty-bins " + options.difficulty_bins + ": item '" + m.items[i] + "' has " +
+                       std::to_string(wrong[i]) + " judges wrong, which no bin holds; add a bin for it");
+    out.item_group[i] = static_cast<int32_t>(bin - bins.begin());
+  }
+  return out;
 }
 
 /// The bins' edges over the selected items' values; UsageError naming --bins for a covariate
@@ -300,7 +378,10 @@ Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
   }
   check_grouping(options, sel.judges.size());
   const bool need_wrong = options.hard_only || options.strata == "difficulty";
-  const std::vector<int32_t> wrong = need_wrong ? order0_wrong(m, sel) : std::vector<int32_t>();
+  // `hard` counts the selected judges; difficulty the judges difficulty_judges names.
+  const std::vector<int32_t> wrong = need_wrong ? order0_wrong(m, sel, sel.judges) : std::vector<int32_t>();
+  const std::vector<int32_t> difficulty =
+      options.strata == "difficulty" ? order0_wrong(m, sel, difficulty_judges(m, sel, options)) : wrong;
   select_items(m, kept_items(m, options, wrong), sel);
   if (sel.items.empty()) {
     const std::string filters = options.hard_only ? "condition and variant filters and the hard filter (items some "
@@ -310,9 +391,10 @@ Selection select_records(const ItemMatrix& m, const SelectionOptions& options) {
   }
   if (options.strata == "difficulty") check_difficulty_has_gold(m, sel);
   sel.strata = options.strata;
-  const CovariateGroups covariate =
-      is_covariate_key(options.strata) ? covariate_groups(m, options, sel) : CovariateGroups{};
-  const SpanningCluster spanning = assign_groups(m, options, wrong, covariate, sel);
+  const CovariateGroups covariate = is_covariate_key(options.strata)   ? covariate_groups(m, options, sel)
+                                    : !options.difficulty_bins.empty() ? difficulty_groups(m, options, difficulty, sel)
+                                                                       : CovariateGroups{};
+  const SpanningCluster spanning = assign_groups(m, options, difficulty, covariate, sel);
   choose_resampling(m, options, spanning, sel);
   number_clusters(m, sel);
   return sel;

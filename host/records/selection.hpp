@@ -26,6 +26,12 @@ struct SelectionOptions {
   /// domain estimation.
   std::string strata_mode;
   bool hard_only = false;  // only items some selected judge gets wrong in order 0 (§7.1 `hard`)
+  /// strata "difficulty" (docs/statistics.md §7.1): count the judges of the file that are not
+  /// selected (JEV Table 11: the other judges, the compared pair excluded) instead of the selected.
+  bool difficulty_others = false;
+  /// strata "difficulty": bins of the count, e.g. "0,1-2,3-5,6-9,10-13" (JEV Table 11), reported
+  /// in this order; "" groups by each count. A count no bin holds is an error.
+  std::string difficulty_bins;
 };
 
 struct Selection {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "judgestat/label_budget.hpp"
+#include "report/cascade_report.hpp"
 #include "report/plot_axes.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
@@ -141,11 +142,13 @@ Json to_json(const BudgetCompareReport& report, const ReportHead& head) {
 
 std::string tables(const BudgetCompareReport& report, const std::string& format) {
   Table table;
-  table.header = {"k", "draws", "power", "wrong sign", "median d (2.5 %, 97.5 %)"};
+  table.header = {"k", "draws", "power (%)", "wrong sign (%)", "median d (2.5–97.5 % range)"};
+  auto share = [](double value) { return std::isnan(value) ? std::string("–") : fixed(100.0 * value, 2); };
   for (const auto& s : report.summaries)
-    table.rows.push_back({std::to_string(s.k), std::to_string(s.draws), percent(s.power, 2), percent(s.wrong_sign, 2),
+    table.rows.push_back({std::to_string(s.k), std::to_string(s.draws), share(s.power), share(s.wrong_sign),
                           fixed(s.d_median) + " (" + fixed(s.d_q[0]) + ", " + fixed(s.d_q[1]) + ")"});
   table.notes = table_notes(report);
+  if (format == "csv") return numeric_long_csv({{"budget_compare", table}});
   return all_invalid_warnings(report.validity, format) + table.render(format);
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "judgestat/label_budget.hpp"
+#include "report/cascade_report.hpp"
 #include "report/plot_axes.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
@@ -93,19 +94,32 @@ constexpr const char* kRed = "#d62728";
 
 // Held-out Δ distribution of one (k, rule) in points on bins aligned to the Δ grid, with the
 // Δ = 0 and Δ = −tol lines.
-PlotFile delta_figure(const BudgetSummary& s, double tol) {
+// The Δ range (shares) and the highest bin's share of draws of one summary's histogram.
+struct DeltaExtent {
+  double lo = 0, hi = 0, top = 0;
+};
+
+DeltaExtent delta_extent(const BudgetSummary& s, double tol) {
   const DeltaBins bins = delta_bins(s);
   const double draws = static_cast<double>(std::max<uint64_t>(s.draws, 1));
   const double width = bins.step * static_cast<double>(bins.width_steps);
-  double lo = -tol, hi = 0, top = 0;
+  DeltaExtent e{-tol, 0, 0};
   for (const DeltaBin& b : bins.bins) {
-    lo = std::min(lo, b.left_steps * bins.step);
-    hi = std::max(hi, b.left_steps * bins.step + width);
-    top = std::max(top, static_cast<double>(b.draws) / draws);
+    e.lo = std::min(e.lo, b.left_steps * bins.step);
+    e.hi = std::max(e.hi, b.left_steps * bins.step + width);
+    e.top = std::max(e.top, static_cast<double>(b.draws) / draws);
   }
+  return e;
+}
+
+// `shared`: the axes' extent, the same for every (k, rule) so that the histograms compare at a glance (issue 31).
+PlotFile delta_figure(const BudgetSummary& s, double tol, const DeltaExtent& shared) {
+  const DeltaBins bins = delta_bins(s);
+  const double draws = static_cast<double>(std::max<uint64_t>(s.draws, 1));
+  const double width = bins.step * static_cast<double>(bins.width_steps);
   Figure fig;
-  set_x_axis(fig, 100 * lo, 100 * hi, 6);
-  set_y_axis(fig, 0, 100 * std::max(top, 1e-9));
+  set_x_axis(fig, 100 * shared.lo, 100 * shared.hi, 6);
+  set_y_axis(fig, 0, 100 * std::max(shared.top, 1e-9));
   fig.title = "held-out Δ, k = " + std::to_string(s.k) + ", " + rule_name(s.rule) + " rule: " + percent(s.loss_share) +
               " of draws lose more than " + fixed(100 * tol, 1) + " points";
   fig.x_title = "held-out Δ = cascade − fallback accuracy (points)";
@@ -208,10 +222,13 @@ std::vector<std::string> table_notes(const BudgetReport& report) {
   std::vector<std::string> notes;
   notes.push_back("pool: " + std::to_string(report.pool_items) + " items covered by " + report.first + " (" +
                   std::to_string(report.gate_ok) + " with every order valid), fallback " + report.fallback);
-  notes.push_back("Δ = cascade − fallback accuracy on the N − k held-out items; loss share = draws with Δ < −" +
-                  fixed(report.tol, 3) + "; Δ p10 = its 10th percentile; median escalated = median share of the " +
-                  "held-out items sent to the fallback" +
-                  (report.per_stratum ? "; thresholds chosen per " + report.strata : ""));
+  notes.push_back(
+      "Δ = cascade − fallback accuracy on the N − k held-out items, in percentage points; P(loss > tol) = "
+      "share of draws with Δ < −" +
+      fixed(100 * report.tol, 2) +
+      " pp (JEV Table 31); median Δ with the 2.5 % and 97.5 % quantiles of the draws; "
+      "Δ p10 = its 10th percentile; the mean Δ is in the JSON; median escalated = median share of the " +
+      "held-out items sent to the fallback" + (report.per_stratum ? "; thresholds chosen per " + report.strata : ""));
   char summary_line[256];
   std::snprintf(summary_line, sizeof summary_line, "seed %llu, backend %s (%s), %.2fs, %.3g draws/s",
                 static_cast<unsigned long long>(report.seed), report.backend.c_str(), report.device.c_str(),
@@ -242,31 +259,50 @@ Json to_json(const BudgetReport& report, const ReportHead& head) {
   return json;
 }
 
-std::string tables(const BudgetReport& report, const std::string& format) {
+// In percentage points with two decimals, as JEV Table 31 prints Δ.
+std::string points(double delta) { return std::isnan(delta) ? "–" : fixed(100.0 * delta, 2); }
+// A share in percent without the sign (the column name carries the unit).
+std::string percent_number(double share, int digits) { return std::isnan(share) ? "–" : fixed(100.0 * share, digits); }
+
+// JEV Table 31's layout: P(loss > tol), median Δ with its 2.5–97.5 % range and the 10th percentile
+// in points, median escalated and fee ratio (the mean Δ stays in the JSON).
+Table budget_table(const BudgetReport& report) {
   Table table;
   table.header = {"k",
                   "rule",
                   "draws",
-                  "loss share",
-                  "mean Δ (2.5 %, 97.5 %)",
-                  "Δ p10",
+                  "P(loss > " + fixed(100 * report.tol, 0) + " pp) (%)",
+                  "median Δ (pp) (2.5–97.5 % range)",
+                  "Δ p10 (pp)",
+                  "median escalated (%)",
                   "median fee ratio",
-                  "median escalated",
                   "most chosen τ",
-                  "escalate all"};
+                  "escalate all (%)"};
   for (const auto& s : report.summaries) {
-    table.rows.push_back({std::to_string(s.k), rule_name(s.rule), std::to_string(s.draws), percent(s.loss_share, 2),
-                          fixed(s.delta_mean) + " (" + fixed(s.delta_q[0]) + ", " + fixed(s.delta_q[2]) + ")",
-                          fixed(s.delta_p10), fixed(s.fee_ratio_median), percent(s.escalated_median),
-                          most_chosen(s, report.grid), percent(s.escalate_all_share, 2)});
+    table.rows.push_back({std::to_string(s.k), rule_name(s.rule), std::to_string(s.draws),
+                          percent_number(s.loss_share, 2),
+                          points(s.delta_q[1]) + " (" + points(s.delta_q[0]) + ", " + points(s.delta_q[2]) + ")",
+                          points(s.delta_p10), percent_number(s.escalated_median, 1), fixed(s.fee_ratio_median),
+                          most_chosen(s, report.grid), percent_number(s.escalate_all_share, 2)});
   }
   table.notes = table_notes(report);
+  return table;
+}
+
+std::string tables(const BudgetReport& report, const std::string& format) {
+  const Table table = budget_table(report);
+  if (format == "csv") return numeric_long_csv({{"budget", table}});
   return all_invalid_warnings(report.validity, format) + table.render(format);
 }
 
 std::vector<PlotFile> plot_files(const BudgetReport& report) {
   std::vector<PlotFile> figures;
-  for (const auto& s : report.summaries) figures.push_back(delta_figure(s, report.tol));
+  DeltaExtent shared{-report.tol, 0, 0};
+  for (const auto& s : report.summaries) {
+    const DeltaExtent e = delta_extent(s, report.tol);
+    shared = {std::min(shared.lo, e.lo), std::max(shared.hi, e.hi), std::max(shared.top, e.top)};
+  }
+  for (const auto& s : report.summaries) figures.push_back(delta_figure(s, report.tol, shared));
   if (!report.summaries.empty()) figures.push_back(loss_share_figure(report.summaries, report.tol));
   return figures;
 }

@@ -45,29 +45,73 @@ LatencySummary read_latency(const Json& value, const std::string& where) {
   return {number(list[0], where + "[0]"), number(list[1], where + "[1]"), number(list[2], where + "[2]")};
 }
 
+// The policy's statistic indices: the six of every policy, then the frozen policy's split (JEV §7.1)
+// and gate agreement (a state written before they existed has the six only).
+std::vector<int32_t*> policy_fields(PolicyStatistics& s) {
+  return {&s.cascade_acc,
+          &s.cascade_delta,
+          &s.escalated,
+          &s.errors_escalated,
+          &s.fee_ratio,
+          &s.random_acc,
+          &s.accepted_first_acc,
+          &s.accepted_fallback_acc,
+          &s.accepted_agree,
+          &s.escalated_first_acc,
+          &s.escalated_fallback_acc,
+          &s.escalated_agree,
+          &s.gate_agreement};
+}
+
 Json policy_state(const PolicyStatistics& s) {
-  return Json::array({s.cascade_acc, s.cascade_delta, s.escalated, s.errors_escalated, s.fee_ratio, s.random_acc});
+  PolicyStatistics copy = s;
+  Json out = Json::array();
+  for (const int32_t* field : policy_fields(copy)) out.push_back(*field);
+  return out;
 }
 
 PolicyStatistics read_policy(const Json& value, const std::string& where) {
-  const Json& list = array_of(value, where, 6);
+  const Json& list = array_of(value, where);
   PolicyStatistics s;
-  int32_t* fields[] = {&s.cascade_acc,      &s.cascade_delta, &s.escalated,
-                       &s.errors_escalated, &s.fee_ratio,     &s.random_acc};
-  for (size_t f = 0; f < 6; ++f) *fields[f] = index32(list[f], at_index(where, f));
+  const std::vector<int32_t*> fields = policy_fields(s);
+  if (list.size() != 6 && list.size() != fields.size()) bad_field(where, "expected 6 or 13 statistic indices");
+  for (size_t f = 0; f < list.size(); ++f) *fields[f] = index32(list[f], at_index(where, f));
   return s;
 }
 
+// A list's state, each element by `state_of`, and the list read back by `read` (element, its path).
+template <typename T, typename StateOf>
+Json list_state(const std::vector<T>& values, StateOf state_of) {
+  Json out = Json::array();
+  for (const T& value : values) out.push_back(state_of(value));
+  return out;
+}
+
+template <typename T, typename Read>
+std::vector<T> read_list(const Json& value, const std::string& at, Read read) {
+  std::vector<T> out;
+  const Json& list = array_of(value, at);
+  for (size_t k = 0; k < list.size(); ++k) out.push_back(read(list[k], at_index(at, k)));
+  return out;
+}
+
+Json latencies_state(const std::vector<LatencySummary>& latencies) { return list_state(latencies, latency_state); }
+
+std::vector<LatencySummary> read_latencies(const Json& value, const std::string& at) {
+  return read_list<LatencySummary>(value, at, read_latency);
+}
+
 Json scope_state(const CascadeScope& s) {
-  Json policies = Json::array(), latencies = Json::array();
+  Json policies = Json::array();
   for (const PolicyStatistics& p : s.policies) policies.push_back(policy_state(p));
-  for (const LatencySummary& l : s.latencies) latencies.push_back(latency_state(l));
   return {{"group", optional_json(s.group)},
           {"items", s.items},
           {"clusters", s.clusters},
           {"policies", policies},
           {"oracle_acc", s.oracle_acc},
-          {"latencies", latencies},
+          {"latencies", latencies_state(s.latencies)},
+          {"accepted_latencies", latencies_state(s.accepted_latencies)},
+          {"escalated_latencies", latencies_state(s.escalated_latencies)},
           {"first_alone", s.first_alone},
           {"fallback_alone", s.fallback_alone},
           {"first_fee_ratio", s.first_fee_ratio},
@@ -84,9 +128,11 @@ CascadeScope read_scope(const Json& state, const std::string& at) {
   for (size_t p = 0; p < policies.size(); ++p)
     s.policies.push_back(read_policy(policies[p], at_index(at + ".policies", p)));
   s.oracle_acc = index32(field(state, "oracle_acc", at), at + ".oracle_acc");
-  const Json& latencies = array_of(field(state, "latencies", at), at + ".latencies");
-  for (size_t p = 0; p < latencies.size(); ++p)
-    s.latencies.push_back(read_latency(latencies[p], at_index(at + ".latencies", p)));
+  s.latencies = read_latencies(field(state, "latencies", at), at + ".latencies");
+  if (state.contains("accepted_latencies")) {
+    s.accepted_latencies = read_latencies(state["accepted_latencies"], at + ".accepted_latencies");
+    s.escalated_latencies = read_latencies(field(state, "escalated_latencies", at), at + ".escalated_latencies");
+  }
   s.first_alone = number(field(state, "first_alone", at), at + ".first_alone");
   s.fallback_alone = number(field(state, "fallback_alone", at), at + ".fallback_alone");
   s.first_fee_ratio = number(field(state, "first_fee_ratio", at), at + ".first_fee_ratio");
@@ -95,17 +141,10 @@ CascadeScope read_scope(const Json& state, const std::string& at) {
   return s;
 }
 
-Json scopes_state(const std::vector<CascadeScope>& scopes) {
-  Json out = Json::array();
-  for (const CascadeScope& s : scopes) out.push_back(scope_state(s));
-  return out;
-}
+Json scopes_state(const std::vector<CascadeScope>& scopes) { return list_state(scopes, scope_state); }
 
 std::vector<CascadeScope> read_scopes(const Json& value, const std::string& at) {
-  std::vector<CascadeScope> out;
-  const Json& list = array_of(value, at);
-  for (size_t k = 0; k < list.size(); ++k) out.push_back(read_scope(list[k], at_index(at, k)));
-  return out;
+  return read_list<CascadeScope>(value, at, read_scope);
 }
 
 Json selective_state(const CascadeSelective& s) {
@@ -113,7 +152,8 @@ Json selective_state(const CascadeSelective& s) {
   for (const SelectiveAccuracyRows& a : s.at)
     at.push_back(Json::array({a.target, a.threshold, a.covered, a.accuracy, a.coverage}));
   for (const ConfidenceBinAccuracy& b : s.bins)
-    bins.push_back(Json::array({b.bin, b.n, b.mean_q, b.first, b.fallback}));
+    bins.push_back(
+        Json::array({b.bin, b.n, b.mean_q, b.first, b.fallback, b.lo, b.hi, b.agree, b.first_errors, b.disagree}));
   return {{"group", optional_json(s.group)},
           {"n", s.n},
           {"aurc", s.aurc},
@@ -148,11 +188,21 @@ CascadeSelective read_selective(const Json& state, const std::string& at) {
   const Json& bins = array_of(field(state, "bins", at), at + ".bins");
   for (size_t k = 0; k < bins.size(); ++k) {
     const std::string where = at_index(at + ".bins", k);
-    const Json& row = array_of(bins[k], where, 5);
+    const Json& row = array_of(bins[k], where);
+    if (row.size() != 5 && row.size() != 10) bad_field(where, "expected 5 or 10 elements");
     const int64_t bin = signed_count(row[0], where + "[0]");
-    if (bin < 0 || bin >= kConfidenceBins) bad_field(where + "[0]", "not a confidence bin");
-    s.bins.push_back({static_cast<int>(bin), signed_count(row[1], where + "[1]"), number(row[2], where + "[2]"),
-                      index32(row[3], where + "[3]"), index32(row[4], where + "[4]")});
+    if (bin < 0 || (row.size() == 5 && bin >= kConfidenceBins) || bin > 1000)
+      bad_field(where + "[0]", "not a confidence bin");
+    ConfidenceBinAccuracy b{static_cast<int>(bin), signed_count(row[1], where + "[1]"), number(row[2], where + "[2]"),
+                            index32(row[3], where + "[3]"), index32(row[4], where + "[4]")};
+    if (row.size() == 10) {
+      b.lo = number(row[5], where + "[5]");
+      b.hi = number(row[6], where + "[6]");
+      b.agree = index32(row[7], where + "[7]");
+      b.first_errors = signed_count(row[8], where + "[8]");
+      b.disagree = signed_count(row[9], where + "[9]");
+    }
+    s.bins.push_back(b);
   }
   s.curve_thresholds = numbers(field(state, "curve_thresholds", at), at + ".curve_thresholds");
   s.curve_coverage = numbers(field(state, "curve_coverage", at), at + ".curve_coverage");
@@ -512,6 +562,8 @@ void read_cascade_settings(const Json& json, const Json& render, CascadeReport& 
     o.tau = frozen;
   }
   o.by = optional_text(field(settings, "by", at), at + ".by").value_or("");
+  if (settings.contains("bins")) o.bin_edges = numbers(settings["bins"], at + ".bins");
+  if (settings.contains("compare_gate")) o.compare_gate = text(settings["compare_gate"], at + ".compare_gate");
   o.benchmarks = texts_or_null(field(settings, "benchmarks", at), at + ".benchmarks");
   r.sweep.result.seed = run.seed;  // replicates_run: render.sweep's (to_json then gives the settings again)
   r.sweep.result.ci = run.ci;
@@ -658,6 +710,19 @@ void read_rules(const Json& json, const Json& render, CascadeReport& r) {
   r.rules = std::move(rules);
 }
 
+GateComparison read_gate_comparison(const Json& value) {
+  const std::string at = "frozen.gate_comparison";
+  GateComparison g;
+  g.file = text(field(value, "file", at), at + ".file");
+  g.common = signed_count_of(value, "common", at);
+  g.both_accept = signed_count_of(value, "both_accept", at);
+  g.both_escalate = signed_count_of(value, "both_escalate", at);
+  g.accepted_here_only = signed_count_of(value, "accepted_here_only", at);
+  g.accepted_there_only = signed_count_of(value, "accepted_there_only", at);
+  g.only_here = signed_count_of(value, "only_here", at);
+  return g;
+}
+
 void read_frozen(const Json& json, const Json& render, CascadeReport& r) {
   const Json& frozen = field(json, "frozen", "");
   if (frozen.is_null()) return;
@@ -684,6 +749,7 @@ void read_frozen(const Json& json, const Json& render, CascadeReport& r) {
     placed.place(scope.policies[1].cascade_acc, fallback[0], at + ".fallback_alone[0]");
   }
   read_result(result_state, "render.frozen.result", placed, f.result);
+  if (frozen.contains("gate_comparison")) f.gate_comparison = read_gate_comparison(frozen["gate_comparison"]);
   f.result.seed = r.sweep.result.seed;
   f.result.ci = r.sweep.result.ci;
   f.result.level = r.sweep.result.level;
@@ -717,7 +783,13 @@ void check_scopes(const std::vector<CascadeScope>& scopes, size_t policies, size
       in_range(ps.errors_escalated, false, name);
       in_range(ps.fee_ratio, fees, name);
       in_range(ps.random_acc, fees, name);
+      for (int32_t index : {ps.accepted_first_acc, ps.accepted_fallback_acc, ps.accepted_agree, ps.escalated_first_acc,
+                            ps.escalated_fallback_acc, ps.escalated_agree, ps.gate_agreement})
+        in_range(index, false, name);
     }
+    if ((!s.accepted_latencies.empty() && s.accepted_latencies.size() != policies) ||
+        s.escalated_latencies.size() != s.accepted_latencies.size())
+      bad_field(where + ".accepted_latencies", "expected one per policy");
     in_range(s.oracle_acc, oracle, "oracle_acc");
   }
 }
@@ -737,6 +809,7 @@ void check_selective(const CascadeSelective& s, size_t statistics, const std::st
   for (size_t k = 0; k < s.bins.size(); ++k) {
     in_range(s.bins[k].first, true, at_index("bins", k));
     in_range(s.bins[k].fallback, aurc_read, at_index("bins", k));
+    in_range(s.bins[k].agree, false, at_index("bins", k));
   }
   for (size_t k = 0; k < s.curve.size(); ++k) in_range(s.curve[k], true, at_index("curve", k));
   if (s.curve_coverage.size() < s.curve.size()) bad_field(at + ".curve", "expected a coverage per curve row");

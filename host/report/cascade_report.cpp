@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -43,6 +44,11 @@ std::string pp_ci(const Interval& v) {
 }
 std::string ratio_ci(const Interval& v) {
   return fixed(v.estimate, 3) + " [" + fixed(v.lo, 3) + ", " + fixed(v.hi, 3) + "]";
+}
+
+// JEV Table 28's "retained": the policy's accuracy as a share of the fallback's alone, in percent.
+std::string retained(double accuracy, double fallback) {
+  return fallback > 0 && std::isfinite(accuracy) ? fixed(100.0 * accuracy / fallback, 1) : "—";
 }
 
 std::string latency_cell(const LatencySummary& latency, bool given) {
@@ -106,6 +112,9 @@ Json settings_json(const CascadeReport& r) {
   js["tau"] = o.tau ? tau_json(*o.tau) : Json(nullptr);
   js["by"] = o.by.empty() ? Json(nullptr) : Json(o.by);
   js["benchmarks"] = o.benchmarks.empty() ? Json(nullptr) : Json(o.benchmarks);
+  // New keys only when asked, so that the JSON of a run without them keeps its bytes.
+  if (!o.bin_edges.empty()) js["bins"] = o.bin_edges;
+  if (!o.compare_gate.empty()) js["compare_gate"] = o.compare_gate;
   return js;
 }
 
@@ -212,15 +221,26 @@ Json trials_json(const CascadeReport& r) {
   return out;
 }
 
-// One policy's rows of `result` (the statistics of `s` that were built).
-Json policy_rows(const BootstrapResult& result, const PolicyStatistics& s) {
+// The rows of `result` at the given indices, those built (>= 0): one policy's, or its split's.
+Json rows_at(const BootstrapResult& result, std::initializer_list<int32_t> indices) {
   BootstrapResult mine;
-  for (int32_t index : {s.cascade_acc, s.cascade_delta, s.escalated, s.errors_escalated, s.fee_ratio, s.random_acc}) {
+  for (int32_t index : indices) {
     if (index < 0) continue;
     mine.labels.push_back(result.labels[index]);
     mine.intervals.push_back(result.intervals[index]);
   }
   return statistics_json(mine);
+}
+
+Json policy_rows(const BootstrapResult& result, const PolicyStatistics& s) {
+  return rows_at(result, {s.cascade_acc, s.cascade_delta, s.escalated, s.errors_escalated, s.fee_ratio, s.random_acc});
+}
+
+// The frozen policy's accuracies and agreement on its accepted and escalated items, then its gate
+// agreement with a compared run (those built).
+Json split_rows(const BootstrapResult& result, const PolicyStatistics& s) {
+  return rows_at(result, {s.accepted_first_acc, s.accepted_fallback_acc, s.accepted_agree, s.escalated_first_acc,
+                          s.escalated_fallback_acc, s.escalated_agree, s.gate_agreement});
 }
 
 Json rules_json(const CascadeReport& r) {
@@ -329,11 +349,17 @@ Json frozen_json(const CascadeReport& r) {
     BootstrapResult fallback;
     fallback.labels.push_back(f.result.labels[all.cascade_acc]);
     fallback.intervals.push_back(f.result.intervals[all.cascade_acc]);
-    return {{"first_alone_acc", s.first_alone},
-            {"statistics", policy_rows(f.result, s.policies[0])},
-            {"fallback_alone", statistics_json(fallback)},
-            {"latency", r.latency ? latency_json(s.latencies[0]) : Json(nullptr)},
-            {"fallback_alone_latency", r.latency ? latency_json(s.fallback_latency) : Json(nullptr)}};
+    Json scope = {{"first_alone_acc", s.first_alone},
+                  {"statistics", policy_rows(f.result, s.policies[0])},
+                  {"fallback_alone", statistics_json(fallback)},
+                  {"latency", r.latency ? latency_json(s.latencies[0]) : Json(nullptr)},
+                  {"fallback_alone_latency", r.latency ? latency_json(s.fallback_latency) : Json(nullptr)},
+                  {"split_statistics", split_rows(f.result, s.policies[0])}};
+    if (r.latency && !s.accepted_latencies.empty()) {
+      scope["latency_accepted"] = latency_json(s.accepted_latencies[0]);
+      scope["latency_escalated"] = latency_json(s.escalated_latencies[0]);
+    }
+    return scope;
   });
   Json out = {{"tau", tau_json(f.tau)},
               {"applied", applied},
@@ -341,7 +367,38 @@ Json frozen_json(const CascadeReport& r) {
               {"items", f.scopes.front().items},
               {"clusters", f.scopes.front().clusters}};
   out.update(scopes);
+  if (f.gate_comparison) {
+    const GateComparison& g = *f.gate_comparison;
+    out["gate_comparison"] = {{"file", g.file},
+                              {"common", g.common},
+                              {"both_accept", g.both_accept},
+                              {"both_escalate", g.both_escalate},
+                              {"accepted_here_only", g.accepted_here_only},
+                              {"accepted_there_only", g.accepted_there_only},
+                              {"only_here", g.only_here}};
+  }
   return out;
+}
+
+// --bins: each bin's range and counts (its statistics are rows of `statistics`).
+// Pooled, then each group's (naming it).
+Json edge_bins_json(const CascadeReport& r) {
+  Json rows = Json::array();
+  std::vector<const CascadeSelective*> scopes{&r.sweep.selective};
+  for (const CascadeSelective& group : r.sweep.group_selective) scopes.push_back(&group);
+  for (const CascadeSelective* sel : scopes)
+    for (const ConfidenceBinAccuracy& b : sel->bins) {
+      Json row = {{"bin", edge_bin_name(r.options.bin_edges, b.bin)},
+                  {"lo", b.lo},
+                  {"hi", b.hi},
+                  {"n", b.n},
+                  {"mean_q", b.mean_q},
+                  {"first_errors", b.first_errors},
+                  {"disagree", b.disagree}};
+      if (sel->group) row[group_key(r)] = *sel->group;
+      rows.push_back(row);
+    }
+  return rows;
 }
 
 Json groups_json(const CascadeReport& r) {
@@ -394,6 +451,7 @@ Table sweep_table(const CascadeReport& r, const CascadeScope& scope) {
   table.header = {"τ",
                   "escalated (%)",
                   "cascade acc (%)",
+                  "retained (%)",
                   "Δ vs fallback (pp) [" + level + "]",
                   "first-stage errors caught (%)",
                   "fee ratio",
@@ -404,23 +462,26 @@ Table sweep_table(const CascadeReport& r, const CascadeScope& scope) {
   for (size_t p = 0; p < scope.policies.size(); ++p) {
     const PolicyStatistics& s = scope.policies[p];
     const Interval& delta = iv[s.cascade_delta];
-    table.rows.push_back(
-        {o.grid.label(static_cast<int32_t>(p)), percent_ci(iv[s.escalated]), percent_ci(iv[s.cascade_acc]),
-         pp_ci(delta), s.errors_escalated >= 0 ? percent_ci(iv[s.errors_escalated]) : "—",
-         r.fees ? ratio_ci(iv[s.fee_ratio]) : kNotGiven, r.fees ? percent_ci(iv[s.random_acc]) : kNotGiven,
-         latency_cell(scope.latencies[p], r.latency), std::to_string(delta.clusters),
-         interval_flag(r.sweep.result.labels[s.cascade_delta], delta, r.sweep.result.ci)});
+    table.rows.push_back({o.grid.label(static_cast<int32_t>(p)), percent_ci(iv[s.escalated]),
+                          percent_ci(iv[s.cascade_acc]), retained(iv[s.cascade_acc].estimate, scope.fallback_alone),
+                          pp_ci(delta), s.errors_escalated >= 0 ? percent_ci(iv[s.errors_escalated]) : "—",
+                          r.fees ? ratio_ci(iv[s.fee_ratio]) : kNotGiven,
+                          r.fees ? percent_ci(iv[s.random_acc]) : kNotGiven,
+                          latency_cell(scope.latencies[p], r.latency), std::to_string(delta.clusters),
+                          interval_flag(r.sweep.result.labels[s.cascade_delta], delta, r.sweep.result.ci)});
   }
-  table.rows.push_back({"first alone", "0.0", percent(scope.first_alone),
-                        signed_pp(scope.first_alone - scope.fallback_alone), "0.0",
-                        r.fees ? fixed(scope.first_fee_ratio, 3) : kNotGiven, "—",
-                        latency_cell(scope.first_latency, r.latency), "—", ""});
-  table.rows.push_back({"fallback alone", "100.0", percent(scope.fallback_alone), "0.00", "100.0",
+  table.rows.push_back(
+      {"first alone", "0.0", percent(scope.first_alone), retained(scope.first_alone, scope.fallback_alone),
+       signed_pp(scope.first_alone - scope.fallback_alone), "0.0", r.fees ? fixed(scope.first_fee_ratio, 3) : kNotGiven,
+       "—", latency_cell(scope.first_latency, r.latency), "—", ""});
+  table.rows.push_back({"fallback alone", "100.0", percent(scope.fallback_alone),
+                        retained(scope.fallback_alone, scope.fallback_alone), "0.00", "100.0",
                         r.fees ? std::string("1.000") : kNotGiven, "—", latency_cell(scope.fallback_latency, r.latency),
                         "—", ""});
   table.rows.push_back(
-      {"oracle", "—", percent_ci(iv[scope.oracle_acc]), signed_pp(iv[scope.oracle_acc].estimate - scope.fallback_alone),
-       "—", "—", "—", "—", std::to_string(iv[scope.oracle_acc].clusters),
+      {"oracle", "—", percent_ci(iv[scope.oracle_acc]), retained(iv[scope.oracle_acc].estimate, scope.fallback_alone),
+       signed_pp(iv[scope.oracle_acc].estimate - scope.fallback_alone), "—", "—", "—", "—",
+       std::to_string(iv[scope.oracle_acc].clusters),
        interval_flag(r.sweep.result.labels[scope.oracle_acc], iv[scope.oracle_acc], r.sweep.result.ci)});
   if (scope.group) return table;  // the notes are the pooled table's
   table.notes.push_back("cascade " + o.first + " → " + o.fallback + " on " + std::to_string(r.items) + " items (" +
@@ -429,7 +490,8 @@ Table sweep_table(const CascadeReport& r, const CascadeScope& scope) {
                         (r.first_orders == 1 ? " in order 0" : " with order-averaged probabilities") +
                         "; fallback alone: " + o.fallback +
                         " in order 0; oracle: the better of the two per item; "
-                        "random: escalate each item at random for the same expected fee");
+                        "random: escalate each item at random for the same expected fee; retained: cascade ÷ "
+                        "fallback accuracy (JEV Table 28)");
   if (r.grouping)
     table.notes.push_back(r.grouping->domain ? "per " + r.grouping->key + " by domain estimation (see the notes)"
                                              : "replicates stratified by " + r.grouping->key);
@@ -561,25 +623,31 @@ std::string frozen_tau_text(const CascadeReport& r, const CascadeScope& scope) {
   return "per benchmark";
 }
 
+// A table of the frozen policy's scopes: the grouping key's column (with --by), then `header`.
+Table frozen_scopes_table(const CascadeReport& r, const std::vector<std::string>& header) {
+  Table table;
+  if (r.grouping) table.header.push_back(r.grouping->key);
+  table.header.insert(table.header.end(), header.begin(), header.end());
+  return table;
+}
+
 Table frozen_table(const CascadeReport& r) {
   const CascadeFrozen& f = *r.frozen;
   const auto& iv = f.result.intervals;
   const std::string level = level_text(r);
-  Table table;
-  if (r.grouping) table.header.push_back(r.grouping->key);
-  for (const std::string& h :
-       {std::string("τ"), std::string("items"), "cascade (%) [" + level + "]", "fallback alone (%) [" + level + "]",
-        "Δ (pp) [" + level + "]", "escalated (%) [" + level + "]", "fee ratio [" + level + "]",
-        std::string("first alone (%)"), std::string("latency p50 / p95 (s)"), std::string("clusters"),
-        std::string("flag")})
-    table.header.push_back(h);
+  Table table = frozen_scopes_table(
+      r, {"τ", "items", "cascade (%) [" + level + "]", "fallback alone (%) [" + level + "]", "retained (%)",
+          "Δ (pp) [" + level + "]", "escalated (%) [" + level + "]", "first-stage errors caught (%) [" + level + "]",
+          "fee ratio [" + level + "]", "first alone (%)", "latency p50 / p95 (s)", "clusters", "flag"});
   for (const CascadeScope& scope : f.scopes) {
     const PolicyStatistics& s = scope.policies[0];
     std::vector<std::string> row;
     if (r.grouping) row.push_back(scope.group.value_or("all"));
     for (const std::string& cell :
          {frozen_tau_text(r, scope), std::to_string(scope.items), percent_ci(iv[s.cascade_acc]),
-          percent_ci(iv[scope.policies[1].cascade_acc]), pp_ci(iv[s.cascade_delta]), percent_ci(iv[s.escalated]),
+          percent_ci(iv[scope.policies[1].cascade_acc]),
+          retained(iv[s.cascade_acc].estimate, iv[scope.policies[1].cascade_acc].estimate), pp_ci(iv[s.cascade_delta]),
+          percent_ci(iv[s.escalated]), s.errors_escalated >= 0 ? percent_ci(iv[s.errors_escalated]) : "—",
           r.fees ? ratio_ci(iv[s.fee_ratio]) : std::string(kNotGiven), percent(scope.first_alone),
           latency_cell(scope.latencies[0], r.latency), std::to_string(iv[s.cascade_delta].clusters),
           interval_flag(f.result.labels[s.cascade_delta], iv[s.cascade_delta], f.result.ci)})
@@ -595,6 +663,68 @@ Table frozen_table(const CascadeReport& r) {
                         "; fallback alone on the same replicates");
   table.notes.push_back(kDeltaColumnNote);
   for (const auto& note : interval_notes(interval_warnings(f.result))) table.notes.push_back(note);
+  return table;
+}
+
+std::string ci_or_dash(const std::vector<Interval>& iv, int32_t index) {
+  return index >= 0 ? percent_ci(iv[index]) : "—";
+}
+
+std::string latency_mean_cell(const LatencySummary& latency, bool given) {
+  return given && std::isfinite(latency.p50) ? latency_cell(latency, true) + " / " + fixed(latency.mean, 2)
+         : given                             ? "—"
+                                             : kNotGiven;
+}
+
+// JEV §7.1 (and Table 36's latency split): at the frozen τ, both judges' accuracy and their agreement on
+// the accepted and on the escalated items, with CIs, and each part's latency.
+Table frozen_split_table(const CascadeReport& r) {
+  const CascadeFrozen& f = *r.frozen;
+  const auto& iv = f.result.intervals;
+  const std::string level = level_text(r);
+  Table table = frozen_scopes_table(
+      r, {"part", "n", r.options.first + " acc (%) [" + level + "]", r.options.fallback + " acc (%) [" + level + "]",
+          "right or wrong together (%) [" + level + "]", "latency p50 / p95 / mean (s)"});
+  for (const CascadeScope& scope : f.scopes) {
+    const PolicyStatistics& s = scope.policies[0];
+    for (const bool accepted : {true, false}) {
+      const int32_t first = accepted ? s.accepted_first_acc : s.escalated_first_acc;
+      const int64_t n = first >= 0 ? f.result.labels[first].n : 0;
+      std::vector<std::string> row;
+      if (r.grouping) row.push_back(accepted ? scope.group.value_or("all") : "");
+      const std::vector<LatencySummary>& latencies = accepted ? scope.accepted_latencies : scope.escalated_latencies;
+      for (const std::string& cell :
+           {std::string(accepted ? "accepted" : "escalated"), std::to_string(n), ci_or_dash(iv, first),
+            ci_or_dash(iv, accepted ? s.accepted_fallback_acc : s.escalated_fallback_acc),
+            ci_or_dash(iv, accepted ? s.accepted_agree : s.escalated_agree),
+            latencies.empty() ? std::string("—") : latency_mean_cell(latencies[0], r.latency)})
+        row.push_back(cell);
+      table.rows.push_back(row);
+    }
+  }
+  table.notes.push_back(
+      "at the frozen τ, on the items it is scored on; right or wrong together: the share of items on "
+      "which both judges are right or both wrong (1 − |c1 − c2| averaged); latency: " +
+      r.options.first + "'s on accepted items, " + r.options.first + "'s + " + r.options.fallback +
+      "'s on escalated ones (JEV §7.1, Table 36)");
+  return table;
+}
+
+// JEV Table 36: the frozen gate in this run against a second run of the same items.
+Table gate_comparison_table(const CascadeReport& r) {
+  const CascadeFrozen& f = *r.frozen;
+  const GateComparison& g = *f.gate_comparison;
+  const int32_t agreement = f.scopes.front().policies[0].gate_agreement;
+  Table table;
+  table.header = {"items in both runs", "gated alike (%) [" + level_text(r) + "]",
+                  "both accept",        "both escalate",
+                  "accepted here only", "accepted there only",
+                  "items only here"};
+  table.rows.push_back({std::to_string(g.common), ci_or_dash(f.result.intervals, agreement),
+                        std::to_string(g.both_accept), std::to_string(g.both_escalate),
+                        std::to_string(g.accepted_here_only), std::to_string(g.accepted_there_only),
+                        std::to_string(g.only_here)});
+  table.notes.push_back("the other run: " + g.file + ", gated by the same rule at the same τ; items matched by id");
   return table;
 }
 
@@ -677,15 +807,28 @@ Table selective_table(const CascadeReport& r, const CascadeSelective& sel) {
 }
 
 // Both judges' accuracy per first-stage confidence bin (JEV Fig. 5), with CIs.
-Table confidence_bin_table(const CascadeReport& r) {
-  const CascadeSelective& sel = r.sweep.selective;
+Table confidence_bin_table(const CascadeReport& r, const CascadeSelective& sel) {
   const auto& iv = r.sweep.result.intervals;
   Table table;
+  const bool edges = !r.options.bin_edges.empty();
   table.header = {r.options.first + " confidence", "items", "mean q", r.options.first + " acc (%)",
                   r.options.fallback + " acc (%)"};
-  for (const ConfidenceBinAccuracy& b : sel.bins)
+  if (edges)
+    for (const std::string& h :
+         {r.options.first + " errors", std::string("judges differ"), std::string("right or wrong together (%)")})
+      table.header.push_back(h);
+  for (const ConfidenceBinAccuracy& b : sel.bins) {
     table.rows.push_back({r.sweep.result.labels[b.first].threshold.value_or(""), std::to_string(b.n),
                           fixed(b.mean_q, 3), percent_ci(iv[b.first]), percent_ci(iv[b.fallback])});
+    if (edges)
+      for (const std::string& cell :
+           {std::to_string(b.first_errors), std::to_string(b.disagree), ci_or_dash(iv, b.agree)})
+        table.rows.back().push_back(cell);
+  }
+  if (edges && !sel.group)
+    table.notes.push_back(
+        "bins of --bins (q = 1: exactly 1); errors: items " + r.options.first +
+        " gets wrong; judges differ: items one judge gets right and the other wrong (JEV §7.1, §7.4)");
   return table;
 }
 
@@ -721,6 +864,7 @@ Json to_json(const CascadeReport& r, const ReportHead& head) {
   }
   json["frozen"] = r.frozen ? frozen_json(r) : Json(nullptr);
   json["groups"] = groups_json(r);
+  if (!r.options.bin_edges.empty()) json["confidence_bins"] = edge_bins_json(r);
   const ProbabilityQuality gate = gate_quality(r);
   Json reliability = reliability_json(gate.summaries.front().reliability);
   reliability["judge"] = r.options.first;
@@ -737,7 +881,54 @@ Json to_json(const CascadeReport& r, const ReportHead& head) {
   return json;
 }
 
+namespace {
+
+// A table with a leading column naming its group (or "all"), for the long CSV.
+Table with_group_column(Table table, const std::string& key, const std::string& group) {
+  table.header.insert(table.header.begin(), key);
+  for (auto& row : table.rows) row.insert(row.begin(), group);
+  return table;
+}
+
+// Every table of the report as the long CSV's named tables (issue 31): one header per output.
+std::string tables_csv(const CascadeReport& r) {
+  std::vector<std::pair<std::string, Table>> out;
+  for (const CascadeScope& scope : r.sweep.scopes) {
+    Table sweep = sweep_table(r, scope);
+    if (r.grouping) sweep = with_group_column(sweep, r.grouping->key, scope.group.value_or("all"));
+    out.emplace_back("sweep", sweep);
+  }
+  if (r.rules) {
+    out.emplace_back("selection_trials", trials_table(r));
+    if (r.rules->scored()) out.emplace_back("heldout", heldout_table(r));
+    out.emplace_back("temperature", temperature_table(r));
+  }
+  if (r.sweep.selective.aurc >= 0) {
+    Table selective = selective_table(r, r.sweep.selective);
+    if (r.grouping) selective = with_group_column(selective, r.grouping->key, "all");
+    out.emplace_back("risk_coverage", selective);
+    for (const CascadeSelective& group : r.sweep.group_selective)
+      out.emplace_back("risk_coverage", with_group_column(selective_table(r, group), r.grouping->key, *group.group));
+    Table bins = confidence_bin_table(r, r.sweep.selective);
+    if (r.grouping) bins = with_group_column(bins, r.grouping->key, "all");
+    out.emplace_back("confidence_bins", bins);
+    for (const CascadeSelective& group : r.sweep.group_selective)
+      if (!r.options.bin_edges.empty())
+        out.emplace_back("confidence_bins",
+                         with_group_column(confidence_bin_table(r, group), r.grouping->key, *group.group));
+  }
+  if (r.frozen) {
+    out.emplace_back("frozen", frozen_table(r));
+    out.emplace_back("frozen_split", frozen_split_table(r));
+    if (r.frozen->gate_comparison) out.emplace_back("gate_comparison", gate_comparison_table(r));
+  }
+  return numeric_long_csv(out);
+}
+
+}  // namespace
+
 std::string tables(const CascadeReport& r, const std::string& format) {
+  if (format == "csv") return tables_csv(r);
   std::string text = all_invalid_warnings(r.validity, format) +
                      (format == "text" ? "Threshold sweep (docs/statistics.md §3.3):\n"
                       : format == "md" ? "**Threshold sweep (docs/statistics.md §3.3)**\n\n"
@@ -766,11 +957,21 @@ std::string tables(const CascadeReport& r, const std::string& format) {
                                   std::to_string(group.n) + " items)") +
               selective_table(r, group).render(format);
     text += heading(format, "Accuracy per first-stage confidence bin (JEV Fig. 5)") +
-            confidence_bin_table(r).render(format);
+            confidence_bin_table(r, r.sweep.selective).render(format);
+    for (const CascadeSelective& group : r.sweep.group_selective)  // --bins: each group's bins too (JEV §7.4)
+      if (!r.options.bin_edges.empty())
+        text += heading(format, "Accuracy per first-stage confidence bin, " + r.grouping->key + " " + *group.group) +
+                confidence_bin_table(r, group).render(format);
   }
-  if (r.frozen)
+  if (r.frozen) {
     text += heading(format, "Frozen threshold: the pre-specified policy (JEV §9, Table 5)") +
             frozen_table(r).render(format);
+    text += heading(format, "Frozen threshold: accepted and escalated items (JEV §7.1)") +
+            frozen_split_table(r).render(format);
+    if (r.frozen->gate_comparison)
+      text += heading(format, "Frozen threshold: the gate against a second run (JEV Table 36)") +
+              gate_comparison_table(r).render(format);
+  }
   text += probability_tables_text(gate_quality(r), format);
   if (format != "csv") text += "\n" + summary_line(r) + "\n";
   return text;
@@ -815,6 +1016,49 @@ std::vector<int32_t> chosen_indices(const CascadeReport& r) {
   if (!r.rules || r.options.per_stratum) return out;
   for (const RuleChoice& choice : r.rules->choices) out.push_back(choice.chosen.front());
   return out;
+}
+
+// A sweep point to ring: a rule's chosen τ or the frozen τ (JEV Fig. 9), with its colour and name.
+struct RingedPolicy {
+  int32_t index = 0;
+  std::string series, name, colour;
+  double radius = 7;
+};
+
+// The frozen τ of a scope as a grid index, or −1 (not on the grid, per benchmark across the scope, `all`).
+int32_t frozen_grid_index(const CascadeReport& r, const CascadeScope& scope) {
+  if (!r.frozen) return -1;
+  const std::string label = frozen_tau_text(r, scope);
+  char* end = nullptr;
+  const double value = std::strtod(label.c_str(), &end);
+  if (label.empty() || *end != '\0') return -1;  // `all` or "per benchmark"
+  const ThresholdGrid& grid = r.options.grid;
+  for (int32_t g = 0; g < grid.size(); ++g)
+    if (std::fabs(grid.values[g] - value) < 1e-12) return g;
+  return -1;
+}
+
+std::vector<RingedPolicy> ringed_policies(const CascadeReport& r, const CascadeScope& scope) {
+  std::vector<RingedPolicy> out;
+  const std::vector<int32_t> chosen = chosen_indices(r);
+  for (size_t k = 0; k < chosen.size(); ++k)
+    out.push_back({chosen[k], k == 0 ? "point_rule" : "lower_rule",
+                   std::string(k == 0 ? "point" : "lower-bound") + " rule τ = " + r.options.grid.label(chosen[k]),
+                   kRuleColours[k], 7.0 + 3.0 * static_cast<double>(k)});
+  const int32_t frozen = frozen_grid_index(r, scope);
+  if (frozen >= 0)
+    out.push_back({frozen, "frozen", "frozen τ = " + r.options.grid.label(frozen), "#000000",
+                   7.0 + 3.0 * static_cast<double>(out.size())});
+  return out;
+}
+
+// The ring and its name, on the side with room: right of the point in the plot's left half, else left.
+std::string ring_mark(const PlotFrame& f, double px, double py, const RingedPolicy& ring) {
+  const bool left_half = px < (f.left + f.width - f.right) / 2;
+  const double dy = ring.series == "point_rule" ? -12 : ring.series == "lower_rule" ? 22 : 36;
+  return "<circle cx=\"" + svg_number(px) + "\" cy=\"" + svg_number(py) + "\" r=\"" + svg_number(ring.radius) +
+         "\" fill=\"none\" stroke=\"" + ring.colour + "\" stroke-width=\"2\"/>\n" +
+         svg_text(px + (left_half ? 10 : -10), py + dy, ring.name, left_half ? "start" : "end", kNoteSize);
 }
 
 // Accuracy against fee ratio (or escalated share) over the sweep of one scope, with CI bars, the
@@ -892,30 +1136,81 @@ PlotFile accuracy_fee_figure(const CascadeReport& r, const CascadeScope& scope) 
     csv += csv_row(all ? "fallback_alone" : "cascade", label, x.estimate, x.lo, x.hi, v);
     if (fees) csv += csv_row("random", label, x.estimate, x.lo, x.hi, iv[s.random_acc]);
   }
-  // The rules' chosen τ: a ring around the sweep point and its label.
-  const std::vector<int32_t> chosen = chosen_indices(r);
-  for (size_t k = 0; k < chosen.size(); ++k) {
-    const PolicyStatistics& s = scope.policies[chosen[k]];
+  // The rules' chosen τ and the frozen τ: a ring around the sweep point, named beside it (the ring is
+  // named where it is drawn, so the legend holds no mark unlike it).
+  for (const RingedPolicy& ring : ringed_policies(r, scope)) {
+    const PolicyStatistics& s = scope.policies[ring.index];
     const Interval& v = iv[s.cascade_acc];
-    const double px = f.px(x_scale * x_of(s).estimate), py = f.py(100 * v.estimate);
-    const std::string name = std::string(k == 0 ? "point" : "lower-bound") + " rule τ = " + grid.label(chosen[k]);
-    fig.body += "<circle cx=\"" + svg_number(px) + "\" cy=\"" + svg_number(py) + "\" r=\"" + svg_number(7 + 3 * k) +
-                "\" fill=\"none\" stroke=\"" + kRuleColours[k] + "\" stroke-width=\"2\"/>\n";
-    // Labelled on the side with room: right of the point in the plot's left half, else left of it.
-    const bool left_half = px < (f.left + f.width - f.right) / 2;
-    fig.body +=
-        svg_text(px + (left_half ? 10 : -10), py + (k == 0 ? -12 : 22), name, left_half ? "start" : "end", kNoteSize);
-    csv += csv_row(k == 0 ? "point_rule" : "lower_rule", grid.label(chosen[k]), x_of(s).estimate, x_of(s).lo,
-                   x_of(s).hi, v);
+    fig.body += ring_mark(f, f.px(x_scale * x_of(s).estimate), f.py(100 * v.estimate), ring);
+    csv += csv_row(ring.series, grid.label(ring.index), x_of(s).estimate, x_of(s).lo, x_of(s).hi, v);
   }
   fig.legend.push_back({"cascade per τ, " + level_text(r) + " bars", kCascadeColour, LegendMark::kPointWithBar});
   if (fees) fig.legend.push_back({"random escalation, same fee (band: CI)", kRandomColour, LegendMark::kDashed});
   fig.legend.push_back({r.options.fallback + " alone " + ci_text(fallback, 1), kFallbackColour, LegendMark::kDashed});
   fig.legend.push_back({"oracle " + ci_text(oracle, 1), kOracleColour, LegendMark::kDashed});
-  for (size_t k = 0; k < chosen.size(); ++k)
-    fig.legend.push_back({std::string(k == 0 ? "point" : "lower-bound") + " rule's τ (chosen on the selection part)",
-                          kRuleColours[k], LegendMark::kLine});
   std::string name = "cascade_accuracy_fee";
+  if (scope.group) name += "_" + safe_plot_name(*scope.group);
+  return {name, fig.render(), csv};
+}
+
+// JEV Fig. 9's second panel: accuracy against the mean latency per item over the sweep of one scope,
+// with CI bars, each judge alone, and the rules' and the frozen τ ringed (latency is a point summary).
+PlotFile accuracy_latency_figure(const CascadeReport& r, const CascadeScope& scope) {
+  const auto& iv = r.sweep.result.intervals;
+  const ThresholdGrid& grid = r.options.grid;
+  const Interval& fallback = iv[scope.policies.back().cascade_acc];
+  double y_lo = scope.first_alone, y_hi = scope.first_alone, x_hi = 0;
+  auto widen = [&](const Interval& v) {
+    for (double y : {v.estimate, v.lo, v.hi})
+      if (std::isfinite(y)) y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+  };
+  for (size_t p = 0; p < scope.policies.size(); ++p) {
+    widen(iv[scope.policies[p].cascade_acc]);
+    x_hi = std::max(x_hi, scope.latencies[p].mean);
+  }
+  x_hi = std::max({x_hi, scope.fallback_latency.mean, scope.first_latency.mean});
+  Figure fig;
+  fig.frame.bottom = 60;
+  set_x_axis(fig, 0, std::max(x_hi * 1.04, 1e-6));
+  set_y_axis(fig, 100 * y_lo, 100 * y_hi);
+  fig.x_grid = true;
+  fig.title = "cascade " + r.options.first + " → " + r.options.fallback + (scope.group ? ", " + *scope.group : "") +
+              ": accuracy and latency";
+  fig.x_title = "mean latency per item (s): " + r.options.first + ", plus " + r.options.fallback + " when escalated";
+  fig.y_title = "accuracy (%)";
+  const PlotFrame& f = fig.frame;
+  std::string csv = kCsvHeader;
+  std::vector<std::pair<double, double>> line;
+  for (size_t p = 0; p < scope.policies.size(); ++p) {
+    const Interval& v = iv[scope.policies[p].cascade_acc];
+    const double x = scope.latencies[p].mean;
+    line.push_back({f.px(x), f.py(100 * v.estimate)});
+    const std::string label = grid.label(static_cast<int32_t>(p));
+    fig.body += svg_error_bar_y(f, x, 100 * v.estimate, 100 * v.lo, 100 * v.hi, kCascadeColour,
+                                "τ = " + label + ": " + ci_text(v, 1) + ", " + fixed(x, 3) + " s");
+    csv += csv_row("cascade", label, x, NAN, NAN, v);
+  }
+  std::sort(line.begin(), line.end());
+  fig.body = svg_polyline(line, kCascadeColour, 1.5) + fig.body;
+  fig.body +=
+      svg_error_bar_y(f, scope.fallback_latency.mean, 100 * fallback.estimate, 100 * fallback.lo, 100 * fallback.hi,
+                      kFallbackColour, r.options.fallback + " alone: " + ci_text(fallback, 1));
+  csv += csv_row("fallback_alone", "fallback alone", scope.fallback_latency.mean, NAN, NAN, fallback);
+  const Interval first{scope.first_alone, NAN, NAN};
+  fig.body += svg_error_bar_y(f, scope.first_latency.mean, 100 * scope.first_alone, 100 * scope.first_alone,
+                              100 * scope.first_alone, kOracleColour,
+                              r.options.first + " alone: " + fixed(100 * scope.first_alone, 1));
+  csv += csv_row("first_alone", "first alone", scope.first_latency.mean, NAN, NAN, first);
+  for (const RingedPolicy& ring : ringed_policies(r, scope)) {
+    const Interval& v = iv[scope.policies[ring.index].cascade_acc];
+    fig.body += ring_mark(f, f.px(scope.latencies[ring.index].mean), f.py(100 * v.estimate), ring);
+    csv += csv_row(ring.series, grid.label(ring.index), scope.latencies[ring.index].mean, NAN, NAN, v);
+  }
+  fig.legend.push_back({"cascade per τ, " + level_text(r) + " bars", kCascadeColour, LegendMark::kPointWithBar});
+  fig.legend.push_back(
+      {r.options.fallback + " alone " + ci_text(fallback, 1), kFallbackColour, LegendMark::kPointWithBar});
+  fig.legend.push_back({r.options.first + " alone (no CI)", kOracleColour, LegendMark::kPointWithBar});
+  std::string name = "cascade_accuracy_latency";
   if (scope.group) name += "_" + safe_plot_name(*scope.group);
   return {name, fig.render(), csv};
 }
@@ -928,13 +1223,23 @@ PlotFile reliability_figure(const CascadeReport& r) {
   const ReliabilityTable table = reliability_table(r.gate_q, r.gate_correct);
   Figure fig;
   fig.frame.height = 440;
-  int lowest = kConfidenceBins - 1;
-  for (const ConfidenceBinAccuracy& b : sel.bins) lowest = std::min(lowest, b.bin);
-  double y_lo = 100.0 * lowest / kConfidenceBins;
+  // A bin's q range: its edges under --bins, else the tenth it is.
+  const bool edges = !r.options.bin_edges.empty();
+  auto range_of = [&](const ConfidenceBinAccuracy& b) {
+    return edges ? std::make_pair(b.lo, b.hi)
+                 : std::make_pair(static_cast<double>(b.bin) / kConfidenceBins,
+                                  static_cast<double>(b.bin + 1) / kConfidenceBins);
+  };
+  double lowest_q = 1.0;
+  for (const ConfidenceBinAccuracy& b : sel.bins) lowest_q = std::min(lowest_q, range_of(b).first);
+  if (edges && !sel.bins.empty() && sel.bins.front().lo == 0.0)  // a pooled low bin: start at its items' mean q
+    lowest_q = std::max(0.0, std::floor(10 * sel.bins.front().mean_q - 1) / 10);
+  int lowest = static_cast<int>(std::floor(lowest_q * kConfidenceBins + 1e-9));
+  double y_lo = 100.0 * lowest_q;
   for (const ConfidenceBinAccuracy& b : sel.bins)
     for (int32_t s : {b.first, b.fallback})
       if (s >= 0 && std::isfinite(iv[s].lo)) y_lo = std::min(y_lo, 100 * iv[s].lo);
-  fig.frame.x0 = static_cast<double>(lowest) / kConfidenceBins;
+  fig.frame.x0 = edges ? lowest_q : static_cast<double>(lowest) / kConfidenceBins;
   fig.frame.x1 = 1.0;
   fig.x_ticks = nice_ticks(fig.frame.x0, 1.0, 5).values;
   set_y_axis(fig, std::max(0.0, y_lo), 100);
@@ -944,15 +1249,21 @@ PlotFile reliability_figure(const CascadeReport& r) {
   fig.y_title = "accuracy (%)";
   const PlotFrame& f = fig.frame;
   std::string csv = "series,label,bin,n,x,x_lo,x_hi,estimate,ci_lo,ci_hi\n";
-  for (int b = lowest + 1; b < kConfidenceBins; ++b)
-    fig.body += svg_line(f.px(static_cast<double>(b) / kConfidenceBins), f.top,
-                         f.px(static_cast<double>(b) / kConfidenceBins), f.py(f.y0), "stroke:#cccccc;stroke-width:1");
+  std::vector<double> boundaries;
+  if (edges) {
+    for (double e : r.options.bin_edges)
+      if (e > f.x0 && e < 1.0) boundaries.push_back(e);
+  } else {
+    for (int b = lowest + 1; b < kConfidenceBins; ++b) boundaries.push_back(static_cast<double>(b) / kConfidenceBins);
+  }
+  for (double x : boundaries)
+    fig.body += svg_line(f.px(x), f.top, f.px(x), f.py(f.y0), "stroke:#cccccc;stroke-width:1");
   fig.body += svg_line(f.px(f.x0), f.py(std::max(f.y0, 100 * f.x0)), f.px(1.0), f.py(100.0),
                        "stroke:#444444;stroke-width:1.2;stroke-dasharray:5,4");
   const double offset = 0.012;  // the fallback's point beside F's in each bin
   for (const ConfidenceBinAccuracy& b : sel.bins) {
-    const double lo = static_cast<double>(b.bin) / kConfidenceBins, hi = lo + 1.0 / kConfidenceBins;
-    const std::string name = confidence_bin_name(b.bin);
+    const auto [lo, hi] = range_of(b);
+    const std::string name = r.sweep.result.labels[b.first].threshold.value_or(confidence_bin_name(b.bin));
     const Interval& v = iv[b.first];
     fig.body += svg_error_bar_y(f, b.mean_q, 100 * v.estimate, 100 * v.lo, 100 * v.hi, kCascadeColour,
                                 name + " " + r.options.first + ": " + ci_text(v, 1) + ", n " + std::to_string(b.n));
@@ -967,7 +1278,10 @@ PlotFile reliability_figure(const CascadeReport& r) {
              "," + csv_number(b.mean_q) + "," + csv_number(lo) + "," + csv_number(hi) + "," + csv_number(w.estimate) +
              "," + csv_number(w.lo) + "," + csv_number(w.hi) + "\n";
     }
-    fig.body += svg_text(f.px((lo + hi) / 2), f.py(f.y0) - 6, "n=" + std::to_string(b.n), "middle", kNoteSize);
+    // Counts under their bins; narrow bins (q = 1, [0.99, 1)) stagger so that no two overlap.
+    const double text_x = f.px(std::max(f.x0, lo == hi ? hi : (lo + hi) / 2));
+    const double text_y = f.py(f.y0) - 6 - (edges && (b.bin % 2) ? 13 : 0);
+    fig.body += svg_text(text_x, text_y, "n=" + std::to_string(b.n), lo == hi ? "end" : "middle", kNoteSize);
   }
   fig.legend.push_back({r.options.first + " accuracy per bin (at its mean q), " + level_text(r), kCascadeColour,
                         LegendMark::kPointWithBar});
@@ -1034,7 +1348,10 @@ PlotFile risk_coverage_figure(const CascadeReport& r) {
 
 std::vector<PlotFile> plot_files(const CascadeReport& r) {
   std::vector<PlotFile> figures;
-  for (const CascadeScope& scope : r.sweep.scopes) figures.push_back(accuracy_fee_figure(r, scope));
+  for (const CascadeScope& scope : r.sweep.scopes) {
+    figures.push_back(accuracy_fee_figure(r, scope));
+    if (r.latency) figures.push_back(accuracy_latency_figure(r, scope));  // JEV Fig. 9, beside it
+  }
   if (r.sweep.selective.aurc >= 0) {
     figures.push_back(reliability_figure(r));
     figures.push_back(risk_coverage_figure(r));

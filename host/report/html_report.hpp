@@ -1,7 +1,8 @@
-// The study's report.html (docs/study.md): one self-contained page (inline CSS and SVG, no
-// script, nothing fetched) with a section per analysis — its tables (estimate and CI per cell,
-// as the text tables lay them out), its figures, the notes and validity lines — and a
-// provenance footer. Readable on a laptop screen and printable.
+// The study's report.html (docs/study.md): one self-contained page (inline CSS and SVG, a small
+// inline script that sorts tables, nothing fetched) with a section per analysis — first its
+// summary (the headline statistics per judge, the notes that change a conclusion) and its
+// figures with captions, then every table in collapsed sections by family — and a provenance
+// footer. Readable from 1,000 px wide; printed, it gives the summaries and figures.
 #pragma once
 #include <string>
 #include <utility>
@@ -18,7 +19,23 @@ struct HtmlAnalysis {
   std::string csv;                   // used when md is empty (items: its CSV as one table)
   std::vector<PlotFile> plots;
   double seconds = 0;  // time to compute it (when it was computed)
+  Json result;         // its result JSON (docs/statistics.md §4), which the summary reads
 };
+
+/// The summary an analysis's section opens with: rows[0] is the header (judges, rules or
+/// budgets as rows, headline statistics as columns, cells "estimate (lo,hi)" with shares in
+/// percent points as CAP prints them, "92.4 (88,96)"); empty when the analysis has none. Notes:
+/// the result's notes and the judges with invalid records.
+struct HtmlSummary {
+  std::string caption;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> notes;
+};
+HtmlSummary analysis_summary(const std::string& command, const Json& result);
+
+/// What a figure shows, in words, for its caption: the SVG's title (its first <text>), else the
+/// figure's name with '_' as spaces.
+std::string figure_caption(const PlotFile& plot);
 
 struct HtmlInput {
   std::string name;

@@ -10,6 +10,8 @@
 
 #include "judgestat/metrics.hpp"
 #include "report/covariate_plots.hpp"
+#include "report/html_report.hpp"
+#include "report/paper_plots.hpp"
 #include "report/plot_axes.hpp"
 #include "report/plot_score_calibration.hpp"
 #include "report/probability_report.hpp"
@@ -23,7 +25,9 @@ std::string statistic_title(const StatLabel& label) {
   if (label.label) title += " " + *label.label;
   if (label.position) title += " [position " + std::to_string(*label.position) + "]";
   if (label.order) title += " [order " + std::to_string(*label.order) + "]";
-  if (label.reference) title += (label.name == "diff" ? " − " : " vs ") + *label.reference;
+  // A within-judge gain (both orders averaged − order 0, JEV Table 25) has no other judge.
+  if (label.reference && label.reference != label.judge)
+    title += (label.name == "diff" ? " − " : " vs ") + *label.reference;
   return title;
 }
 
@@ -43,7 +47,7 @@ const std::vector<Section>& sections() {
   static const std::vector<Section> all{
       {"accuracy",
        "Accuracy (docs/statistics.md §3.1): per judge, clustered bootstrap CIs",
-       {"acc", "pa", "bc", "cons", "stable_wrong", "jb_score"}},
+       {"acc", "pa", "bc", "cons", "stable_wrong", "jb_score", "acc_avg"}},
       {"scores",
        "Score judges (§8.2): each judge against the gold scores; pairs decided from two scores",
        {"pearson", "spearman", "kendall_tau_b", "mae", "rmse", "exact", "within_one", "qwk", "pair_acc",
@@ -61,7 +65,9 @@ const std::vector<Section>& sections() {
       {"cost",
        "Cost and speed (§7.1): fee per 1,000 records with CI; latency quantiles over records (no CI)",
        {"fee_per_1k", "latency_p50", "latency_p95"}},
-      {"probability quality", "Probability quality (§3.2): valid records only", {"brier", "nll", "ece", "auroc_err"}},
+      {"probability quality",
+       "Probability quality (§3.2): valid records only",
+       {"brier", "nll", "mean_q", "ece", "auroc_err"}},
       {"covariates",
        "Covariates (§8.3): order 0; length bias on length-mismatched pairs (rates over verdicts picking A or B); "
        "point-biserial r and Spearman's ρ of a covariate with correctness; a binned row names its bin",
@@ -69,7 +75,8 @@ const std::vector<Section>& sections() {
         "length_acc_diff", "length_acc", "point_biserial", "assoc_rho", "assoc_acc"}},
       {"differences",
        "Differences (§7.3): judge − reference on the same replicates; p two-sided (bootstrap, cluster "
-       "sign-flip); Holm and BH adjust p over the run's differences",
+       "sign-flip); Holm and BH adjust p over the run's differences; diff order_gain (acc_avg − acc [order 0], "
+       "JEV Table 25): Holm over each group's judges",
        {"diff", "oracle_acc"}},
   };
   return all;
@@ -176,6 +183,23 @@ std::string complementarity_text(const MetricsReport& report, const std::string&
   return "\nComplementarity (§7.3): order 0, items both judges rated\n" + table.render(format);
 }
 
+// JEV Table 9's S2 and S3: the adjudicated items where the two verdicts agree.
+std::string agreed_strata_text(const MetricsReport& report, const std::string& format) {
+  Table table;
+  table.header = {"judge",          "reference",         "group",   "both wrong",
+                  "confirms label", "sides with judges", "neither", "controls (both right)",
+                  "control = label"};
+  for (const Disputes& d : report.disputes)
+    table.rows.push_back({d.judge, d.reference, group_of(d.benchmark, d.condition), std::to_string(d.both_wrong),
+                          count_cell(d.both_wrong_confirms_label, d.both_wrong),
+                          count_cell(d.both_wrong_sides_with_judges, d.both_wrong),
+                          count_cell(d.both_wrong_neither, d.both_wrong), std::to_string(d.controls),
+                          count_cell(d.controls_confirm_label, d.controls)});
+  return "\nAdjudication strata (§7.2, JEV Table 9 S2/S3): adjudicated items where judge and reference agree in "
+         "order 0; neither = indecisive or a third label\n" +
+         table.render(format);
+}
+
 std::string disputes_text(const MetricsReport& report, const std::string& format) {
   if (report.disputes.empty()) return "";
   Table table;
@@ -186,7 +210,8 @@ std::string disputes_text(const MetricsReport& report, const std::string& format
                           std::to_string(d.disputed), count_cell(d.sides_with_judge, d.disputed),
                           count_cell(d.sides_with_reference, d.disputed),
                           count_cell(d.sides_with_neither, d.disputed)});
-  return "\nDisputes (§7.2): adjudicated items where judge and reference disagree in order 0\n" + table.render(format);
+  return "\nDisputes (§7.2): adjudicated items where judge and reference disagree in order 0\n" + table.render(format) +
+         agreed_strata_text(report, format);
 }
 
 std::vector<std::string> footer(const MetricsReport& report) {
@@ -197,6 +222,17 @@ std::vector<std::string> footer(const MetricsReport& report) {
                     std::to_string(v.records) + " records");
   if (report.adjudicated_gold)
     lines.push_back("gold: adjudicated labels replace gold on " + std::to_string(report.gold_substituted) + " items");
+  if (!report.disputes.empty())
+    lines.push_back(report.indecisive_zero
+                        ? "adjudication: an indecisive item contributes 0 to diff acc_adjudicated (--indecisive zero, "
+                          "JEV App. C)"
+                        : "adjudication: an indecisive item is scored by gold in diff acc_adjudicated (--indecisive "
+                          "zero: 0, JEV App. C)");
+  if (report.tie_half_credit) lines.push_back("ties: a valid tie verdict earns 1/2 in acc and pa (--tie-credit half)");
+  if (report.difficulty_others)
+    lines.push_back(
+        "difficulty: judges wrong in order 0 among the file's judges not analysed (--difficulty-from "
+        "others)");
   if (!report.strata_note.empty()) lines.push_back("note: " + report.strata_note);
   for (const auto& [judge, t] : report.temperature)
     lines.push_back("temperature: " + judge + "'s probabilities scaled with T = " + fixed(t, 4) +
@@ -290,6 +326,12 @@ Json settings_json(const MetricsReport& report) {
   settings["by"] = report.strata.empty() ? Json(nullptr) : Json(report.strata);
   settings["gold"] = report.adjudicated_gold ? "adjudicated" : "gold";
   if (report.adjudicated_gold) settings["gold_substituted"] = report.gold_substituted;
+  // The papers' rules one option away (docs/statistics.md §7.2, §3.1), named when asked for.
+  if (report.indecisive_zero) settings["indecisive"] = "zero";
+  if (report.tie_half_credit) settings["tie_credit"] = "half";
+  // --by difficulty's count and bins (JEV Table 11), only when asked for.
+  if (report.difficulty_others) settings["difficulty_from"] = "others";
+  if (!report.difficulty_bins.empty()) settings["difficulty_bins"] = report.difficulty_bins;
   if (!report.temperature.empty()) settings["temperature"] = report.temperature;
   settings["invalid_match"] = report.invalid_match;
   return settings;
@@ -391,6 +433,13 @@ void add_comparisons_json(const MetricsReport& report, Json& json) {
                                    {"sides_with_reference", d.sides_with_reference},
                                    {"sides_with_neither", d.sides_with_neither}},
                                   d.disputed));
+    // JEV Table 9's S2 and S3 (counts; shares above are of `disputed`).
+    row["both_wrong"] = d.both_wrong;
+    row["both_wrong_confirms_label"] = d.both_wrong_confirms_label;
+    row["both_wrong_sides_with_judges"] = d.both_wrong_sides_with_judges;
+    row["both_wrong_neither"] = d.both_wrong_neither;
+    row["controls"] = d.controls;
+    row["controls_confirm_label"] = d.controls_confirm_label;
     disputes.push_back(row);
   }
   json["disputes"] = disputes;
@@ -418,6 +467,78 @@ Json to_json(const MetricsReport& report, const ReportHead& head) {
 std::string tables(const MetricsReport& report, const std::string& format) {
   if (format == "csv") return tidy_csv(report);
   return sections_text(report, format);
+}
+
+namespace {
+
+size_t text_width(const std::string& text) {
+  size_t n = 0;
+  for (unsigned char ch : text) n += (ch & 0xC0) != 0x80;  // UTF-8: count the first byte of each character
+  return n;
+}
+
+// `rows` (a header first) as text tables of at most `width` columns: the columns after the first
+// go into as many blocks as they need, each block repeating the first column.
+std::string wrapped_table(const std::vector<std::vector<std::string>>& rows, size_t width) {
+  if (rows.empty()) return "";
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size() && c < widths.size(); ++c) widths[c] = std::max(widths[c], text_width(row[c]));
+  std::string out;
+  for (size_t first = 1; first < widths.size() || first == 1;) {
+    Table block;
+    size_t used = widths[0], last = first;
+    while (last < widths.size() && (last == first || used + 2 + widths[last] <= width)) used += 2 + widths[last++];
+    for (size_t r = 0; r < rows.size(); ++r) {
+      std::vector<std::string> cells{rows[r][0]};
+      for (size_t c = first; c < last && c < rows[r].size(); ++c) cells.push_back(rows[r][c]);
+      (r == 0 ? block.header : block.rows.emplace_back()) = cells;
+    }
+    out += (out.empty() ? "" : "\n") + block.render("text");
+    if (last == first) break;
+    first = last;
+  }
+  return out;
+}
+
+// `line` broken at spaces into lines of at most `width` columns, the later ones indented by two.
+std::string wrapped_line(const std::string& line, size_t width) {
+  std::string out, current;
+  size_t at = 0;
+  while (at < line.size()) {
+    size_t end = line.find(' ', at);
+    if (end == std::string::npos) end = line.size();
+    const std::string word = line.substr(at, end - at);
+    if (!current.empty() && text_width(current) + 1 + text_width(word) > width) {
+      out += current + "\n";
+      current = "  ";
+    }
+    current += (current.empty() || current == "  " ? "" : " ") + word;
+    at = end + 1;
+  }
+  return out + current + "\n";
+}
+
+}  // namespace
+
+std::string summary_text(const MetricsReport& report, const Json& json, size_t width) {
+  const HtmlSummary summary = analysis_summary("metrics", json);
+  std::string out = all_invalid_warnings(report.validity, "text");
+  for (const std::string& warning : report.order_warnings) out += "WARNING: " + warning + "\n";
+  out += wrapped_line("Summary: " + summary.caption, width) + wrapped_table(summary.rows, width);
+  const std::vector<std::string> lines = footer(report);
+  out += "\n";
+  for (const std::string& note : summary.notes)  // invalid records per judge first, then the run's notes
+    if (std::find(lines.begin(), lines.end(), "note: " + note) == lines.end())
+      out += wrapped_line("note: " + note, width);
+  for (const std::string& line : lines)
+    if (line.rfind("validity: ", 0) != 0)
+      out += wrapped_line(line, width);  // the notes name judges with invalid records
+  out += wrapped_line("every statistic (" + std::to_string(report.statistics.labels.size()) +
+                          " rows; the probability, classification and agreement tables): --full, or --format "
+                          "md|csv|json",
+                      width);
+  return out;
 }
 
 namespace {
@@ -467,6 +588,7 @@ std::vector<PlotFile> plot_files(const MetricsReport& report) {
   if (auto panel = length_bias_by_panel(report.statistics)) figures.push_back(std::move(*panel));  // … with --by
   // §8.2 --scale: the score judges' calibration against gold.
   if (auto panel = score_calibration_panel(report.statistics)) figures.push_back(std::move(*panel));
+  for (PlotFile& figure : paper_plot_files(report)) figures.push_back(std::move(figure));  // JEV's figures
   return figures;
 }
 

@@ -48,7 +48,10 @@ Json reliability_json(const ReliabilityTable& table) {
                             {"n", table.n_high},
                             {"errors", table.errors_high},
                             {"error_rate", table.error_rate_high()},
-                            {"error_share", table.error_share_high()}};
+                            {"error_share", table.error_share_high()},
+                            // JEV Table 30: invalid outputs count among all errors.
+                            {"invalid", table.invalid},
+                            {"error_share_with_invalid", table.error_share_high_with_invalid()}};
   return out;
 }
 
@@ -129,7 +132,8 @@ std::string probability_tables_text(const ProbabilityQuality& quality, const std
 
   Table summary, reliability;
   summary.header = lead_header;
-  for (const char* h : {"probabilities", "n", "error rate at q ≥ 0.9", "share of errors at q ≥ 0.9", "AURC"})
+  for (const char* h :
+       {"probabilities", "n", "error rate at q ≥ 0.9", "share of errors at q ≥ 0.9", "with invalid (JEV T30)", "AURC"})
     summary.header.push_back(h);
   reliability.header = lead_header;
   reliability.header.push_back("probabilities");
@@ -143,6 +147,7 @@ std::string probability_tables_text(const ProbabilityQuality& quality, const std
     row.push_back(percent(t.error_rate_high()) + " (" + count_text(t.errors_high) + " of " + std::to_string(t.n_high) +
                   ")");
     row.push_back(percent(t.error_share_high()));
+    row.push_back(percent(t.error_share_high_with_invalid()) + " (" + std::to_string(t.invalid) + " invalid)");
     row.push_back(fixed(s.risk_coverage.aurc));
     summary.rows.push_back(row);
     std::vector<std::string> cells = lead(s.judge, s.group);

@@ -32,7 +32,7 @@ struct ProfileRow {
 };
 
 // The sections of the JSON that list statistics, in the order the render state names them.
-const char* const kSections[] = {"statistics", "stress", "l1", "leave_out"};
+const char* const kSections[] = {"statistics", "stress", "l1", "leave_out", "across_judges"};
 constexpr size_t kSectionCount = sizeof kSections / sizeof kSections[0];
 
 int32_t index_of(const std::vector<std::string>& names, const std::string& name, const std::string& where,
@@ -91,6 +91,9 @@ void read_profile_settings(const Json& json, ProfileReport& r) {
   const std::optional<int> exact = optional_int(field(settings, "exact_max_n", at), at + ".exact_max_n");
   if (!exact || *exact < 0 || *exact > 10) bad_field(at + ".exact_max_n", "expected a whole number from 0 to 10");
   r.options.exact_max_n = *exact;
+  // Absent from results written before them.
+  if (settings.contains("hard")) r.options.hard = flag(settings["hard"], at + ".hard");
+  if (settings.contains("invalid")) r.options.config.invalid = text(settings["invalid"], at + ".invalid");
 }
 
 RecordFilter subset_of(const Json& row, const std::string& at) {
@@ -210,8 +213,38 @@ ProfileRow interval_row(const Json& row, const std::string& at, const std::strin
   return out;
 }
 
-// One stress block's deltas, judge means and condition means, as the writer lists them.
+void read_stress_parts(const Json& block, const std::string& at, const ProfileNames& names, int32_t from, int32_t to,
+                       std::vector<ProfileRow>& out);
+
+// One stress block's deltas, judge means, condition means, mean_over means and mean |δ|, as the
+// writer lists them.
 void read_stress_block(const Json& block, const std::string& at, const ProfileNames& names, int32_t from, int32_t to,
+                       std::vector<ProfileRow>& out) {
+  read_stress_parts(block, at, names, from, to, out);
+  for (const char* part : {"mean_over", "mean_abs"}) {  // absent from results written before them
+    if (!block.contains(part)) continue;
+    const std::string part_at = at + "." + part;
+    const Json& rows = array_of(block[part], part_at);
+    const bool mean_over = part == std::string("mean_over");
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const std::string row_at = part_at + "[" + std::to_string(i) + "]";
+      ProfileRow row = interval_row(rows[i], row_at, mean_over ? "stress_mean_over" : "stress_mean_abs", names, from);
+      row.stat.kind = mean_over ? Kind::kStressSelectedMean : Kind::kStressMeanAbs;
+      row.stat.to = to;
+      row.stat.group = part;
+      if (mean_over) {
+        row.stat.judge = names.judge(field(rows[i], "judge", row_at), row_at + ".judge");
+        row.label.judge = names.judges[row.stat.judge];
+        row.stat.over = texts_or_null(array_of(field(rows[i], "conditions", row_at), row_at + ".conditions"),
+                                      row_at + ".conditions");
+      }
+      out.push_back(std::move(row));
+    }
+  }
+}
+
+// The deltas, judge means and condition means of one stress block.
+void read_stress_parts(const Json& block, const std::string& at, const ProfileNames& names, int32_t from, int32_t to,
                        std::vector<ProfileRow>& out) {
   for (const char* part : {"deltas", "judge_means", "condition_means"}) {
     const std::string part_at = at + "." + part;
@@ -252,14 +285,15 @@ void read_stress(const Json& json, const ProfileNames& names, ProfileReport& r, 
   }
 }
 
-void read_l1_means(const Json& l1, const ProfileNames& names, std::vector<ProfileRow>& out) {
-  const Json& rows = array_of(field(l1, "means", "l1"), "l1.means");
+// l1.means (kL1, one coverage status each) or l1.sum_over_means (kL1Selected, any status).
+void read_l1_means(const Json& rows, const std::string& key, Kind kind, const ProfileNames& names,
+                   std::vector<ProfileRow>& out) {
   for (size_t i = 0; i < rows.size(); ++i) {
-    const std::string at = "l1.means[" + std::to_string(i) + "]";
+    const std::string at = key + "[" + std::to_string(i) + "]";
     const int32_t b = names.benchmark(field(rows[i], "benchmark", at), at + ".benchmark");
-    ProfileRow row = interval_row(rows[i], at, "l1", names, b);
-    row.stat.kind = Kind::kL1;
-    row.stat.status = coverage_of(field(rows[i], "status", at), at + ".status");
+    ProfileRow row = interval_row(rows[i], at, kind == Kind::kL1 ? "l1" : "l1_sum_over", names, b);
+    row.stat.kind = kind;
+    if (kind == Kind::kL1) row.stat.status = coverage_of(field(rows[i], "status", at), at + ".status");
     row.stat.group = text(field(rows[i], "group", at), at + ".group");
     row.stat.pairs = signed_count_of(rows[i], "pairs", at);
     row.stat.over = texts_or_null(array_of(field(rows[i], "conditions", at), at + ".conditions"), at + ".conditions");
@@ -275,7 +309,10 @@ void read_l1(const Json& json, const ProfileNames& names, ProfileReport& r, std:
     const std::string at = path_of("l1.families", it.key());
     r.plan.families.push_back({it.key(), texts_or_null(array_of(it.value(), at), at)});
   }
-  read_l1_means(l1, names, out);
+  read_l1_means(array_of(field(l1, "means", "l1"), "l1.means"), "l1.means", Kind::kL1, names, out);
+  if (l1.contains("sum_over_means"))  // absent from results written before it
+    read_l1_means(array_of(l1["sum_over_means"], "l1.sum_over_means"), "l1.sum_over_means", Kind::kL1Selected, names,
+                  out);
   const Json& pairs = array_of(field(l1, "pairs", "l1"), "l1.pairs");
   for (size_t i = 0; i < pairs.size(); ++i) {
     const std::string at = "l1.pairs[" + std::to_string(i) + "]";
@@ -323,6 +360,81 @@ void read_leave_out(const Json& json, const ProfileNames& names, const ProfileRe
   }
 }
 
+// The across_judges rows (spread, diff, mean_abs_diff, set_mean) with the reference and judge sets.
+void read_across_judges(const Json& json, const ProfileNames& names, ProfileReport& r, std::vector<ProfileRow>& out) {
+  if (!json.contains("across_judges")) return;  // absent from results written before it
+  const Json& across = json["across_judges"];
+  const Json& reference = field(across, "reference", "across_judges");
+  if (!reference.is_null()) r.plan.reference = text(reference, "across_judges.reference");
+  const Json& sets = field(across, "judge_sets", "across_judges");
+  if (!sets.is_object()) bad_field("across_judges.judge_sets", "expected an object");
+  for (auto it = sets.begin(); it != sets.end(); ++it) {
+    const std::string at = path_of("across_judges.judge_sets", it.key());
+    r.plan.judge_sets.push_back({it.key(), texts_or_null(array_of(it.value(), at), at)});
+  }
+  const Json& rows = array_of(field(across, "rows", "across_judges"), "across_judges.rows");
+  const std::pair<const char*, Kind> kinds[] = {{"spread", Kind::kSpread},
+                                                {"diff", Kind::kDifference},
+                                                {"mean_abs_diff", Kind::kMeanAbsDifference},
+                                                {"set_mean", Kind::kJudgeSetMean}};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string at = "across_judges.rows[" + std::to_string(i) + "]";
+    const std::string name = text(field(rows[i], "statistic", at), at + ".statistic");
+    const auto kind = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& k) { return name == k.first; });
+    if (kind == std::end(kinds)) bad_field(at + ".statistic", "expected spread, diff, mean_abs_diff or set_mean");
+    const int32_t b = names.benchmark(field(rows[i], "benchmark", at), at + ".benchmark");
+    ProfileRow row = interval_row(rows[i], at, name, names, b);
+    row.stat.kind = kind->second;
+    row.stat.condition = cell_name(field(rows[i], "condition", at), at + ".condition");
+    row.label.of = row.stat.condition;
+    row.stat.status = coverage_of(field(rows[i], "status", at), at + ".status");
+    const Json& judge = field(rows[i], "judge", at);
+    if (!judge.is_null()) {
+      row.stat.judge = names.judge(judge, at + ".judge");
+      row.label.judge = names.judges[row.stat.judge];
+    }
+    const Json& set = field(rows[i], "set", at);
+    if (!set.is_null()) row.stat.group = row.label.judge = text(set, at + ".set");
+    if (kind->second == Kind::kDifference || kind->second == Kind::kMeanAbsDifference)
+      row.label.reference = r.plan.reference;
+    row.stat.over = texts_or_null(array_of(field(rows[i], "judges", at), at + ".judges"), at + ".judges");
+    out.push_back(std::move(row));
+  }
+}
+
+// Ranks and the ρ summaries (absent from results written before them).
+void read_ranks_and_rho_summaries(const Json& json, ProfileSummary& summary) {
+  if (json.contains("ranks"))
+    for (const Json& row : array_of(json["ranks"], "ranks")) {
+      const std::optional<int> rank = optional_int(field(row, "rank", "ranks"), "ranks.rank");
+      const std::optional<int> of = optional_int(field(row, "of", "ranks"), "ranks.of");
+      if (!rank || !of) bad_field("ranks", "expected whole-number rank and of");
+      summary.ranks.push_back({text(field(row, "benchmark", "ranks"), "ranks.benchmark"),
+                               text(field(row, "condition", "ranks"), "ranks.condition"),
+                               text(field(row, "judge", "ranks"), "ranks.judge"), *rank, *of});
+    }
+  const Json& spearman = field(json, "spearman", "");
+  auto whole = [](const Json& row, const char* key, const std::string& at) {
+    const std::optional<int> value = optional_int(field(row, key, at), at + "." + key);
+    if (!value) bad_field(at + "." + key, "expected a whole number");
+    return *value;
+  };
+  if (spearman.contains("condition_summary"))
+    for (const Json& row : array_of(spearman["condition_summary"], "spearman.condition_summary")) {
+      const std::string at = "spearman.condition_summary";
+      summary.condition_rho.push_back({text(field(row, "benchmark", at), at + ".benchmark"), whole(row, "pairs", at),
+                                       whole(row, "negative", at),
+                                       number(field(row, "mean_abs_rho", at), at + ".mean_abs_rho")});
+    }
+  if (spearman.contains("benchmark_summary"))
+    for (const Json& row : array_of(spearman["benchmark_summary"], "spearman.benchmark_summary")) {
+      const std::string at = "spearman.benchmark_summary";
+      summary.benchmark_rho.push_back(
+          {text(field(row, "condition", at), at + ".condition"), whole(row, "pairs", at), whole(row, "significant", at),
+           number(field(row, "min_rho", at), at + ".min_rho"), number(field(row, "max_rho", at), at + ".max_rho")});
+    }
+}
+
 SpearmanEntry spearman_entry(const Json& row, const std::string& at, const char* scope_key) {
   SpearmanEntry e;
   e.scope = text(field(row, scope_key, at), at + "." + scope_key);
@@ -339,6 +451,9 @@ SpearmanEntry spearman_entry(const Json& row, const std::string& at, const char*
   e.result.p_exact = number(field(row, "p_exact", at), at + ".p_exact");
   e.result.exact = !std::isnan(e.result.p_exact);
   e.judges = texts_or_null(array_of(field(row, "judges", at), at + ".judges"), at + ".judges");
+  // Pearson r beside ρ; absent from results written before it.
+  e.pearson_r = row.contains("pearson_r") ? number(row["pearson_r"], at + ".pearson_r") : NAN;
+  e.pearson_p = row.contains("pearson_p") ? number(row["pearson_p"], at + ".pearson_p") : NAN;
   return e;
 }
 
@@ -395,7 +510,7 @@ void place_statistics(const Json& render, std::vector<ProfileRow> (&sections)[kS
     const std::string section = text(field(states[s], "row", at), at + ".row");
     const size_t k =
         static_cast<size_t>(std::find(std::begin(kSections), std::end(kSections), section) - std::begin(kSections));
-    if (k == kSectionCount) bad_field(at + ".row", "expected statistics, stress, l1 or leave_out");
+    if (k == kSectionCount) bad_field(at + ".row", "expected statistics, stress, l1, leave_out or across_judges");
     const uint64_t index = count(field(states[s], "index", at), at + ".index");
     if (index >= sections[k].size() || sections[k][index].used)
       bad_field(at + ".index", "not a row of result." + section + " that no other element places");
@@ -431,17 +546,27 @@ std::vector<std::pair<size_t, size_t>> json_rows(const ProfileReport& report) {
   const ProfilePlan& plan = report.plan;
   std::vector<std::pair<size_t, size_t>> where(plan.stats.size(), {kSectionCount, 0});
   size_t next[kSectionCount] = {};
+  const std::vector<Kind> stress_kinds{Kind::kStress, Kind::kStressJudgeMean, Kind::kStressConditionMean,
+                                       Kind::kStressSelectedMean, Kind::kStressMeanAbs};
+  const std::vector<Kind> across{Kind::kSpread, Kind::kDifference, Kind::kMeanAbsDifference, Kind::kJudgeSetMean};
+  auto is = [](const std::vector<Kind>& kinds, Kind kind) {
+    return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+  };
   for (size_t s = 0; s < plan.stats.size(); ++s) {
     const Kind kind = plan.stats[s].kind;
     if (kind == Kind::kL1)
       where[s] = {2, next[2]++};
     else if (kind == Kind::kLeaveOut)
       where[s] = {3, next[3]++};
-    else if (kind != Kind::kStress && kind != Kind::kStressJudgeMean && kind != Kind::kStressConditionMean)
+    else if (is(across, kind))
+      where[s] = {4, next[4]++};
+    else if (!is(stress_kinds, kind) && kind != Kind::kL1Selected)
       where[s] = {0, next[0]++};
   }
+  for (size_t s = 0; s < plan.stats.size(); ++s)  // l1.sum_over_means after l1.means
+    if (plan.stats[s].kind == Kind::kL1Selected) where[s] = {2, next[2]++};
   for (const StressSpec& pair : plan.stress)
-    for (Kind kind : {Kind::kStress, Kind::kStressJudgeMean, Kind::kStressConditionMean})
+    for (Kind kind : stress_kinds)
       for (size_t s = 0; s < plan.stats.size(); ++s) {
         const ProfileStat& stat = plan.stats[s];
         if (stat.kind == kind && stat.benchmark >= 0 && stat.to >= 0 &&
@@ -490,9 +615,11 @@ ProfileReport profile_report_from_json(const Json& json, const Json& render) {
   read_l1(json, names, r, sections[2]);
   read_corrections(json, names, r);
   read_leave_out(json, names, r, sections[3]);
+  read_across_judges(json, names, r, sections[4]);
   check_rows_shown(r, names, sections);
   place_statistics(render, sections, r);
   read_spearman(json, r.summary);
+  read_ranks_and_rho_summaries(json, r.summary);
   split_notes(json, names.judges, r.validity, r.plan.notes);
   r.result.replicates_run = count(field(render, "replicates_run", "render"), "render.replicates_run");
   r.result.n_clusters = signed_count(field(render, "n_clusters", "render"), "render.n_clusters");

@@ -13,6 +13,7 @@
 #include "report/plot_axes.hpp"
 #include "report/report.hpp"
 #include "report/svg.hpp"
+#include "support/text.hpp"
 
 namespace judgestat {
 namespace {
@@ -62,6 +63,12 @@ std::string header_of(const CellSpec& cell) {
   return header;
 }
 
+// The statistics of the JSON's across_judges rows.
+bool is_across_judges(Kind kind) {
+  return kind == Kind::kSpread || kind == Kind::kDifference || kind == Kind::kMeanAbsDifference ||
+         kind == Kind::kJudgeSetMean;
+}
+
 std::string coverage_word(const CellSpec& cell) {
   switch (cell.status) {
     case Coverage::kDirect:
@@ -87,10 +94,9 @@ Json interval_json(const Interval& ci, int64_t n) {
 Json optional_number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
 
 // A titled block of text: the table, or for md a heading and the table.
-std::string block(const std::string& title, const Table& table, const std::string& format) {
+std::string titled_block(const std::string& title, const Table& table, const std::string& format) {
   if (table.rows.empty()) return "";
   if (format == "md") return "\n### " + title + "\n\n" + table.render(format);
-  if (format == "csv") return "# " + title + "\n" + table.render(format) + "\n";
   return "\n" + title + "\n" + table.render(format);
 }
 
@@ -123,9 +129,32 @@ class ProfileWriter {
   void l1_table(std::string& text) const;
   void correction_tables(std::string& text) const;
   void leave_out_tables(std::string& text) const;
+  void across_judge_tables(std::string& text) const;
+  void rank_tables(std::string& text) const;
+  void spearman_summary_table(std::string& text) const;
   void tail(std::string& text) const;
+  void add_across_judges(Json& json) const;
+  void add_ranks_and_rho_summaries(Json& json) const;
+  /// The CSV of every table the steps gave: one long table with a `table` column (pandas reads it).
+  std::string csv() const { return csv_long(csv_tables); }
 
  private:
+  // A step's table: text and md get it titled in place; CSV collects it for csv().
+  std::string block(const std::string& title, const Table& table, const std::string& /*format*/) const {
+    if (format != "csv") return titled_block(title, table, format);
+    if (!table.rows.empty()) csv_tables.emplace_back(title, table);
+    return "";
+  }
+  Json across_judge_row(size_t s) const;
+  std::string selected_mean_header(int32_t from, int32_t to) const;
+  int32_t stat_benchmark(const std::string& name) const {
+    for (int32_t b = 0; b < B; ++b)
+      if (plan.benchmarks[b].spec.name == name) return b;
+    return -1;
+  }
+  std::string largest_channel(int32_t from, int32_t to, int32_t jj) const;
+  std::string cell_header(int32_t b, const std::string& condition) const;
+  std::vector<std::string> main_cells(int32_t b) const;
   int32_t stat_of(Kind kind, int32_t b, int32_t jj, const std::string& c, const std::string& group = "",
                   int32_t to = -1) const {
     return plan.find(kind, b, jj, c, group, to);
@@ -139,6 +168,7 @@ class ProfileWriter {
   const int32_t B, J;
   const int exact_max_n;
   const std::string format;
+  mutable std::vector<std::pair<std::string, Table>> csv_tables;
 };
 
 // Every statistic with a CI but stress, L1 and leave-out, with its coverage [docs/statistics.md §4].
@@ -211,6 +241,8 @@ void ProfileWriter::add_spearman(Json& json) const {
                   {"rho", optional_number(e.result.rho)},
                   {"p_t", optional_number(e.result.p_t)},
                   {"p_exact", e.result.exact ? optional_number(e.result.p_exact) : Json(nullptr)},
+                  {"pearson_r", optional_number(e.pearson_r)},
+                  {"pearson_p", optional_number(e.pearson_p)},
                   {"judges", e.judges}};
     };
     Json spearman_json;
@@ -237,7 +269,8 @@ void ProfileWriter::add_stress(Json& json) const {
     Json stress = Json::array();
     for (const StressSpec& pair : plan.stress) {
       Json block_json{{"from", pair.from}, {"to", pair.to}};
-      Json deltas = Json::array(), judge_means = Json::array(), condition_means = Json::array();
+      Json deltas = Json::array(), judge_means = Json::array(), condition_means = Json::array(),
+           mean_over = Json::array(), mean_abs = Json::array();
       for (size_t s = 0; s < plan.stats.size(); ++s) {
         const ProfileStat& stat = plan.stats[s];
         if (stat.benchmark < 0 || plan.benchmarks[stat.benchmark].spec.name != pair.from || stat.to < 0 ||
@@ -255,11 +288,24 @@ void ProfileWriter::add_stress(Json& json) const {
         } else if (stat.kind == Kind::kStressConditionMean) {
           row.update({{"condition", stat.condition}, {"status", to_string(stat.status)}});
           condition_means.push_back(row);
+        } else if (stat.kind == Kind::kStressSelectedMean) {
+          row.update({{"judge", plan.judges[stat.judge]}, {"conditions", stat.over}});
+          mean_over.push_back(row);
+        } else if (stat.kind == Kind::kStressMeanAbs) {
+          mean_abs.push_back(row);
         }
       }
       block_json["deltas"] = deltas;
       block_json["judge_means"] = judge_means;
       block_json["condition_means"] = condition_means;
+      block_json["mean_over"] = mean_over;
+      block_json["mean_abs"] = mean_abs;
+      Json largest = Json::object();
+      for (int32_t jj = 0; jj < J; ++jj) {
+        const std::string channel = largest_channel(stat_benchmark(pair.from), stat_benchmark(pair.to), jj);
+        if (!channel.empty()) largest[plan.judges[jj]] = channel;
+      }
+      block_json["largest_channel"] = largest;
       stress.push_back(block_json);
     }
     json["stress"] = stress;
@@ -282,6 +328,18 @@ void ProfileWriter::add_l1(Json& json) const {
                   {"conditions", stat.over}});
       l1.push_back(row);
     }
+    Json selected = Json::array();
+    for (size_t s = 0; s < plan.stats.size(); ++s) {
+      const ProfileStat& stat = plan.stats[s];
+      if (stat.kind != Kind::kL1Selected) continue;
+      Json row = interval_json(I[s], stat.pairs);
+      row.update({{"benchmark", plan.benchmarks[stat.benchmark].spec.name},
+                  {"group", stat.group},
+                  {"within_family", stat.group != "cross-family"},
+                  {"pairs", stat.pairs},
+                  {"conditions", stat.over}});
+      selected.push_back(row);
+    }
     Json pairs = Json::array();
     for (const L1Pair& p : summary.l1_pairs)
       pairs.push_back({{"benchmark", p.benchmark},
@@ -292,7 +350,7 @@ void ProfileWriter::add_l1(Json& json) const {
                        {"distance", p.distance}});
     Json families = Json::object();
     for (const FamilySpec& f : plan.families) families[f.name] = f.members;
-    json["l1"] = {{"families", families}, {"means", l1}, {"pairs", pairs}};
+    json["l1"] = {{"families", families}, {"means", l1}, {"sum_over_means", selected}, {"pairs", pairs}};
   }
 }
 
@@ -328,6 +386,17 @@ void ProfileWriter::add_corrections_and_leave_out(Json& json) const {
 // Tables for people.
 
 void ProfileWriter::coverage_table(std::string& text) const {
+  if (format == "csv") {  // one row per cell: the status a word, the items a number
+    Table coverage;
+    coverage.header = {"condition", "benchmark", "coverage", "items"};
+    for (size_t c = 0; c < cap_cell_names().size(); ++c)
+      for (const auto& b : plan.benchmarks)
+        coverage.rows.push_back(
+            {cap_cell_names()[c], b.spec.name, coverage_word(b.spec.cells[c]),
+             b.spec.cells[c].status == Coverage::kUnavailable ? "" : std::to_string(b.cell_items[c])});
+    text += block("Coverage matrix", coverage, format);
+    return;
+  }
   {
     Table coverage;
     coverage.header = {"condition"};
@@ -447,6 +516,7 @@ void ProfileWriter::benchmark_tables(std::string& text) const {
 
 // Spearman between conditions: lower triangle per benchmark.
 void ProfileWriter::spearman_condition_tables(std::string& text) const {
+  if (format == "csv") return;  // the matrices' numbers are spearman_list's rows
   for (int32_t b = 0; b < B; ++b) {
     std::vector<std::string> measured;
     for (const CellSpec& cell : plan.benchmarks[b].spec.cells)
@@ -475,26 +545,28 @@ void ProfileWriter::spearman_condition_tables(std::string& text) const {
 void ProfileWriter::spearman_list(std::string& text) const {
   {
     Table list;
-    list.header = {"scope", "a", "b", "n", "ρ", "p_t", "p_exact"};
+    list.header = {"scope", "a", "b", "n", "ρ", "p_t", "p_exact", "Pearson r", "p_r"};
     for (const auto* entries : {&summary.between_conditions, &summary.between_benchmarks})
       for (const auto& e : *entries)
         list.rows.push_back({e.scope, e.a + (e.status_a == Coverage::kDirect ? "" : " (" + to_string(e.status_a) + ")"),
                              e.b + (e.status_b == Coverage::kDirect ? "" : " (" + to_string(e.status_b) + ")"),
                              std::to_string(e.result.n), number(e.result.rho, "%.3f"), p_value(e.result.p_t),
-                             e.result.exact ? p_value(e.result.p_exact) : "n>" + std::to_string(exact_max_n)});
+                             e.result.exact ? p_value(e.result.p_exact) : "n>" + std::to_string(exact_max_n),
+                             number(e.pearson_r, "%.3f"), p_value(e.pearson_p)});
     for (const auto& m : summary.mean_rho)
       list.notes.push_back("mean ρ " + m.condition + " over " + std::to_string(m.pairs) +
                            " direct–direct benchmark pairs: " + number(m.mean, "%.3f"));
     list.notes.push_back(
         "between conditions: scope = benchmark; between benchmarks: scope = condition, "
-        "over the judges both share; p_exact: exact permutation (all n! pairings)");
+        "over the judges both share; p_exact: exact permutation (all n! pairings); Pearson r on the "
+        "same values, p_r with n − 2 df [CAP App. C]");
     text += block("Spearman rank correlations", list, format);
   }
 }
 
 // Spearman between benchmarks, one matrix per condition.
 void ProfileWriter::spearman_benchmark_tables(std::string& text) const {
-  if (B >= 2) {
+  if (B >= 2 && format != "csv") {  // CSV: the matrices' numbers are spearman_list's rows
     for (const std::string& c : cap_cell_names()) {
       std::vector<const SpearmanEntry*> entries;
       for (const auto& e : summary.between_benchmarks)
@@ -553,6 +625,9 @@ void ProfileWriter::stress_tables(std::string& text) const {
           header_of(*std::find_if(plan.benchmarks[from].spec.cells.begin(), plan.benchmarks[from].spec.cells.end(),
                                   [&](const CellSpec& cell) { return cell.name == c; })));
     for (const auto& s : statuses) table.header.push_back("mean (" + s + ")");
+    const std::string mean_over = selected_mean_header(from, to);
+    if (!mean_over.empty()) table.header.push_back(mean_over);
+    table.header.push_back("largest channel");
     for (int32_t jj = 0; jj < J; ++jj) {
       std::vector<std::string> row{plan.judges[jj]};
       bool any = false;
@@ -565,6 +640,12 @@ void ProfileWriter::stress_tables(std::string& text) const {
         const int32_t s = stat_of(Kind::kStressJudgeMean, from, jj, "", status, to);
         row.push_back(s < 0 ? "—" : points_cell(I[s]));
       }
+      if (!mean_over.empty()) {
+        const int32_t s = stat_of(Kind::kStressSelectedMean, from, jj, "", "mean_over", to);
+        row.push_back(s < 0 ? "—" : points_cell(I[s]));
+      }
+      const std::string largest = largest_channel(from, to, jj);
+      row.push_back(largest.empty() ? "—" : largest);
       if (any) table.rows.push_back(row);
     }
     std::vector<std::string> means{"mean over judges"};
@@ -572,11 +653,18 @@ void ProfileWriter::stress_tables(std::string& text) const {
       const int32_t s = stat_of(Kind::kStressConditionMean, from, -1, c, "", to);
       means.push_back(s < 0 ? "—" : points_cell(I[s]));
     }
-    for (size_t k = 0; k < statuses.size(); ++k) means.push_back("");
+    for (size_t k = 0; k < statuses.size() + (mean_over.empty() ? 1 : 2); ++k) means.push_back("");
     table.rows.push_back(means);
     table.notes.push_back("δ = CAP(" + pair.from + ") − CAP(" + pair.to +
                           ") in points; positive = worse under stress; "
                           "row means per coverage status (approx never averaged with direct)");
+    if (!mean_over.empty())
+      table.notes.push_back(mean_over + ": the config's mean_over conditions, whatever their status [CAP Table 6]");
+    table.notes.push_back("largest channel: the condition with the largest δ (point estimate)");
+    const int32_t mean_abs = stat_of(Kind::kStressMeanAbs, from, -1, "", "mean_abs", to);
+    if (mean_abs >= 0)
+      table.notes.push_back("mean |δ| over " + std::to_string(result.labels[mean_abs].n) +
+                            " judge × condition deltas: " + points_cell(I[mean_abs]) + " [CAP Table 16]");
     text += block("Stress degradation " + pair.from + " → " + pair.to, table, format);
   }
 }
@@ -594,6 +682,15 @@ void ProfileWriter::l1_table(std::string& text) const {
     for (const auto& [b, status] : columns)
       table.header.push_back(plan.benchmarks[b].spec.name +
                              (status == Coverage::kDirect ? "" : " (" + to_string(status) + ")"));
+    std::vector<int32_t> selected;  // benchmarks with an L1 over the config's sum_over
+    for (const ProfileStat& stat : plan.stats)
+      if (stat.kind == Kind::kL1Selected &&
+          std::find(selected.begin(), selected.end(), stat.benchmark) == selected.end()) {
+        selected.push_back(stat.benchmark);
+        std::vector<std::string> headers;
+        for (const std::string& c : stat.over) headers.push_back(cell_header(stat.benchmark, c));
+        table.header.push_back(plan.benchmarks[stat.benchmark].spec.name + " (Σ " + join(headers, " + ") + ")");
+      }
     std::vector<std::string> groups;
     for (const FamilySpec& f : plan.families) groups.push_back(f.name);
     groups.push_back("cross-family");
@@ -609,12 +706,21 @@ void ProfileWriter::l1_table(std::string& text) const {
           row.push_back(paper_cell(I[s]));
         }
       }
+      for (int32_t b : selected) {
+        const int32_t s = stat_of(Kind::kL1Selected, b, -1, "", group);
+        any = any || s >= 0;
+        row.push_back(s < 0 ? "—" : paper_cell(I[s]));
+      }
       if (any) table.rows.push_back(row);
     }
     table.notes.push_back(
         "mean L1 = Σ_c |CAP_c(j1) − CAP_c(j2)| in points over the benchmark's main-table "
         "conditions of one coverage status, within each family (WF) and across families");
-    if (!columns.empty()) text += block("L1 profile distance", table, format);
+    if (!selected.empty())
+      table.notes.push_back(
+          "Σ columns: summed over the config's families.sum_over conditions, whatever their status "
+          "[CAP Table 17]");
+    if (!columns.empty() || !selected.empty()) text += block("L1 profile distance", table, format);
   }
 }
 
@@ -629,6 +735,7 @@ void ProfileWriter::correction_tables(std::string& text) const {
       for (int32_t jj = 0; jj < J; ++jj)
         if (stat_of(Kind::kCorrected, b, jj, c) >= 0) {
           corrected.push_back(c);
+          if (format == "csv") table.header.push_back(c + "_raw");  // CSV: raw and corrected in own columns
           table.header.push_back(c);
           break;
         }
@@ -639,6 +746,12 @@ void ProfileWriter::correction_tables(std::string& text) const {
         const int32_t raw = stat_of(Kind::kCell, b, q.judge, c), s = stat_of(Kind::kCorrected, b, q.judge, c);
         if (raw < 0 || s < 0) {
           row.push_back("—");
+          if (format == "csv") row.push_back("—");
+          continue;
+        }
+        if (format == "csv") {
+          row.push_back(number(I[raw].estimate));
+          row.push_back(number(I[s].estimate) + " [" + number(I[s].lo) + "," + number(I[s].hi) + "]");
           continue;
         }
         row.push_back(number(I[raw].estimate) + "→" + number(I[s].estimate) + (I[s].estimate > 1 ? "†" : "") + " [" +
@@ -649,6 +762,15 @@ void ProfileWriter::correction_tables(std::string& text) const {
     table.notes.push_back(
         "raw → (raw + q0 − 1)/(q0 + q1 − 1) with joint-bootstrap CI (items × normal draws of "
         "q0, q1); q1/q0 = accuracy with the gold response shown first/second; † saturated (> 1)");
+    int cells = 0, saturated = 0, above = 0;  // CAP App. K: "30 of 35 exceed 1.0, 28 with the CI above"
+    for (size_t k = 0; k < plan.stats.size(); ++k)
+      if (plan.stats[k].kind == Kind::kCorrected && plan.stats[k].benchmark == b) {
+        ++cells;
+        saturated += I[k].estimate > 1.0;
+        above += I[k].lo > 1.0;
+      }
+    table.notes.push_back(std::to_string(saturated) + " of " + std::to_string(cells) +
+                          " corrected cells saturated (> 1); " + std::to_string(above) + " with the whole CI above 1");
     text += block("Bias-corrected values — " + plan.benchmarks[b].spec.name, table, format);
   }
 }
@@ -680,6 +802,176 @@ void ProfileWriter::leave_out_tables(std::string& text) const {
   }
 }
 
+std::string ProfileWriter::cell_header(int32_t b, const std::string& condition) const {
+  for (const CellSpec& cell : plan.benchmarks[b].spec.cells)
+    if (cell.name == condition) return header_of(cell);
+  return condition;
+}
+
+std::vector<std::string> ProfileWriter::main_cells(int32_t b) const {
+  std::vector<std::string> cells;
+  for (const CellSpec& cell : plan.benchmarks[b].spec.cells)
+    if (cell.status != Coverage::kUnavailable && cell.main_table) cells.push_back(cell.name);
+  return cells;
+}
+
+// "Mean (C1≈, C2≈, C7)": the config's mean_over as the stress pair computed it; empty when none.
+std::string ProfileWriter::selected_mean_header(int32_t from, int32_t to) const {
+  for (const ProfileStat& stat : plan.stats)
+    if (stat.kind == Kind::kStressSelectedMean && stat.benchmark == from && stat.to == to) {
+      std::vector<std::string> headers;
+      for (const std::string& c : stat.over) headers.push_back(cell_header(from, c));
+      return "Mean (" + join(headers) + ")";
+    }
+  return "";
+}
+
+// The condition with the judge's largest δ (point estimate) [CAP Table 6's dominant channel].
+std::string ProfileWriter::largest_channel(int32_t from, int32_t to, int32_t jj) const {
+  std::string best;
+  double largest = -INFINITY;
+  for (size_t s = 0; s < plan.stats.size(); ++s) {
+    const ProfileStat& stat = plan.stats[s];
+    if (stat.kind != Kind::kStress || stat.benchmark != from || stat.to != to || stat.judge != jj) continue;
+    if (std::isfinite(I[s].estimate) && I[s].estimate > largest) {
+      largest = I[s].estimate;
+      best = cell_header(from, stat.condition);
+    }
+  }
+  return best;
+}
+
+// Cross-judge spread, differences to the reference with mean |Δ|, and judge-set means, each with
+// its CI [CAP §4.1, §5, Tables 16 and 19].
+void ProfileWriter::across_judge_tables(std::string& text) const {
+  for (int32_t b = 0; b < B; ++b) {
+    const std::string& name = plan.benchmarks[b].spec.name;
+    const std::vector<std::string> cells = main_cells(b);
+    Table across;
+    across.header = {""};
+    for (const std::string& c : cells) across.header.push_back(cell_header(b, c));
+    auto add_row = [&](const std::string& title, Kind kind, const std::string& group, bool points) {
+      std::vector<std::string> row{title};
+      bool any = false;
+      for (const std::string& c : cells) {
+        const int32_t s = stat_of(kind, b, -1, c, group);
+        any = any || s >= 0;
+        row.push_back(s < 0 ? "—" : points ? points_cell(I[s]) : paper_cell(I[s]));
+      }
+      if (any) across.rows.push_back(row);
+    };
+    add_row("spread (max − min)", Kind::kSpread, "", false);
+    for (const JudgeSetSpec& set : plan.judge_sets)
+      add_row("mean of " + set.name, Kind::kJudgeSetMean, set.name, false);
+    if (!plan.reference.empty()) add_row("mean |Δ| vs " + plan.reference, Kind::kMeanAbsDifference, "", false);
+    across.notes.push_back(
+        "spread = max − min over the judges with the cell [CAP §4.1]; CIs from the same joint bootstrap");
+    for (const JudgeSetSpec& set : plan.judge_sets)
+      across.notes.push_back(set.name + " = " + join(set.members) + " [CAP Table 19]");
+    text += block("Across judges — " + name, across, format);
+    if (plan.reference.empty()) continue;
+    Table diffs;
+    diffs.header = across.header;
+    diffs.header[0] = "judge";
+    for (int32_t jj = 0; jj < J; ++jj) {
+      std::vector<std::string> row{plan.judges[jj]};
+      bool any = false;
+      for (const std::string& c : cells) {
+        const int32_t s = stat_of(Kind::kDifference, b, jj, c);
+        any = any || s >= 0;
+        row.push_back(s < 0 ? "—" : points_cell(I[s]));
+      }
+      if (any) diffs.rows.push_back(row);
+    }
+    diffs.notes.push_back("Δ = judge − " + plan.reference + " in points, per cell [CAP §5]");
+    text += block("Differences to " + plan.reference + " — " + name, diffs, format);
+  }
+}
+
+// Each judge's rank per main-table cell [CAP Table 19: GPT-4o 6th of 7 overall].
+void ProfileWriter::rank_tables(std::string& text) const {
+  for (int32_t b = 0; b < B; ++b) {
+    const std::vector<std::string> cells = main_cells(b);
+    Table table;
+    table.header = {"judge"};
+    for (const std::string& c : cells) table.header.push_back(cell_header(b, c));
+    for (int32_t jj = 0; jj < J; ++jj) {
+      std::vector<std::string> row{plan.judges[jj]};
+      for (const std::string& c : cells) {
+        std::string cell = "—";
+        for (const CellRank& r : summary.ranks)
+          if (r.benchmark == plan.benchmarks[b].spec.name && r.condition == c && r.judge == plan.judges[jj])
+            cell = std::to_string(r.rank) + " of " + std::to_string(r.of);
+        row.push_back(cell);
+      }
+      table.rows.push_back(row);
+    }
+    table.notes.push_back("rank by point estimate, 1 = highest; ties share the best rank");
+    if (J >= 2) text += block("Ranks — " + plan.benchmarks[b].spec.name, table, format);
+  }
+}
+
+// Mean |ρ| and negative pairs between conditions [CAP Table 14]; the range and "k of m significant"
+// between benchmarks [CAP Table 13].
+void ProfileWriter::spearman_summary_table(std::string& text) const {
+  Table table;
+  table.header = {"scope", "pairs", "mean |ρ|", "negative", "range", "significant"};
+  for (const ConditionRhoSummary& row : summary.condition_rho)
+    table.rows.push_back({row.benchmark + " (between conditions)", std::to_string(row.pairs),
+                          number(row.mean_abs_rho, "%.3f"),
+                          std::to_string(row.negative) + " of " + std::to_string(row.pairs), "", ""});
+  for (const BenchmarkRhoSummary& row : summary.benchmark_rho)
+    table.rows.push_back({row.condition + " (between benchmarks)", std::to_string(row.pairs), "", "",
+                          "[" + number(row.min_rho) + ", " + number(row.max_rho) + "]",
+                          std::to_string(row.significant) + " of " + std::to_string(row.pairs)});
+  table.notes.push_back("between conditions: C1–C8 pairs (overall left out); significant: p_t < 0.05");
+  text += block("Spearman summaries", table, format);
+}
+
+Json ProfileWriter::across_judge_row(size_t s) const {
+  const ProfileStat& stat = plan.stats[s];
+  Json row = interval_json(I[s], result.labels[s].n);
+  row.update({{"statistic", result.labels[s].name},
+              {"benchmark", plan.benchmarks[stat.benchmark].spec.name},
+              {"condition", stat.condition},
+              {"status", to_string(stat.status)},
+              {"judge", stat.judge >= 0 ? Json(plan.judges[stat.judge]) : Json(nullptr)},
+              {"set", stat.kind == Kind::kJudgeSetMean ? Json(stat.group) : Json(nullptr)},
+              {"judges", stat.over}});
+  return row;
+}
+
+void ProfileWriter::add_across_judges(Json& json) const {
+  Json rows = Json::array();
+  for (size_t s = 0; s < plan.stats.size(); ++s)
+    if (is_across_judges(plan.stats[s].kind)) rows.push_back(across_judge_row(s));
+  Json sets = Json::object();
+  for (const JudgeSetSpec& set : plan.judge_sets) sets[set.name] = set.members;
+  json["across_judges"] = {{"reference", plan.reference.empty() ? Json(nullptr) : Json(plan.reference)},
+                           {"judge_sets", sets},
+                           {"rows", rows}};
+}
+
+void ProfileWriter::add_ranks_and_rho_summaries(Json& json) const {
+  Json ranks = Json::array();
+  for (const CellRank& r : summary.ranks)
+    ranks.push_back(
+        {{"benchmark", r.benchmark}, {"condition", r.condition}, {"judge", r.judge}, {"rank", r.rank}, {"of", r.of}});
+  json["ranks"] = ranks;
+  Json conditions = Json::array(), benchmarks = Json::array();
+  for (const ConditionRhoSummary& r : summary.condition_rho)
+    conditions.push_back(
+        {{"benchmark", r.benchmark}, {"pairs", r.pairs}, {"mean_abs_rho", r.mean_abs_rho}, {"negative", r.negative}});
+  for (const BenchmarkRhoSummary& r : summary.benchmark_rho)
+    benchmarks.push_back({{"condition", r.condition},
+                          {"pairs", r.pairs},
+                          {"min_rho", r.min_rho},
+                          {"max_rho", r.max_rho},
+                          {"significant", r.significant}});
+  json["spearman"]["condition_summary"] = conditions;
+  json["spearman"]["benchmark_summary"] = benchmarks;
+}
+
 // Notes and the run's one-line summary (text and md).
 void ProfileWriter::tail(std::string& text) const {
   if (format == "text" || format == "md") {
@@ -699,7 +991,31 @@ void ProfileWriter::tail(std::string& text) const {
 const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
-// Radar chart of one benchmark's main-table conditions [CAP Fig. 3]: one polygon per judge.
+PlotFile forest_figure(const ProfilePlan& plan, const BootstrapResult& result, int32_t b, const std::string& name);
+
+// A judge's CI on every radar axis: a whisker along the axis from lo to hi, offset sideways by
+// judge so that the judges' whiskers stay apart.
+template <typename Point>
+std::string radial_whiskers(const ProfilePlan& plan, const BootstrapResult& result, int32_t b, int32_t jj,
+                            const std::vector<const CellSpec*>& axes, const Point& point, const std::string& colour) {
+  std::string svg;
+  for (size_t a = 0; a < axes.size(); ++a) {
+    const int32_t s = plan.find(Kind::kCell, b, jj, axes[a]->name);
+    if (s < 0) continue;
+    const Interval& ci = result.intervals[s];
+    if (!std::isfinite(ci.lo) || !std::isfinite(ci.hi)) continue;
+    const auto [x1, y1] = point(a, std::clamp(ci.lo, 0.0, 1.0));
+    const auto [x2, y2] = point(a, std::clamp(ci.hi, 0.0, 1.0));
+    const double length = std::hypot(x2 - x1, y2 - y1), shift = 3.0 * (jj % 5 - 2);
+    const double nx = length > 0 ? -(y2 - y1) / length : 0, ny = length > 0 ? (x2 - x1) / length : 0;
+    const std::string style = "stroke:" + colour + ";stroke-width:1.5;opacity:0.7";
+    svg += svg_line(x1 + nx * shift, y1 + ny * shift, x2 + nx * shift, y2 + ny * shift, style.c_str());
+  }
+  return svg;
+}
+
+// Radar chart of one benchmark's main-table conditions [CAP Fig. 3]: one polygon per judge, each
+// cell's CI a whisker along its axis; below three axes the dot-and-whisker profile instead.
 std::string radar_svg(const ProfilePlan& plan, const BootstrapResult& result, int32_t b) {
   const BenchmarkSpec& spec = plan.benchmarks[b].spec;
   std::vector<const CellSpec*> axes;
@@ -712,10 +1028,8 @@ std::string radar_svg(const ProfilePlan& plan, const BootstrapResult& result, in
   frame.height = 560;
   const double cx = 280, cy = 300, radius = 200;
   std::string svg = svg_open(frame, "CAP profile — " + spec.name);
-  if (axes.size() < 3) {
-    svg += svg_text(frame.width / 2, cy, "fewer than three conditions measured: no radar", "middle", 13);
-    return svg + "</svg>\n";
-  }
+  if (axes.size() < 3)  // a radar of one or two axes shows nothing: the dot-and-whisker profile instead
+    return forest_figure(plan, result, b, spec.name).svg;
   const double pi = 3.14159265358979323846;
   auto point = [&](size_t axis, double value) {
     const double angle = -pi / 2 + 2 * pi * static_cast<double>(axis) / static_cast<double>(axes.size());
@@ -727,6 +1041,7 @@ std::string radar_svg(const ProfilePlan& plan, const BootstrapResult& result, in
     svg += svg_polyline(points, "#ddd", 1.0);
     svg += svg_text(cx + 4, cy - radius * ring + 12, number(100 * ring, "%.0f"), "start", kNoteSize);
   }
+  svg += svg_text(cx, frame.height - 12, "lines along the axes: each cell's bootstrap CI", "middle", kNoteSize);
   for (size_t a = 0; a < axes.size(); ++a) {
     const auto [x, y] = point(a, 1.0);
     svg += svg_line(cx, cy, x, y, "stroke:#bbb;stroke-width:1");
@@ -747,6 +1062,7 @@ std::string radar_svg(const ProfilePlan& plan, const BootstrapResult& result, in
     }
     const std::string colour = kPalette[jj % std::size(kPalette)];
     if (complete) svg += svg_polyline(points, colour, 2.0, jj >= std::size(kPalette) ? "5,3" : "");
+    if (complete) svg += radial_whiskers(plan, result, b, static_cast<int32_t>(jj), axes, point, colour);
     if (jj < 30)
       svg += svg_legend_entry(540, 70 + 16 * static_cast<double>(jj), colour, plan.judges[jj],
                               jj >= std::size(kPalette) ? "5,3" : "");
@@ -812,6 +1128,8 @@ Json to_json(const ProfileReport& report, const ReportHead& head) {
   settings["config_description"] = options.config.description;
   settings["invalid_match"] = options.invalid_match;
   settings["exact_max_n"] = options.exact_max_n;
+  settings["hard"] = options.hard || options.config.hard;  // the Hard-Empirical subset [CAP Table 3]
+  settings["invalid"] = options.config.invalid.empty() ? "wrong" : options.config.invalid;
   const ProfileWriter writer(report, "json");
   writer.add_statistics(json);
   writer.add_coverage(json);
@@ -819,6 +1137,8 @@ Json to_json(const ProfileReport& report, const ReportHead& head) {
   writer.add_stress(json);
   writer.add_l1(json);
   writer.add_corrections_and_leave_out(json);
+  writer.add_across_judges(json);
+  writer.add_ranks_and_rho_summaries(json);
   std::vector<std::string> notes = all_invalid_notes(report.validity);
   notes.insert(notes.end(), report.plan.notes.begin(), report.plan.notes.end());
   json["notes"] = notes;
@@ -834,12 +1154,15 @@ std::string tables(const ProfileReport& report, const std::string& format) {
   writer.spearman_condition_tables(text);
   writer.spearman_list(text);
   writer.spearman_benchmark_tables(text);
+  writer.spearman_summary_table(text);
   writer.stress_tables(text);
   writer.l1_table(text);
   writer.correction_tables(text);
   writer.leave_out_tables(text);
+  writer.across_judge_tables(text);
+  writer.rank_tables(text);
   writer.tail(text);
-  return text;
+  return format == "csv" ? writer.csv() : text;
 }
 
 std::vector<PlotFile> plot_files(const ProfileReport& report) {

@@ -1,5 +1,6 @@
 // Writers of the repeat statistics (judgestat/repeats.hpp): one table of intervals for people,
-// the tidy CSV (one row per statistic) and the JSON.
+// the tidy CSV (one row per statistic), the JSON and JEV's Figs. 17–19 as far as the statistics
+// carry them (probability variation and decision changes per judge and family, with CIs).
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "judgestat/repeats.hpp"
+#include "report/paper_plots.hpp"
 #include "report/report.hpp"
 
 namespace judgestat {
@@ -104,11 +106,62 @@ Json to_json(const RepeatsReport& report, const ReportHead& head) {
   return json;
 }
 
-std::vector<PlotFile> plot_files(const RepeatsReport&) { return {}; }
+namespace {
+
+bool ends_with(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+// The rows whose statistic name `wanted` accepts, in the report's order.
+template <class Wanted>
+std::vector<paper_plots::Row> repeat_rows(const RepeatsReport& report, Wanted wanted) {
+  std::vector<paper_plots::Row> rows;
+  for (size_t s = 0; s < report.statistics.labels.size(); ++s)
+    if (wanted(report.statistics.labels[s].name))
+      rows.push_back({&report.statistics.labels[s], &report.statistics.intervals[s]});
+  return rows;
+}
+
+}  // namespace
+
+std::vector<PlotFile> repeats_paper_plot_files(const RepeatsReport& report) {
+  const std::string level = fixed(100 * report.statistics.level, 0) + "% CI";
+  struct Spec {
+    bool (*wanted)(const std::string&);
+    const char *stem, *title, *x_title;
+    std::string caption;
+  };
+  const Spec specs[] = {
+      {[](const std::string& name) { return ends_with(name, "_tv"); }, "repeats_paper_probability_variation",
+       "Probability variation across repeats, variants and orders",
+       "mean total-variation distance between probability vectors",
+       "Per judge and family (repeat: the same request again; variant: another wording; rotation: another order) the "
+       "mean total-variation distance between the probability vectors of one request, with its clustered bootstrap " +
+           level +
+           "; judges without probabilities are not drawn. The per-item spread of JEV Fig. 17 is not in the report "
+           "(JEV Figs. 17–19)."},
+      {[](const std::string& name) {
+         return ends_with(name, "_agree") || ends_with(name, "_flip") || name == "repeat_match";
+       },
+       "repeats_paper_decision_changes", "Decision changes across repeats, variants and orders",
+       "share (agree: all verdicts of a request equal; flip: pairs of verdicts that differ)",
+       "Per judge and family the share of requests whose verdicts all agree (_agree), the pairwise flip rate (_flip; "
+       "rotations: pairwise agreement, _pair_agree) and, with --by repeat, each repeat's agreement with repeat 0, each "
+       "with its clustered bootstrap " +
+           level + " (JEV §7.3, App. I)."}};
+  std::vector<PlotFile> out;
+  for (const Spec& spec : specs)
+    if (auto figure = paper_plots::statistic_forest(repeat_rows(report, spec.wanted), level, spec.stem, spec.title,
+                                                    spec.x_title, spec.caption))
+      out.push_back(std::move(*figure));
+  return out;
+}
 
 std::string tables(const RepeatsReport& report, const std::string& format) {
   if (format == "csv") return tidy_csv(report);
   return people_table(report, format);
 }
+
+std::vector<PlotFile> plot_files(const RepeatsReport& report) { return repeats_paper_plot_files(report); }
 
 }  // namespace judgestat

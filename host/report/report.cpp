@@ -179,6 +179,8 @@ Json statistics_json(const BootstrapResult& result) {
     row["ci"] = Json::array({interval.lo, interval.hi});
     row["se"] = interval.se;
     row["undefined"] = interval.undefined;
+    row["undefined_share"] = std::isfinite(interval.undefined_share) ? Json(interval.undefined_share) : Json(nullptr);
+    if (interval.clipped) row["clipped"] = true;
     row["clusters"] = interval.clusters;
     row["distinct"] = interval.distinct;
     if (!interval.note.empty()) row["note"] = interval.note;
@@ -290,6 +292,15 @@ std::string interval_note(const IntervalWarning& w) {
       return "note: no " + to_string(w.method) + " interval for " + comma_list(w.statistics) +
              (w.method == CiMethod::kStudentized ? " (it applies to ratios and differences of two ratios only)" : "") +
              "; use " + ci_flags(w.suggested_methods, false) + " for these";
+    case IntervalWarningKind::kManyUndefined:
+      return "note: up to " + fixed(100 * w.observed, 1) + "% of the replicates are undefined in " +
+             comma_list(w.statistics) + " (more than " + fixed(100 * w.threshold, 0) +
+             "%): their intervals describe the replicates that defined them, a selected subset; the " +
+             "row's undefined_share says how many";
+    case IntervalWarningKind::kClippedToRange:
+      return "note: " + comma_list(w.statistics) + ": the estimate is on a bound of its range, where the " +
+             to_string(w.method) + " interval's transformed scale has no room; its original-scale ends " +
+             "were clipped onto the range (clipped = true in the JSON)";
     case IntervalWarningKind::kPWithheld:
       break;
   }
@@ -358,7 +369,7 @@ std::vector<std::string> table_cells(const std::vector<std::string>& cells, bool
 }  // namespace
 
 std::string Table::render(const std::string& format) const {
-  if (format == "csv") return render_escaped(format);  // CSV quotes what it must
+  if (format == "csv") return render_csv(*this);  // CSV quotes what it must; numbers split out (table_csv.cpp)
   const bool md = format == "md";
   Table escaped{table_cells(header, md), {}, notes};
   for (const auto& row : rows) escaped.rows.push_back(table_cells(row, md));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -80,6 +81,20 @@ struct Table {
 /// A row's caveats ("equal ends", "few values" where few_distinct_values, "no coverage
 /// guarantee" for ece), "; "-joined; empty when there are none.
 std::string interval_flag(const StatLabel& label, const Interval& interval, CiMethod method);
+/// The table as pandas.read_csv loads it with numeric dtypes (issue 31): a column of "est (lo, hi)"
+/// cells (CAP's "92.4 (88,96)" too; a plain number is an estimate without CI) becomes NAME, NAME_lo,
+/// NAME_hi, and NAME_flag when some cell carries words after its interval ("equal ends"); a column of
+/// "(lo, hi)" cells NAME_lo, NAME_hi (a header "95% CI" is named ci); a column of "78.25 %" cells
+/// NAME_pct holding the number in percent points; "—", "–" and "-" become empty fields. A column
+/// with any other text stays as it is. NAME is the header without a "(… CI)" part, spaces as '_'.
+Table csv_ready(const Table& table);
+/// csv_ready(table) as RFC 4180 text with one header line; Table::render("csv") is this.
+std::string render_csv(const Table& table);
+/// Several tables as one long CSV with one header: a leading `table` column naming each row's
+/// table, then the union of the csv_ready columns in first-appearance order, empty where a table
+/// has no such column.
+std::string csv_long(const std::vector<std::pair<std::string, Table>>& tables);
+
 /// The notes under a table of intervals, one per warning (interval_warnings(result)) and one for
 /// all kPWithheld warnings together, in their order: the words people read, naming the CLI's
 /// flags (--ci) and commands (`judgestat coverage`) where a warning suggests a method.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "report/from_json_fields.hpp"
+#include "report/invalid_exclusion.hpp"
 #include "report/repeats_from_json.hpp"
 #include "report/report.hpp"
 #include "report/systems_from_json.hpp"
@@ -278,6 +279,10 @@ Interval interval_fields(const Json& row, const std::string& at, bool full) {
   i.se = number(field(row, "se", at), at + ".se");
   i.undefined = signed_count_of(row, "undefined", at);
   if (!full) return i;
+  // undefined_share and clipped are optional here, so that results cached before they were written still read.
+  if (row.contains("undefined_share") && !row["undefined_share"].is_null())
+    i.undefined_share = number(row["undefined_share"], at + ".undefined_share");
+  if (row.contains("clipped")) i.clipped = row["clipped"].is_boolean() && row["clipped"].get<bool>();
   i.clusters = signed_count_of(row, "clusters", at);
   i.distinct = signed_count_of(row, "distinct", at);
   if (row.contains("note")) i.note = text(row["note"], at + ".note");
@@ -835,6 +840,26 @@ bool is_budget_compare(const Json& json) {
          json["settings"].contains("compare");
 }
 
+// Where `read` and `written` first differ: a key path ("result.frozen.items"), for the error.
+std::string first_difference(const Json& read, const Json& written, const std::string& at) {
+  if (read.is_object() && written.is_object()) {
+    auto r = read.begin();
+    auto w = written.begin();
+    for (; r != read.end() && w != written.end(); ++r, ++w) {
+      if (r.key() != w.key()) return at + "." + r.key() + " where the writer gives " + w.key();
+      if (dump_json(r.value()) != dump_json(w.value()))
+        return first_difference(r.value(), w.value(), at + "." + r.key());
+    }
+    if (r != read.end()) return at + "." + r.key() + ", which the writer does not give";
+    if (w != written.end()) return at + "." + w.key() + ", missing";
+  }
+  if (read.is_array() && written.is_array())
+    for (size_t i = 0; i < read.size() && i < written.size(); ++i)
+      if (dump_json(read[i]) != dump_json(written[i]))
+        return first_difference(read[i], written[i], at + "[" + std::to_string(i) + "]");
+  return at;
+}
+
 // The tables and figures of `report`, read back from `json`, once to_json(report) gives `json`
 // again: the envelope is what precedes the report's `keys`, and timing.load_s is taken as written.
 template <typename Report>
@@ -848,7 +873,8 @@ RenderedReport rendered(const Report& report, const Json& json, const std::vecto
     if (!again.contains(it.key()) || dump_json(again[it.key()]) != dump_json(it.value()))
       bad_field(it.key(), "does not read back as the report's own (a value its writer does not give)");
   if (dump_json(again) != dump_json(json))
-    throw std::invalid_argument("result: keys missing or out of the writer's order");
+    throw std::invalid_argument("result: keys missing or out of the writer's order (first at " +
+                                first_difference(json, again, "result") + ")");
   return {tables(report, "text"), tables(report, "csv"), tables(report, "md"), plot_files(report)};
 }
 
@@ -860,7 +886,9 @@ bool renders_from_json(const std::string& command, const Json& json) {
                                 json.is_object());
 }
 
-RenderedReport render_from_json(const std::string& command, const Json& json, const Json& render) {
+namespace {
+
+RenderedReport render_as_written(const std::string& command, const Json& json, const Json& render) {
   if (command == "items") {
     const std::string csv = items_csv(items_report_from_json(json));
     return {csv, csv, "", {}};  // as run_items_analysis: the CSV in text and csv, no md
@@ -876,11 +904,12 @@ RenderedReport render_from_json(const std::string& command, const Json& json, co
   if (command == "profile")
     return rendered(profile_report_from_json(json, render), json,
                     {"settings", "statistics", "coverage", "spearman", "stress", "l1", "bias_correction", "leave_out",
-                     "notes", "timing"});
+                     "across_judges", "ranks", "notes", "timing"});
   if (command == "cascade")
-    return rendered(cascade_report_from_json(json, render), json,
-                    {"settings", "pool", "statistics", "baselines", "latency", "split", "selection_trials", "rules",
-                     "temperature", "frozen", "groups", "reliability", "risk_coverage", "notes", "timing"});
+    return rendered(
+        cascade_report_from_json(json, render), json,
+        {"settings", "pool", "statistics", "baselines", "latency", "split", "selection_trials", "rules", "temperature",
+         "frozen", "groups", "confidence_bins", "reliability", "risk_coverage", "notes", "timing"});
   if (command == "repeats")
     return rendered(repeats_report_from_json(json, render), json,
                     {"settings", "statistics", "validity", "notes", "timing"});
@@ -888,6 +917,22 @@ RenderedReport render_from_json(const std::string& command, const Json& json, co
     return rendered(systems_report_from_json(json, render), json,
                     {"settings", "systems", "statistics", "validity", "notes", "timing"});
   throw std::invalid_argument("command: the outputs of '" + command + "' are not rendered from its JSON");
+}
+
+}  // namespace
+
+// `--invalid exclude` is the request layer's (note_invalid_exclusion), not the report's: its
+// settings come off before the report reads its JSON back, and its line goes back above the tables.
+RenderedReport render_from_json(const std::string& command, const Json& json, const Json& render) {
+  if (command == "items" || command == "profile" || !json.is_object()) return render_as_written(command, json, render);
+  Json report = json;
+  const InvalidExclusion exclusion = take_invalid_exclusion(report);
+  RenderedReport out = render_as_written(command, report, render);
+  if (exclusion.judges.empty()) return out;
+  const std::string line = invalid_exclusion_line(exclusion);
+  out.text = line + "\n" + out.text;
+  if (!out.md.empty()) out.md = line + "\n\n" + out.md;
+  return out;
 }
 
 }  // namespace judgestat

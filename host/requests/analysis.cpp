@@ -9,6 +9,7 @@
 
 #include "judgestat/analysis.hpp"
 #include "requests/analysis_parse.hpp"
+#include "requests/invalid_option.hpp"
 
 namespace judgestat {
 
@@ -157,17 +158,18 @@ RunPaths analysis_run_paths(const ParsedAnalysis& parsed) {
   paths.plots.path = parsed.plots_dir;
   // The stems plot_files() gives each report's figures (host/report/*_report.cpp).
   if (parsed.command == "metrics")
-    paths.plot_prefixes = {"metrics_forest", "metrics_length_bias", "metrics_score_calibration"};
+    paths.plot_prefixes = {"metrics_forest", "metrics_length_bias", "metrics_score_calibration", "metrics_paper_"};
   if (parsed.command == "cascade") paths.plot_prefixes = {"cascade_"};
   if (parsed.command == "budget") paths.plot_prefixes = {"budget_"};
   if (parsed.command == "profile") paths.plot_prefixes = {"radar_", "forest_"};
+  if (parsed.command == "repeats") paths.plot_prefixes = {"repeats_paper_"};
   return paths;
 }
 
 void check_analysis(const AnalysisRequest& request) { parse_analysis_request(request); }
 
 TypedAnalysisRequest typed_request(const ParsedAnalysis& parsed) {
-  return {parsed.options, parsed.common.load, parsed.temperature_fit};
+  return {parsed.options, parsed.common.load, parsed.temperature_fit, parsed.common.exclude_invalid};
 }
 
 TypedAnalysisRequest parse_analysis(const AnalysisRequest& request) {
@@ -233,8 +235,11 @@ void check_matrix_columns(const TypedAnalysisRequest& request, const ItemMatrix&
 
 }  // namespace
 
-AnalysisResult run_analysis(const TypedAnalysisRequest& request, const ItemMatrix& matrix, const ExecTarget& target,
-                            const ReportHead& head, const AnalysisHooks& hooks) {
+namespace {
+
+// The analysis on `matrix` as given (no --invalid rule applied).
+AnalysisResult run_analysis_as_is(const TypedAnalysisRequest& request, const ItemMatrix& matrix,
+                                  const ExecTarget& target, const ReportHead& head, const AnalysisHooks& hooks) {
   check_matrix_columns(request, matrix);
   const RunContext context{head, hooks};
   return std::visit(
@@ -249,20 +254,48 @@ AnalysisResult run_analysis(const TypedAnalysisRequest& request, const ItemMatri
       request.options);
 }
 
+}  // namespace
+
+AnalysisResult run_analysis_with_invalid_rule(const TypedAnalysisRequest& request, bool exclude_invalid,
+                                              const ItemMatrix& matrix, const ExecTarget& target,
+                                              const ReportHead& head, const AnalysisHooks& hooks) {
+  if (!exclude_invalid) return run_analysis_as_is(request, matrix, target, head, hooks);
+  if (std::holds_alternative<ProfileOptions>(request.options)) {
+    // A profile has the rule in its config (`"invalid": "exclude"`, its notes give the counts):
+    // the flag sets that key, so the profile's JSON says it once, in its own words.
+    TypedAnalysisRequest with_rule = request;
+    std::get<ProfileOptions>(with_rule.options).config.invalid = "exclude";
+    return run_analysis_as_is(with_rule, matrix, target, head, hooks);
+  }
+  InvalidExclusion exclusion;
+  const ItemMatrix kept = matrix_without_invalid(matrix, exclusion);
+  AnalysisResult result = run_analysis_as_is(request, kept, target, head, hooks);
+  note_invalid_exclusion(result, exclusion);
+  return result;
+}
+
+AnalysisResult run_analysis(const TypedAnalysisRequest& request, const ItemMatrix& matrix, const ExecTarget& target,
+                            const ReportHead& head, const AnalysisHooks& hooks) {
+  return run_analysis_with_invalid_rule(request, request.exclude_invalid, matrix, target, head, hooks);
+}
+
 AnalysisResult run_analysis(const TypedAnalysisRequest& request, ItemMatrix&& matrix, const ExecTarget& target,
                             const ReportHead& head, const AnalysisHooks& hooks) {
   const auto* cascade = std::get_if<CascadeOptions>(&request.options);
-  if (!cascade) return run_analysis(request, static_cast<const ItemMatrix&>(matrix), target, head, hooks);
+  if (!cascade || request.exclude_invalid)
+    return run_analysis(request, static_cast<const ItemMatrix&>(matrix), target, head, hooks);
   check_matrix_columns(request, matrix);
   return run_cascade_request(*cascade, std::move(matrix), target, RunContext{head, hooks});
 }
 
 AnalysisResult run_analysis(const AnalysisRequest& request, const ItemMatrix& matrix, const ExecTarget& target,
                             const ReportHead& head, const AnalysisHooks& hooks) {
-  const TypedAnalysisRequest typed = parse_analysis(request);
+  const ParsedAnalysis parsed = parse_analysis_request(request);
+  const TypedAnalysisRequest typed = typed_request(parsed);
   check_matrix_columns(typed, matrix);  // a caller's mistake, not a flag's: std::invalid_argument
-  return with_flag_names(flag_names_of(typed.options),
-                         [&] { return run_analysis(typed, matrix, target, head, hooks); });
+  return with_flag_names(flag_names_of(typed.options), [&] {
+    return run_analysis_with_invalid_rule(typed, typed.exclude_invalid, matrix, target, head, hooks);
+  });
 }
 
 }  // namespace judgestat

@@ -13,6 +13,7 @@
 #include "judgestat/label_budget.hpp"
 #include "records/selection.hpp"
 #include "requests/analysis_parse.hpp"
+#include "requests/invalid_option.hpp"
 #include "requests/option_reader.hpp"
 #include "requests/text_lists.hpp"
 
@@ -57,6 +58,8 @@ void add_budget_options(cxxopts::Options& options) {
       ("json", "also write the JSON result to FILE", cxxopts::value<std::string>()->default_value(""))
       ("plots", "write SVG plots into DIR", cxxopts::value<std::string>()->default_value(""))
       ("quiet", "no progress on stderr")
+      ("invalid", "how invalid outputs count: wrong (an error, kept in n; JEV) or exclude (failed calls leave n; CAP)",
+       cxxopts::value<std::string>()->default_value("wrong"))
       ("h,help", "show this help");
   // clang-format on
   options.parse_positional({"file"});
@@ -86,6 +89,7 @@ void read_budget_outputs(const OptionReader& r, CommonOptions& common) {
   common.load.map = r.text("map");
   common.format = r.text("format");
   common.json_path = r.text("json");
+  common.exclude_invalid = excludes_invalid(r.text("invalid"));
   common.quiet = r.given("quiet");
 }
 

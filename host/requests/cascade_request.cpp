@@ -48,6 +48,11 @@ void add_cascade_options(cxxopts::Options& options) {
       ("z", "z of the lower-bound rule", cxxopts::value<double>()->default_value("1.645"))
       ("temperature", "temperature scaling of the first stage on the selection items: pooled (one T) or "
        "per-benchmark (each benchmark's own T)", cxxopts::value<std::string>()->default_value("pooled"))
+      ("bins", "first-stage confidence bins of the bin table: paper (JEV Fig. 5: q < 0.6, tenths, [0.9, 0.95), "
+       "[0.95, 0.99), [0.99, 1), q = 1) or ascending edges such as 0.6,0.9,1 (a last edge 1 makes q = 1 its own bin); "
+       "default 10 equal bins", cxxopts::value<std::string>()->default_value(""))
+      ("compare-gate", "a second run's records of the same items (JEV Table 36): the share of items both runs "
+       "gate alike at --tau, with CI", cxxopts::value<std::string>()->default_value(""))
       ("per-stratum", "each stratum (--strata) chooses its own threshold")
       ("strata", "strata for --per-stratum: benchmark or condition", cxxopts::value<std::string>()->default_value("benchmark"))
       ("plots", "write SVG plots into DIR", cxxopts::value<std::string>()->default_value(""));
@@ -88,6 +93,9 @@ void read_cascade_values(const OptionReader& r, CascadeOptions& o) {
   o.z = r.number("z");
   o.per_stratum = r.given("per-stratum");
   o.strata = r.text("strata");
+  if (!r.text("bins").empty())
+    o.bin_edges = with_flag_names(cascade_flag_names(), [&] { return parse_bin_edges(r.text("bins")); });
+  o.compare_gate = r.text("compare-gate");
 }
 
 CascadeOptions read_cascade_options(const OptionReader& r, const CommonOptions& common) {
@@ -149,14 +157,29 @@ const FlagNames& cascade_flag_names() {
     for (const char* field : {"fallback", "tol", "z", "tau", "temperature"}) names[field] = std::string("--") + field;
     names["select_column"] = "--select-column";
     names["select_items"] = "--select-items";
+    names["bins"] = "--bins";
+    names["bin_edges"] = "--bins";
+    names["compare_gate"] = "--compare-gate";
     return names;
   }();
   return flags;
 }
 
+namespace {
+
+// --compare-gate FILE2: the second run's gate inputs, read before the first file's matrix is given up.
+void load_compared_gate(CascadeOptions& cascade) {
+  if (cascade.compare_gate.empty() || !cascade.compare_gate_items.empty()) return;
+  const ItemMatrix second = load_item_matrix(cascade.compare_gate);
+  cascade.compare_gate_items = gate_outcomes(second, cascade);
+}
+
+}  // namespace
+
 AnalysisResult run_cascade_request(CascadeOptions cascade, const ItemMatrix& matrix, const ExecTarget& target,
                                    const RunContext& context) {
   cascade.progress = context.hooks.progress;
+  load_compared_gate(cascade);
   CascadeReport report = run_cascade(matrix, cascade, target);
   // The sweep's statistics (the JSON's `statistics`).
   return analysis_result(report, context, std::move(report.sweep.result));
@@ -165,6 +188,7 @@ AnalysisResult run_cascade_request(CascadeOptions cascade, const ItemMatrix& mat
 AnalysisResult run_cascade_request(CascadeOptions cascade, ItemMatrix&& matrix, const ExecTarget& target,
                                    const RunContext& context) {
   cascade.progress = context.hooks.progress;
+  load_compared_gate(cascade);
   CascadeReport report = run_cascade(std::move(matrix), cascade, target);
   return analysis_result(report, context, std::move(report.sweep.result));
 }

@@ -35,7 +35,15 @@ void add_metrics_options(cxxopts::Options& options) {
       ("order", "the order kappa, Fleiss' kappa and alpha compare verdicts in", cxxopts::value<int>()->default_value("0"))
       ("gold", "gold (default) or adjudicated: the decisive adjudicated label replaces gold",
        cxxopts::value<std::string>()->default_value("gold"))
+      ("tie-credit", "what a valid tie verdict earns in acc and pa: zero (default, JudgeBench) or half (JEV's exact "
+       "score ties)", cxxopts::value<std::string>()->default_value("zero"))
+      ("indecisive", "in diff acc_adjudicated an indecisive item is scored by gold (default) or contributes "
+       "zero (JEV App. C's primary outcome)", cxxopts::value<std::string>()->default_value("gold"))
       ("by", "report per group: benchmark, condition, difficulty (judges wrong in order 0) or a covariate x.NAME",
+       cxxopts::value<std::string>()->default_value(""))
+      ("difficulty-from", "with --by difficulty: count wrong judges among the selected (default) or the others, the "
+       "file's judges not in --judges (JEV Table 11)", cxxopts::value<std::string>()->default_value("selected"))
+      ("difficulty-bins", "with --by difficulty: bins of the count, e.g. 0,1-2,3-5,6-9,10-13",
        cxxopts::value<std::string>()->default_value(""))
       ("bins", "with --by x.NAME (numeric): K quantile bins, or edges E0,E1,… (inf allowed)",
        cxxopts::value<std::string>()->default_value(""))
@@ -60,7 +68,8 @@ void add_metrics_options(cxxopts::Options& options) {
       ("temperature-fit", "fit each judge's temperature on this records file and apply it here (a frozen calibration)",
        cxxopts::value<std::string>()->default_value(""))
       ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)")
-      ("plots", "write the forest plot of the accuracy family (SVG + CSV) per group into DIR",
+      ("full", "print every table (default: the summary, judges × headline statistics, within 100 columns)")
+      ("plots", "write the forest plot of the accuracy family per group and JEV's figures (SVG + CSV) into DIR",
        cxxopts::value<std::string>()->default_value(""));
   // clang-format on
 }
@@ -78,7 +87,13 @@ MetricsOptions read_metrics_options(const OptionReader& r, const CommonOptions& 
   if (!metrics.strata_mode.empty() && metrics.strata_mode != "by" && metrics.strata_mode != "none")
     throw UsageError("--strata: expected by or none, got '" + metrics.strata_mode + "'");
   metrics.hard_only = r.given("hard");
+  const std::string difficulty_from = r.text("difficulty-from");
+  if (difficulty_from != "selected" && difficulty_from != "others")
+    throw UsageError("--difficulty-from: expected selected or others, got '" + difficulty_from + "'");
+  metrics.difficulty_others = difficulty_from == "others";
+  metrics.difficulty_bins = r.text("difficulty-bins");
   metrics.invalid_match = r.given("invalid-match");
+  metrics.full_text = r.given("full");
   metrics.reference = r.text("reference");
   metrics.diff = r.list("diff", ListSplit::kTrimmed, ListOf::kWords);
   const std::string pairs = r.text("pairs");
@@ -90,6 +105,14 @@ MetricsOptions read_metrics_options(const OptionReader& r, const CommonOptions& 
   if (gold != "gold" && gold != "adjudicated")
     throw UsageError("--gold: expected gold or adjudicated, got '" + gold + "'");
   metrics.adjudicated_gold = gold == "adjudicated";
+  const std::string indecisive = r.text("indecisive");
+  if (indecisive != "gold" && indecisive != "zero")
+    throw UsageError("--indecisive: expected gold or zero, got '" + indecisive + "'");
+  metrics.indecisive_zero = indecisive == "zero";
+  const std::string tie_credit = r.text("tie-credit");
+  if (tie_credit != "zero" && tie_credit != "half")
+    throw UsageError("--tie-credit: expected zero or half, got '" + tie_credit + "'");
+  metrics.tie_half_credit = tie_credit == "half";
   metrics.fee = r.per_call("fee");
   metrics.latency = r.per_call("latency");
   metrics.scores = read_score_options(r);  // docs/statistics.md §8.2
@@ -158,9 +181,15 @@ bool parse_metrics_args(int argc, char** argv, bool file_required, ParsedAnalysi
 const AnalysisParser kMetricsParser{"metrics", make_metrics_cli, parse_metrics_args, read_metrics};
 
 const FlagNames& metrics_flag_names() {
-  static const FlagNames flags{
-      {"reference", "--reference"}, {"diff", "--diff"}, {"raters", "--raters"}, {"fee", "--fee"},
-      {"latency", "--latency"},     {"hard", "--hard"}, {"order", "--order"}};
+  static const FlagNames flags{{"reference", "--reference"},
+                               {"diff", "--diff"},
+                               {"raters", "--raters"},
+                               {"fee", "--fee"},
+                               {"latency", "--latency"},
+                               {"hard", "--hard"},
+                               {"order", "--order"},
+                               {"difficulty_from", "--difficulty-from"},
+                               {"difficulty_bins", "--difficulty-bins"}};
   return flags;
 }
 
@@ -170,7 +199,10 @@ AnalysisResult run_metrics_request(MetricsOptions metrics, const TypedAnalysisRe
     metrics.temperature = fitted_temperatures(request.temperature_fit, matrix, metrics.judges, request.load);
   metrics.bootstrap.progress = context.hooks.progress;
   MetricsReport report = run_metrics(matrix, metrics, target);
-  return analysis_result(report, context, std::move(report.statistics));
+  AnalysisResult result = analysis_result(report, context);
+  if (!metrics.full_text) result.text = summary_text(report, result.json);  // `--full`: every table
+  result.bootstrap = std::make_shared<const BootstrapResult>(std::move(report.statistics));
+  return result;
 }
 
 }  // namespace judgestat

@@ -28,6 +28,9 @@ cxxopts::Options make_profile_cli() {
       ("plots", "write the radar chart per benchmark (SVG) into DIR", cxxopts::value<std::string>()->default_value(""))
       ("invalid-match", "two invalid verdicts agree in the _cons statistics")
       ("no-leave-out", "skip the leave-out sensitivity for flag = 1 items")
+      ("hard", "only items some judge gets wrong in order 0 (CAP's Hard-Empirical; as metrics --hard)")
+      ("diff-reference", "per-cell differences judge − J with CIs (overrides the config's differences.reference)",
+       cxxopts::value<std::string>()->default_value(""))
       ("exact-max-n", "exact permutation p-values for Spearman up to this many judges (at most 10)",
        cxxopts::value<int>()->default_value("9"));
   // clang-format on
@@ -49,6 +52,8 @@ void read_profile(const OptionReader& r, ParsedAnalysis& out) {
   profile.benchmarks = r.list("benchmarks", ListSplit::kDropEmpty, ListOf::kWords);
   profile.invalid_match = r.given("invalid-match");
   profile.leave_out = !r.given("no-leave-out");
+  profile.hard = r.given("hard");
+  profile.diff_reference = r.text("diff-reference");
   profile.bootstrap = bootstrap_options(out.common);
   out.options = std::move(profile);
   out.plots_dir = r.text("plots");
@@ -69,8 +74,11 @@ bool parse_profile_args(int argc, char** argv, bool file_required, ParsedAnalysi
 const AnalysisParser kProfileParser{"profile", make_profile_cli, parse_profile_args, read_profile};
 
 const FlagNames& profile_flag_names() {
-  static const FlagNames flags{
-      {"config", "--config"}, {"benchmarks", "--benchmarks"}, {"exact_max_n", "--exact-max-n"}};
+  static const FlagNames flags{{"config", "--config"},
+                               {"benchmarks", "--benchmarks"},
+                               {"exact_max_n", "--exact-max-n"},
+                               {"hard", "--hard"},
+                               {"diff_reference", "--diff-reference"}};
   return flags;
 }
 

@@ -25,7 +25,9 @@ cxxopts::Options make_repeats_cli() {
       ("condition", "only these conditions, comma-separated", cxxopts::value<std::string>()->default_value(""))
       ("variant", "only these variants, comma-separated", cxxopts::value<std::string>()->default_value(""))
       ("by", "report per group as well: benchmark, condition, variant or repeat (each repeat against repeat 0)", cxxopts::value<std::string>()->default_value(""))
-      ("invalid-match", "two invalid verdicts agree (LLMBar's equal); by default an invalid verdict agrees with nothing");
+      ("invalid-match", "two invalid verdicts agree (LLMBar's equal); by default an invalid verdict agrees with nothing")
+      ("plots", "write the probability-variation and decision-change forests (JEV Figs. 17-19; SVG + CSV) into DIR",
+       cxxopts::value<std::string>()->default_value(""));
   // clang-format on
   add_scale_option(options);  // scores compared as labels
   return options;
@@ -43,6 +45,7 @@ void read_repeats(const OptionReader& r, ParsedAnalysis& out) {
   repeats.invalid_match = r.given("invalid-match");
   repeats.bootstrap = bootstrap_options(out.common);
   out.options = std::move(repeats);
+  out.plots_dir = r.text("plots");
 }
 
 bool parse_repeats_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {
@@ -71,6 +74,7 @@ AnalysisResult run_repeats_request(RepeatsOptions options, const ItemMatrix& mat
   result.csv = tables(report, "csv");
   result.md = tables(report, "md");
   result.render = render_state(report);  // what a study's cache renders the tables from again
+  result.plots = plot_files(report);
   result.bootstrap = std::make_shared<const BootstrapResult>(std::move(report.statistics));
   return result;
 }

@@ -10,6 +10,7 @@
 
 #include "distributed/distributed.hpp"
 #include "report/atomic_file.hpp"
+#include "requests/invalid_option.hpp"
 #include "requests/option_reader.hpp"
 #include "requests/text_lists.hpp"
 #include "support/parallel.hpp"
@@ -38,6 +39,8 @@ void add_common_options(cxxopts::Options& options) {
       ("save-replicates", "also write every replicate value to FILE (CSV: a row per replicate, a column per statistic)",
        cxxopts::value<std::string>()->default_value(""))
       ("quiet", "no progress on stderr")
+      ("invalid", "how invalid outputs count: wrong (an error, kept in n; JEV) or exclude (failed calls leave n; CAP)",
+       cxxopts::value<std::string>()->default_value("wrong"))
       ("h,help", "show this help");
   // clang-format on
   options.parse_positional({"file"});
@@ -154,6 +157,7 @@ void read_common(const OptionReader& options, CommonOptions& common) {
     common.json_path = options.text("json");
     common.replicates_path = options.text("save-replicates");
     common.quiet = options.given("quiet");
+    common.exclude_invalid = excludes_invalid(options.text("invalid"));
     common.load.progress = !common.quiet;  // loading progress, on a terminal only
     common.target = read_exec_target(options);
   } catch (const cxxopts::exceptions::exception& e) {

@@ -27,6 +27,9 @@ struct CommonOptions {
   std::string replicates_path;  // --save-replicates: the replicate distribution as CSV
   ExecTarget target;            // --backend, --devices, --threads, --chunk (parse_exec_target)
   bool quiet = false;
+  /// `--invalid exclude` (docs/statistics.md §1 "Validity"): invalid records leave every n (CAP);
+  /// false (`wrong`, the default): they count as errors (JEV).
+  bool exclude_invalid = false;
   LoadOptions load;
 };
 
@@ -42,7 +45,7 @@ bool parse_flags(cxxopts::Options& options, int argc, char** argv, cxxopts::Pars
                  bool out_is_folder = false);
 
 /// Adds FILE, --replicates, --seed, --ci, --level, --backend, --devices, --threads, --labels,
-/// --format, --json, --quiet, --chunk and --help.
+/// --format, --json, --quiet, --invalid, --chunk and --help.
 void add_common_options(cxxopts::Options& options);
 
 /// Parses argv; false when --help was given. UsageError on bad values; without FILE too unless

@@ -319,7 +319,17 @@ std::vector<ImportedRecord> convert_llmbar_text(std::string_view text, const std
   return convert_llmbar_results(results, judge, benchmark, condition, where);
 }
 
-std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
+namespace {
+
+InputError no_llmbar_results(const std::string& dir) {
+  return InputError(dir +
+                    ": no <subset>/evaluators/<evaluator>/<strategy>/result.json files; "
+                    "expected the LLMBar dataset folder that holds Natural/ and Adversarial/");
+}
+
+}  // namespace
+
+std::vector<LlmBarResult> llmbar_results(const std::string& dir) {
   const fs::path root(dir);
   std::error_code error;
   if (!fs::is_directory(root, error)) {
@@ -345,7 +355,7 @@ std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
     return std::make_pair(depth(a), a.generic_string()) < std::make_pair(depth(b), b.generic_string());
   });
 
-  std::vector<ImportedRecord> records;
+  std::vector<LlmBarResult> results;
   for (const fs::path& subset : subsets) {
     const fs::path relative = subset.lexically_relative(root);
     const std::string condition = relative == "." ? folder_name(root) : folder_name(subset);
@@ -362,19 +372,26 @@ std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
         }
       }
     }
-    for (const auto& [judge, result] : judges) {
-      const std::string where = result.string();
-      std::vector<ImportedRecord> converted =
-          convert_llmbar_text(read_text(result.string()), judge, benchmark, condition, result.string());
-      records.insert(records.end(), converted.begin(), converted.end());
-    }
+    for (const auto& judge : judges) results.push_back({judge.second.string(), judge.first, benchmark, condition});
   }
-  if (records.empty()) {
-    throw InputError(dir +
-                     ": no <subset>/evaluators/<evaluator>/<strategy>/result.json files; "
-                     "expected the LLMBar dataset folder that holds Natural/ and "
-                     "Adversarial/");
+  if (results.empty()) throw no_llmbar_results(dir);
+  return results;
+}
+
+std::vector<std::string> llmbar_result_files(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const LlmBarResult& result : llmbar_results(dir)) files.push_back(result.file);
+  return files;
+}
+
+std::vector<ImportedRecord> convert_llmbar_dir(const std::string& dir) {
+  std::vector<ImportedRecord> records;
+  for (const LlmBarResult& result : llmbar_results(dir)) {
+    std::vector<ImportedRecord> converted =
+        convert_llmbar_text(read_text(result.file), result.judge, result.benchmark, result.condition, result.file);
+    records.insert(records.end(), converted.begin(), converted.end());
   }
+  if (records.empty()) throw no_llmbar_results(dir);  // every result.json an empty array
   check_importable(records);
   return records;
 }

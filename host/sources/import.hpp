@@ -60,6 +60,20 @@ std::vector<ImportedRecord> convert_llmbar_text(std::string_view text, const std
                                                 const std::string& benchmark, const std::string& condition,
                                                 const std::string& where);
 
+/// One result.json of an LLMBar dataset folder: its path, judge "<evaluator>/<strategy>",
+/// benchmark and subset (condition).
+struct LlmBarResult {
+  std::string file, judge, benchmark, condition;
+};
+
+/// The <subset>/evaluators/<evaluator>/<strategy>/result.json files under an LLMBar dataset root
+/// in convert_llmbar_dir's order (below). Throws InputError when `dir` is not a folder or has none.
+std::vector<LlmBarResult> llmbar_results(const std::string& dir);
+
+/// Their paths: what the built-in map `llmbar` (configs/import/llmbar.json) reads, giving the
+/// records convert_llmbar_dir gives, byte for byte.
+std::vector<std::string> llmbar_result_files(const std::string& dir);
+
 /// Every <subset>/evaluators/<evaluator>/<strategy>/result.json under an LLMBar dataset root
 /// (the folder holding Natural/ and Adversarial/): subsets by depth then path (Natural before
 /// Adversarial/Neighbor), judges "<evaluator>/<strategy>" in byte order within a subset. The

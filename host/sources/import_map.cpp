@@ -256,6 +256,10 @@ void read_modifiers(const Json& spec, Source& source) {
     }
     source.regex_has_group = source.regex->mark_count() > 0;
   }
+  if (spec.contains("template")) {
+    if (!source.regex) throw MapError{key + ".template", "only a regex has a template"};
+    source.regex_template = string_at(spec["template"], key + ".template");
+  }
   if (spec.contains("values")) {
     source.has_values = true;
     source.values = string_table(spec["values"], key + ".values");
@@ -277,13 +281,13 @@ Source parse_source(const Json& spec, const std::string& key, bool csv, ImportMa
   }
   object_at(spec, key);
   if (with_equals)
-    check_keys(spec, key, {"path",   "const",  "join",    "length",  "sigmoid_margin", "format", "compare",
-                           "linear", "on",     "unit",    "greater", "less",           "equal",  "scale",
-                           "offset", "digits", "default", "replace", "regex",          "values", "equals"});
+    check_keys(spec, key, {"path",    "const",   "join",    "length",   "sigmoid_margin", "format", "compare", "linear",
+                           "on",      "unit",    "greater", "less",     "equal",          "scale",  "offset",  "digits",
+                           "default", "replace", "regex",   "template", "values",         "equals"});
   else
-    check_keys(spec, key, {"path",   "const",  "join",    "length",  "sigmoid_margin", "format", "compare",
-                           "linear", "on",     "unit",    "greater", "less",           "equal",  "scale",
-                           "offset", "digits", "default", "replace", "regex",          "values"});
+    check_keys(spec, key, {"path",   "const",  "join",    "length",  "sigmoid_margin", "format",   "compare",
+                           "linear", "on",     "unit",    "greater", "less",           "equal",    "scale",
+                           "offset", "digits", "default", "replace", "regex",          "template", "values"});
   read_kind(spec, source, csv, map);
   read_modifiers(spec, source);
   return source;

@@ -88,6 +88,8 @@ struct Source {
   std::optional<std::regex> regex;
   std::string regex_text;
   bool regex_has_group = false;
+  /// regex's "template": the value is the match written through it ("$1-$2"), not one group.
+  std::optional<std::string> regex_template;
   bool has_values = false;
   std::map<std::string, std::string> values;
   std::optional<std::string> other_value;  // the table's "*"
@@ -124,28 +126,15 @@ ImportMap load_import_map(const std::string& map_path_or_name);
 /// The same from the map's JSON text; `name` names it in messages, `folder` holds its joins.
 ImportMap parse_import_map(const std::string& text, const std::string& name, const std::string& folder);
 
-/// The mapped records of `files`: CSV text (header, then a row per record) and, per record, the
-/// file and line of the row it came from (its place, "FILE:LINE", is built only for a message).
-struct MappedRecords {
-  std::string csv;
-  bool json_rows = false;               // the map's input is `json`: a "line" is an index in `rows`
-  std::vector<std::string> file_names;  // the input files, as given
-  std::vector<int32_t> files;           // the input file of each record's row, an index into file_names
-  std::vector<int64_t> lines;           // the input line of each record's row
-  std::vector<int64_t> csv_lines;       // the CSV line each record's row starts on
-};
-MappedRecords map_files(const ImportMap& map, const std::vector<std::string>& files);
+/// The mapped records of `files` as CSV text: the map's columns as the header, then a row per
+/// record, the files' records in the order given (`judgestat import`).
+std::string map_files(const ImportMap& map, const std::vector<std::string>& files);
 
-/// "FILE:LINE (mapped record N)" of the record on `csv_line` of mapped.csv; "" for the header.
-std::string place_of_csv_line(const MappedRecords& mapped, int64_t csv_line);
-
-/// One input file's records through the map (the loader's LoadOptions::map): the mapped CSV read
-/// as records, each placed at its row's input line; a record the CSV reader refuses is named by
-/// its row's place.
-std::vector<Record> read_mapped_records(const ImportMap& map, const std::string& file, const std::string& item_column);
-
-/// "FILE:LINE" (or "FILE: rows[I]") of the row mapped record `record` came from.
-std::string record_place(const MappedRecords& mapped, size_t record);
+/// One input file's records through the map, each placed at its row's input line, and the file's
+/// SHA-256 into `sha256` (the file is read once). A record the CSV reader would refuse in the
+/// mapped CSV is refused with the same message, placed at its row ("FILE:LINE (mapped record N)").
+std::vector<Record> read_mapped_records(const ImportMap& map, const std::string& file, const std::string& item_column,
+                                        std::string& sha256);
 
 /// A field's text for the row at `at` (docs/import.md §1.4): the source, its default when it
 /// matches nothing, then the modifiers. Throws InputError naming the row's place, key and path.
@@ -159,5 +148,8 @@ bool scan_plain_row(std::string_view text, Json& row);
 /// Reads the rows of one file as `input` (docs/import.md §1.2), calling visit(row, place) for each.
 void for_each_row(const std::string& path, InputKind input, const std::optional<Path>& rows,
                   const std::function<void(const Json& row, RowPlace& place)>& visit);
+/// The same for the file's bytes `text` already read; `path` names it in places and messages.
+void for_each_row_in(const std::string& text, const std::string& path, InputKind input, const std::optional<Path>& rows,
+                     const std::function<void(const Json& row, RowPlace& place)>& visit);
 
 }  // namespace judgestat::mapping

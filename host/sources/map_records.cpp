@@ -1,8 +1,10 @@
 // Records through an import map (docs/import.md §1.5–§1.7): a row's records (one, or one per
-// `each` element), swapped back to canonical labels, written as CSV in the map's columns; and the
-// loader's entry, which reads that CSV as records placed at the input's lines.
+// `each` element), swapped back to canonical labels, in the map's columns; written as CSV by
+// `judgestat import`, and handed to the loader as RecordViews of the evaluated texts: the CSV
+// reader's column rules applied to them without writing and parsing CSV text (issue 29 item 5).
 #include <algorithm>
-#include <cctype>
+#include <functional>
+#include <future>
 
 #include "judgestat/import_map.hpp"
 #include "judgestat/records.hpp"
@@ -35,10 +37,19 @@ std::vector<int> column_fields(const ImportMap& map, bool swapped) {
   return columns;
 }
 
+// A mapped record's texts, one per column of the map (views into the writer's values, valid
+// until its next record), and the row it came from.
+using MappedRow = std::vector<std::string_view>;
+using RowSink = std::function<void(const MappedRow& row, const RowPlace& at)>;
+
 class RecordWriter {
  public:
-  RecordWriter(const ImportMap& map, MappedRecords& out)
-      : map_(map), out_(out), plain_(column_fields(map, false)), values_(map.fields.size()), row_(map.columns.size()) {
+  RecordWriter(const ImportMap& map, RowSink sink)
+      : map_(map),
+        sink_(std::move(sink)),
+        plain_(column_fields(map, false)),
+        values_(map.fields.size()),
+        row_(map.columns.size()) {
     if (!map.swap) return;
     swapped_ = column_fields(map, true);
     for (size_t f = 0; f < map.fields.size(); ++f)
@@ -54,31 +65,18 @@ class RecordWriter {
         if (const auto label = map_.swap->labels.find(values_[f]); label != map_.swap->labels.end())
           values_[f] = label->second;
     const std::vector<int>& columns = swap ? swapped_ : plain_;
-    for (size_t c = 0; c < columns.size(); ++c) row_[c] = columns[c] < 0 ? std::string() : values_[columns[c]];
-    const size_t start = out_.csv.size();
-    append_csv_row(out_.csv, row_);
-    out_.csv_lines.push_back(next_csv_line_);
-    next_csv_line_ += std::count(out_.csv.begin() + static_cast<std::ptrdiff_t>(start), out_.csv.end(), '\n');
-    out_.files.push_back(file_);
-    out_.lines.push_back(at.line);
-  }
-
-  // The rows that follow are of input file `file` (an index into out.file_names).
-  void start_file(int32_t file) { file_ = file; }
-
-  void write_header() {
-    append_csv_row(out_.csv, map_.columns);
-    next_csv_line_ = 2;
+    for (size_t c = 0; c < columns.size(); ++c)
+      row_[c] = columns[c] < 0 ? std::string_view() : std::string_view(values_[columns[c]]);
+    sink_(row_, at);
   }
 
  private:
   const ImportMap& map_;
-  MappedRecords& out_;
+  RowSink sink_;
   std::vector<int> plain_, swapped_;
   std::vector<size_t> swap_fields_;
-  std::vector<std::string> values_, row_;
-  int64_t next_csv_line_ = 1;
-  int32_t file_ = 0;
+  std::vector<std::string> values_;
+  MappedRow row_;
 };
 
 std::string shown(const Json& value) {
@@ -114,75 +112,70 @@ void write_row(const ImportMap& map, RecordWriter& writer, RowPlace& at) {
   }
 }
 
-}  // namespace
-
-MappedRecords map_files(const ImportMap& map, const std::vector<std::string>& files) {
-  MappedRecords out;
-  out.json_rows = map.input == InputKind::kJson;
-  out.file_names = files;
-  RecordWriter writer(map, out);
-  writer.write_header();
-  for (size_t f = 0; f < files.size(); ++f) {
-    writer.start_file(static_cast<int32_t>(f));
-    for_each_row(files[f], map.input, map.rows, [&](const Json&, RowPlace& at) { write_row(map, writer, at); });
+void append_row(std::string& csv, const MappedRow& row) {
+  for (size_t c = 0; c < row.size(); ++c) {
+    if (c > 0) csv.push_back(',');
+    csv += csv_field(row[c]);
   }
-  return out;
+  csv.push_back('\n');
 }
 
-std::string record_place(const MappedRecords& mapped, size_t record) {
-  RowPlace at;
-  at.file = &mapped.file_names[mapped.files[record]];
-  at.json_rows = mapped.json_rows;
-  at.line = mapped.lines[record];
-  return at.place();
+// The record the CSV reader's message "FILE:LINE: …" names by its stand-in LINE, named as
+// "PLACE (mapped record N): …" by the place of the row it came from.
+std::string relocated(const std::string& message, const std::string& stand_in, const RowPlace& at, size_t record) {
+  if (message.compare(0, stand_in.size(), stand_in) != 0) return message;
+  return at.place() + " (mapped record " + std::to_string(record + 1) + ")" + message.substr(stand_in.size());
 }
 
-std::string place_of_csv_line(const MappedRecords& mapped, int64_t csv_line) {
-  const auto after = std::upper_bound(mapped.csv_lines.begin(), mapped.csv_lines.end(), csv_line);
-  if (after == mapped.csv_lines.begin()) return "";
-  const size_t record = static_cast<size_t>(after - mapped.csv_lines.begin()) - 1;
-  return record_place(mapped, record) + " (mapped record " + std::to_string(record + 1) + ")";
-}
-
-namespace {
-
-// An error of the mapped CSV's "FILE:CSVLINE: …" as "FILE:LINE (mapped record N): …".
-std::string relocated(const std::string& message, const std::string& file, const MappedRecords& mapped) {
-  if (message.compare(0, file.size() + 1, file + ":") != 0) return message;
-  size_t end = file.size() + 1;
-  while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) ++end;
-  if (end == file.size() + 1) return message;
-  const std::string place =
-      place_of_csv_line(mapped, std::stoll(message.substr(file.size() + 1, end - file.size() - 1)));
-  return place.empty() ? message : place + message.substr(end);
-}
-
-}  // namespace
-
-// The records whose lines read_mapped_file sets.
-std::vector<Record>& lined_records(std::vector<Record>& records) { return records; }
-std::vector<loading::NumberedRecord>& lined_records(loading::NumberedRecords& numbered) { return numbered.records; }
-
-// One file's mapped CSV read by `read` (read_csv or number_csv), its errors placed at the input's
-// rows, and each record placed at its row's input line.
-template <typename Read>
-auto read_mapped_file(const ImportMap& map, const std::string& file, const Read& read) {
-  const MappedRecords mapped = map_files(map, {file});
-  if (mapped.lines.empty())
+// Each record of `file` through the map, given to `take` as a RecordView placed at its row's
+// input line. The file is read once; its SHA-256 is computed beside the mapping into `sha256`.
+// The map's columns are the CSV header a CsvRecordReader checks (item_column included), and each
+// record's texts are read by it as a CSV row of them would be, so that a mapped file loads as
+// its mapped CSV does, message for message.
+void view_mapped_file(const ImportMap& map, const std::string& file, const std::string& item_column,
+                      std::string& sha256, const std::function<void(const loading::RecordView&)>& take) {
+  const std::string text = loading::read_bytes(file);
+  // The future's destructor waits for the digest also when mapping throws.
+  std::future<std::string> digest = std::async(std::launch::async, [&text] { return sha256_hex(text); });
+  std::string header;
+  append_csv_row(header, map.columns);
+  loading::CsvRecordReader columns(header, file, item_column);
+  size_t records = 0;
+  loading::RecordView view;
+  RecordWriter writer(map, [&](const MappedRow& row, const RowPlace& at) {
+    const int64_t stand_in = static_cast<int64_t>(records) + 2;  // its line in the mapped CSV
+    try {
+      columns.view_row(row, stand_in, view);
+    } catch (const InputError& error) {
+      throw InputError(relocated(error.what(), file + ":" + std::to_string(stand_in), at, records));
+    }
+    view.line = at.line;
+    take(view);
+    ++records;
+  });
+  for_each_row_in(text, file, map.input, map.rows, [&](const Json&, RowPlace& at) { write_row(map, writer, at); });
+  if (records == 0)
     throw InputError(file + ": no records through " + map.name + " (an empty file, or every row's `each` list empty)");
-  decltype(read(mapped.csv)) read_records;
-  try {
-    read_records = read(mapped.csv);
-  } catch (const InputError& error) {
-    throw InputError(relocated(error.what(), file, mapped));
-  }
-  auto& records = lined_records(read_records);
-  for (size_t r = 0; r < records.size() && r < mapped.lines.size(); ++r) records[r].line = mapped.lines[r];
-  return read_records;
+  sha256 = digest.get();
 }
 
-std::vector<Record> read_mapped_records(const ImportMap& map, const std::string& file, const std::string& item_column) {
-  return read_mapped_file(map, file, [&](const std::string& csv) { return loading::read_csv(csv, file, item_column); });
+}  // namespace
+
+std::string map_files(const ImportMap& map, const std::vector<std::string>& files) {
+  std::string csv;
+  append_csv_row(csv, map.columns);
+  RecordWriter writer(map, [&](const MappedRow& row, const RowPlace&) { append_row(csv, row); });
+  for (const std::string& file : files)
+    for_each_row(file, map.input, map.rows, [&](const Json&, RowPlace& at) { write_row(map, writer, at); });
+  return csv;
+}
+
+std::vector<Record> read_mapped_records(const ImportMap& map, const std::string& file, const std::string& item_column,
+                                        std::string& sha256) {
+  std::vector<Record> records;
+  view_mapped_file(map, file, item_column, sha256,
+                   [&](const loading::RecordView& view) { records.push_back(loading::record_of(view)); });
+  return records;
 }
 
 }  // namespace judgestat::mapping
@@ -194,8 +187,8 @@ std::vector<std::vector<Record>> read_mapped_files(const std::vector<std::string
   const mapping::ImportMap import_map = mapping::load_import_map(map);
   std::vector<std::vector<Record>> records;
   for (const std::string& path : paths) {
-    records.push_back(mapping::read_mapped_records(import_map, path, item_column));
-    digests.push_back(sha256_hex(read_bytes(path)));
+    digests.emplace_back();
+    records.push_back(mapping::read_mapped_records(import_map, path, item_column, digests.back()));
   }
   return records;
 }
@@ -203,9 +196,8 @@ std::vector<std::vector<Record>> read_mapped_files(const std::vector<std::string
 NumberedRecords number_mapped_file(const std::string& path, const std::string& map, const std::string& item_column,
                                    std::string& sha256) {
   const mapping::ImportMap import_map = mapping::load_import_map(map);
-  NumberedRecords numbered = mapping::read_mapped_file(
-      import_map, path, [&](const std::string& csv) { return number_csv(csv, path, item_column); });
-  sha256 = sha256_hex(read_bytes(path));
+  NumberedRecords numbered;
+  mapping::view_mapped_file(import_map, path, item_column, sha256, [&](const RecordView& view) { numbered.add(view); });
   return numbered;
 }
 
@@ -214,7 +206,7 @@ NumberedRecords number_mapped_file(const std::string& path, const std::string& m
 namespace judgestat {
 
 std::string mapped_records_csv(const std::string& map_path_or_name, const std::vector<std::string>& files) {
-  return mapping::map_files(mapping::load_import_map(map_path_or_name), files).csv;
+  return mapping::map_files(mapping::load_import_map(map_path_or_name), files);
 }
 
 }  // namespace judgestat

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "judgestat/records.hpp"
 #include "records/csv.hpp"
@@ -110,6 +111,34 @@ void read_jsonl_rows(const std::string& text, const std::string& path,
   }
 }
 
+// A key as the JSON text `quoted` (with its quotes) spells it, escapes read.
+std::string key_of(std::string_view quoted) {
+  if (quoted.find('\\') == std::string_view::npos) return std::string(quoted.substr(1, quoted.size() - 2));
+  return Json::parse(quoted).get<std::string>();
+}
+
+// The first key given twice in one object of `text` (a valid JSON document), named with its line:
+// a document's rows have no lines of their own, so RepeatedKeyCheck's place would not find it.
+void check_repeated_keys(std::string_view text, const std::string& path) {
+  std::vector<std::set<std::string>> open;  // per open object or array (an array's stays empty)
+  int64_t line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    line += c == '\n';
+    if (c == '{' || c == '[') open.emplace_back();
+    if ((c == '}' || c == ']') && !open.empty()) open.pop_back();
+    if (c != '"') continue;
+    const size_t start = i;
+    for (++i; text[i] != '"'; ++i) i += text[i] == '\\';  // a JSON string holds no raw line break
+    const size_t next = text.find_first_not_of(" \t\r\n", i + 1);
+    if (next == std::string_view::npos || text[next] != ':' || open.empty()) continue;
+    const std::string key = key_of(text.substr(start, i + 1 - start));
+    if (!open.back().insert(key).second)
+      throw InputError(path + ":" + std::to_string(line) + ": key \"" + key +
+                       "\" occurs twice in one object; give each key once");
+  }
+}
+
 void read_json_rows(const std::string& text, const std::string& path, const std::optional<Path>& rows,
                     const std::function<void(const Json&, RowPlace&)>& visit) {
   check_json_depth(text, path);
@@ -119,6 +148,8 @@ void read_json_rows(const std::string& text, const std::string& path, const std:
   } catch (const Json::exception& error) {
     throw InputError(path + ": malformed JSON (" + std::string(error.what()) + ")");
   }
+  // nlohmann keeps a repeated key's last value; as in JSONL rows, a key given twice is refused.
+  if (keys_written(text) != keys_held(document)) check_repeated_keys(text, path);
   RowPlace at;
   at.file = &path;
   at.json_rows = true;
@@ -163,7 +194,11 @@ void read_csv_rows(const std::string& text, const std::string& path,
 
 void for_each_row(const std::string& path, InputKind input, const std::optional<Path>& rows,
                   const std::function<void(const Json& row, RowPlace& place)>& visit) {
-  const std::string text = loading::read_bytes(path);
+  for_each_row_in(loading::read_bytes(path), path, input, rows, visit);
+}
+
+void for_each_row_in(const std::string& text, const std::string& path, InputKind input, const std::optional<Path>& rows,
+                     const std::function<void(const Json& row, RowPlace& place)>& visit) {
   if (input == InputKind::kJsonl) return read_jsonl_rows(text, path, visit);
   if (input == InputKind::kJson) return read_json_rows(text, path, rows, visit);
   read_csv_rows(text, path, visit);
@@ -307,7 +342,7 @@ std::string modified(const Source& source, std::string text, const RowPlace& at)
     std::smatch match;
     if (!std::regex_search(text, match, *source.regex))
       fail(at, source, "regex \"" + source.regex_text + "\" does not match \"" + text_start(text) + "\"");
-    text = match[source.regex_has_group ? 1 : 0].str();
+    text = source.regex_template ? match.format(*source.regex_template) : match[source.regex_has_group ? 1 : 0].str();
   }
   if (!source.has_values) return text;
   const auto entry = source.values.find(text);

@@ -25,6 +25,7 @@
 #include "study/study_cache.hpp"
 #include "study/study_folder.hpp"
 #include "study/study_options.hpp"
+#include "support/parallel.hpp"
 
 namespace judgestat {
 namespace {
@@ -108,6 +109,15 @@ std::string target_text(const ExecTarget& target) {
     text += " threads=" + std::to_string(target.threads);
   }
   return text;
+}
+
+// The target as the report's provenance shows it: the threads the CPU engines really run (a
+// study's threads 0 means one per hardware thread), not the request's 0. The cache key keeps
+// target_text: threads never change a result.
+std::string target_shown(const ExecTarget& target) {
+  if (exec_target_uses_cuda(target)) return target_text(target);
+  const int threads = capped_threads(target.threads);
+  return "cpu " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
 }
 
 // The load options a matrix is loaded once for: labels, item column and score scale.
@@ -297,7 +307,9 @@ Entry obtain_entry(RunState& state, size_t a, const AnalysisRequest& request, co
   const double analysis_start = now_s();
   double load_s = 0;
   // The options read once from their typed values; errors name the flags.
-  const TypedAnalysisRequest typed = parse_analysis_values(study_values(analysis, state.settings));
+  TypedAnalysisRequest typed = parse_analysis_values(study_values(analysis, state.settings));
+  // tables.txt holds every table (`--full`), as a cached entry renders them again from its result.
+  if (auto* metrics = std::get_if<MetricsOptions>(&typed.options)) metrics->full_text = true;
   const ItemMatrix& matrix = state.matrices.get(analysis.input, typed.load, load_s);
   const ReportHead head = study_head(request, files, matrix, state.inputs[analysis.input].files, load_s);
   const AnalysisHooks hooks{
@@ -372,7 +384,7 @@ std::vector<std::string> stage_outputs(RunState& state, const std::string& stage
                         {"seconds", entry.seconds},
                         {"result", entry.result.json}});
     html.analyses.push_back({analysis.name, analysis.request.command, analysis.input, requests[a].args, entry.result.md,
-                             entry.result.csv, entry.result.plots, entry.seconds});
+                             entry.result.csv, entry.result.plots, entry.seconds, entry.result.json});
   }
   Json input_json = Json::array();
   for (const StudyInput& input : study.inputs) {
@@ -437,13 +449,17 @@ StudyOutcome run_study(const Study& study, const StudyRunOptions& run) {
 
   const std::string& stage = folder.stage();
   const std::vector<std::string> files =
-      stage_outputs(state, stage, entries, requests, settings_json(settings, target_key), start);
+      stage_outputs(state, stage, entries, requests, settings_json(settings, target_shown(target)), start);
   std::vector<std::string> cache_entries;
   for (const Entry& entry : entries) cache_entries.push_back(entry.cached.key + ".json");
   if (run.before_swap) run.before_swap(stage);
   folder.commit(files, cache_entries);
-  state.outcome.results_path = run.out_dir + "/results.json";
-  state.outcome.report_path = run.out_dir + "/report.html";
+  // "report/" + "/results.json" would print as report//results.json: one separator.
+  const std::string dir = run.out_dir.size() > 1 && run.out_dir.back() == '/'
+                              ? run.out_dir.substr(0, run.out_dir.find_last_not_of('/') + 1)
+                              : run.out_dir;
+  state.outcome.results_path = (dir == "/" ? "" : dir) + "/results.json";
+  state.outcome.report_path = (dir == "/" ? "" : dir) + "/report.html";
   return state.outcome;
 }
 

@@ -93,6 +93,9 @@ struct TypedAnalysisRequest {
   /// metrics only: a records file on which each analysed judge with probabilities gets its
   /// temperature fitted, applied to `options` at run time (--temperature-fit); "" for none.
   std::string temperature_fit = {};
+  /// --invalid exclude: the analysis runs on the records without their invalid outputs (CAP's
+  /// rule, docs/statistics.md §1 "Validity"), and its outputs say how many each judge lost.
+  bool exclude_invalid = false;
 };
 
 /// "metrics", "cascade", "budget" (both budget forms), "profile", "items", "repeats" or "systems".

@@ -60,7 +60,28 @@ struct Interval {
   double size_cv = std::numeric_limits<double>::quiet_NaN();
   /// Why the interval is null when the method does not apply (studentized: not a ratio).
   std::string note;
+  /// undefined / replicates run (0 … 1; NaN when none ran): reported beside the interval, with a
+  /// note above kMaxUndefinedShareForP (interval_warnings).
+  double undefined_share = std::numeric_limits<double>::quiet_NaN();
+  /// A `t` or `studentized` end of a bounded statistic (statistic_range) was moved onto its range:
+  /// the estimate sits at a bound, where the transformed scale has no room (docs/statistics.md §2).
+  bool clipped = false;
 };
+
+/// The values a statistic can take, known from its name (StatLabel::name, and `of` for diff
+/// rows): proportions and rates in [0, 1], correlations, agreement coefficients and differences of
+/// two proportions in [−1, 1]; anything else unbounded. `t` and `studentized` intervals of a
+/// bounded statistic are computed on the logit (kUnit) or Fisher-z (kSigned) scale and mapped back.
+enum class StatisticRange { kUnbounded, kUnit, kSigned };
+StatisticRange statistic_range(const StatLabel& label);
+
+/// The pivot interval [θ̂ − upper·SE, θ̂ − lower·SE] (t: upper = −lower = t quantile; studentized:
+/// the t* quantiles at 1 − α/2 and α/2) of interval.estimate. Bounded statistics: computed as
+/// g⁻¹(g(θ̂) − upper·SE·g′(θ̂)) … with g = logit or atanh (the delta method's SE on that scale), so
+/// the ends stay inside the range; an estimate on a bound (no transformed scale) keeps the
+/// original-scale ends clipped to the range, `clipped` set when an end moved. NaN ends when SE,
+/// θ̂ or a pivot is not finite.
+void set_pivot_interval(Interval& interval, StatisticRange range, double se, double upper, double lower);
 
 struct BootstrapResult {
   std::vector<StatLabel> labels;
@@ -116,12 +137,16 @@ double incomplete_beta(double x, double a, double b);
 /// statistic) is needed for BCa and t, `support` for t (its df; without it, one stratum of
 /// jackknife-counted clusters per statistic). kStudentized needs the augmented plan that
 /// run_bootstrap builds (host/intervals/studentized.hpp): here it gives null intervals.
+/// `ranges` (one per statistic; none: all unbounded) are the statistics' ranges for kT.
 std::vector<Interval> intervals_from(KeptReplicates& kept, uint64_t B, const std::vector<double>& estimates,
                                      CiMethod method, double level, const std::vector<JackknifeValues>* jack = nullptr,
-                                     const std::vector<StatisticSupport>* support = nullptr);
+                                     const std::vector<StatisticSupport>* support = nullptr,
+                                     const std::vector<StatisticRange>* ranges = nullptr);
 
-/// The t interval θ̂ ± t_(1−α/2, df) · SE_J; null (NaN) when df < 1 or SE_J is undefined.
-void t_interval(Interval& interval, const JackknifeValues& jack, int64_t df, double level);
+/// The t interval θ̂ ± t_(1−α/2, df) · SE_J (on the range's scale: set_pivot_interval); null (NaN)
+/// when df < 1 or SE_J is undefined.
+void t_interval(Interval& interval, const JackknifeValues& jack, int64_t df, double level,
+                StatisticRange range = StatisticRange::kUnbounded);
 
 /// docs/statistics.md §2 interval from the replicate values of one statistic (NaN = undefined).
 /// `jack` is needed for BCa only.
@@ -164,6 +189,8 @@ enum class IntervalWarningKind {
   kNoCoverageGuarantee,  // ece: biased upward in small samples, rarely covered near 0
   kMethodNotApplicable,  // the method gives these statistics no interval (Interval::note)
   kPWithheld,            // diff rows whose p is withheld, one warning per p_withheld_reason
+  kManyUndefined,        // rows with more than kMaxUndefinedShareForP of their replicates undefined
+  kClippedToRange,       // t/studentized rows of a bounded statistic whose estimate is on a bound
 };
 
 struct IntervalWarning {
@@ -184,6 +211,8 @@ struct IntervalWarning {
   std::vector<std::string> statistics;
   std::string reason;  // kPWithheld: p_withheld_reason
 };
+// kManyUndefined: threshold = kMaxUndefinedShareForP, observed = the largest undefined share,
+// statistics = the rows' names. kClippedToRange: statistics = the clipped rows' names.
 
 /// The warnings a report of `result` must carry, in kind order.
 std::vector<IntervalWarning> interval_warnings(const BootstrapResult& result);

@@ -76,11 +76,37 @@ struct CascadeSettings {
   /// Temperature scaling of F on the selection part: "pooled" (one T) or "per-benchmark" (each
   /// benchmark's T fitted on its own selection items; one without any uses the pooled T).
   std::string temperature = "pooled";
+  /// F confidence bins of the bin table (JEV Fig. 5, §7.4): empty = 10 equal bins; else ascending
+  /// edges e_1 < … < e_m in (0, 1] giving the bins [0, e_1), [e_1, e_2), …, [e_{m−1}, e_m) and
+  /// a last bin [e_m, 1], which is q = 1 alone when e_m = 1 (parse_bin_edges: `paper`).
+  std::vector<double> bin_edges;
+  /// The file of a second run of the same items (`--compare-gate`, JEV Table 36), as given; its gate
+  /// outcomes arrive in CascadeOptions::compare_gate_items. Needs `tau`.
+  std::string compare_gate;
+};
+
+/// `--bins paper` (q < 0.6 pooled, [0.6, 0.7), [0.7, 0.8), [0.8, 0.9), [0.9, 0.95), [0.95, 0.99),
+/// [0.99, 1), q = 1) or `--bins 0.5,0.9,1` (edges). std::invalid_argument("bins: …") otherwise.
+std::vector<double> parse_bin_edges(const std::string& text);
+
+/// A second run's gate input on one item (JEV Table 36's gate agreement): F's gate confidence and
+/// whether every gated order is valid there.
+struct GateOutcome {
+  double q = 0;
+  bool gate_ok = false;
 };
 
 /// What run_cascade is asked: the settings, the bootstrap and a progress callback.
+struct CascadeOptions;
+/// The gate inputs of a second run of the items (`--compare-gate FILE2`) by item id: its pool
+/// (docs/statistics.md §3.3) under the same first stage, fallback and gate_orders. UsageError as
+/// build_cascade_pool.
+std::map<std::string, GateOutcome> gate_outcomes(const ItemMatrix& second, const CascadeSettings& settings);
+
 struct CascadeOptions : CascadeSettings {
   BootstrapOptions bootstrap;  // replicates, seed, ci, level, keep_replicates (the sweep's)
+  /// The second run's gate inputs by item id (gate_outcomes of its matrix); used with compare_gate.
+  std::map<std::string, GateOutcome> compare_gate_items;
   /// (replicates done, total) over the sweep's, the held-out part's and the frozen policy's bootstrap.
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
@@ -101,6 +127,12 @@ struct FeeScale {
 /// Indices into a BootstrapResult's statistics of one policy's statistics (−1 where not built).
 struct PolicyStatistics {
   int32_t cascade_acc = -1, cascade_delta = -1, escalated = -1, errors_escalated = -1, fee_ratio = -1, random_acc = -1;
+  /// The frozen policy's only (JEV §7.1): F's and S's accuracy and their agreement (1 − |c1 − c2|:
+  /// right or wrong together) on the accepted and on the escalated items; gate_agreement: the
+  /// share of the items of both runs that this run and the compared one gate alike (JEV Table 36).
+  int32_t accepted_first_acc = -1, accepted_fallback_acc = -1, accepted_agree = -1;
+  int32_t escalated_first_acc = -1, escalated_fallback_acc = -1, escalated_agree = -1;
+  int32_t gate_agreement = -1;
 };
 
 /// Latency quantiles (type 7) and mean over items, on the original data.
@@ -116,6 +148,8 @@ struct CascadeScope {
   std::vector<PolicyStatistics> policies;  // per policy of the plan, in order
   int32_t oracle_acc = -1;                 // the sweep's only
   std::vector<LatencySummary> latencies;   // per policy
+  /// Per policy: the latency of its accepted items (F's) and of its escalated items (F's + S's).
+  std::vector<LatencySummary> accepted_latencies, escalated_latencies;
   double first_alone = NAN, fallback_alone = NAN, first_fee_ratio = NAN;  // fee ratio NaN without fees
   LatencySummary first_latency, fallback_latency;
 };
@@ -179,6 +213,12 @@ struct ConfidenceBinAccuracy {
   int64_t n = 0;
   double mean_q = NAN;
   int32_t first = -1, fallback = -1;  // bin_acc / fallback_bin_acc statistics
+  /// The bin's q range [lo, hi) ([lo, hi] for the last; lo = hi = 1 for q = 1 alone).
+  double lo = NAN, hi = NAN;
+  /// With bin_edges: bin_agree (1 − |c1 − c2| averaged: right or wrong together), F's errors
+  /// (c1 < 1) and the items on which the two judges differ (c1 ≠ c2).
+  int32_t agree = -1;
+  int64_t first_errors = -1, disagree = -1;
 };
 
 /// Risk–coverage of F with CIs, over the pool items with a valid F output (q > 0) of a scope
@@ -231,8 +271,17 @@ struct CascadeRules {
 };
 
 /// The frozen policy (`tau`) scored with CIs, beside the fallback alone on the same replicates.
+/// The frozen policy's gate in this run against a second run of the same items (JEV Table 36),
+/// on the items both runs have: counts on the original data (the CI is gate_agreement's).
+struct GateComparison {
+  std::string file;
+  int64_t common = 0, both_accept = 0, both_escalate = 0, accepted_here_only = 0, accepted_there_only = 0;
+  int64_t only_here = 0;  // pool items the second run lacks
+};
+
 struct CascadeFrozen {
   FrozenTau tau;
+  std::optional<GateComparison> gate_comparison;
   bool heldout = false;  // scored on the held-out part, else on every pool item
   /// Per group of the pool (benchmark names, first appearance) the τ applied, for the report.
   std::vector<std::pair<std::string, FrozenThreshold>> applied;

@@ -36,7 +36,12 @@ struct MetricsOptions {
   /// With `by`: "" chooses (stratified when every cluster lies in one group, else domain
   /// estimation), "by" forces the stratified bootstrap, "none" domain estimation (docs/statistics.md §2).
   std::string strata_mode;
-  bool hard_only = false;      // only items some selected judge gets wrong in order 0 (§7.1 `hard`)
+  bool hard_only = false;  // only items some selected judge gets wrong in order 0 (§7.1 `hard`)
+  /// `by` = "difficulty" (§7.1): count the file's judges that are not analysed (`--difficulty-from
+  /// others`, JEV Table 11: the compared pair excluded), and bins of the count (`--difficulty-bins
+  /// 0,1-2,3-5,6-9,10-13`; "" = each count its own group).
+  bool difficulty_others = false;
+  std::string difficulty_bins;
   bool invalid_match = false;  // two invalid verdicts agree in `cons` (LLMBar's `equal`)
   std::string reference;       // judge for `diff`; empty: the first selected judge
   /// Per-judge statistics to difference (docs/statistics.md §7.3 `--diff`).
@@ -47,6 +52,12 @@ struct MetricsOptions {
   int agreement_order = 0;  // the order κ, Fleiss' κ and α compare verdicts in
   /// `--gold adjudicated`: the decisive adjudicated label replaces gold (§7.2).
   bool adjudicated_gold = false;
+  /// `--indecisive zero` (JEV App. C): in `diff acc_adjudicated` an indecisive item contributes 0;
+  /// false (`gold`, the default, docs/statistics.md §7.2): it is scored by its gold.
+  bool indecisive_zero = false;
+  /// `--tie-credit half` (JEV Tables 1 and 13): a valid `tie` verdict earns ½ in acc and pa;
+  /// false (`zero`, JudgeBench's convention, the default): 0.
+  bool tie_half_credit = false;
   /// Per-call fee (USD) / latency (s) by judge, replacing the file's fee_usd / latency_s.
   std::map<std::string, double> fee, latency;
   /// Temperatures by judge applied to the probabilities before anything is computed
@@ -59,6 +70,9 @@ struct MetricsOptions {
   /// The bootstrap: replicates, seed, ci, level, keep_replicates (the B × S values in the
   /// report), progress (called after each chunk with (done, total)).
   BootstrapOptions bootstrap;
+  /// Output only (`--full`): the request's text is every table (tables()) instead of the summary
+  /// (summary_text()); the JSON, CSV and md are whole either way.
+  bool full_text = false;
 };
 
 /// Gold × verdict counts of one judge's order-0 records on one scope (docs/statistics.md §7.1).
@@ -85,6 +99,11 @@ struct Disputes {
   std::optional<std::string> benchmark, condition;
   int64_t adjudicated = 0;  // adjudicated units both judges rated in order 0
   int64_t disputed = 0, sides_with_judge = 0, sides_with_reference = 0, sides_with_neither = 0;
+  /// JEV Table 9's other strata, over the adjudicated units where the two verdicts agree: S2, both
+  /// wrong (the human confirms the label, sides with the judges' shared verdict, or neither:
+  /// indecisive or a third label); S3, the controls both get right (the human = the label).
+  int64_t both_wrong = 0, both_wrong_confirms_label = 0, both_wrong_sides_with_judges = 0, both_wrong_neither = 0;
+  int64_t controls = 0, controls_confirm_label = 0;
 };
 
 /// What every order-guard warning says after its judge's name (a report read back from JSON finds
@@ -116,6 +135,10 @@ struct MetricsReport {
   std::string strata_mode;  // settings.strata: the column when stratified, "none" (domain estimation) or ""
   std::string strata_note;  // why domain estimation was used
   bool adjudicated_gold = false;
+  bool indecisive_zero = false;
+  bool tie_half_credit = false;               // --tie-credit half
+  bool difficulty_others = false;             // --difficulty-from others
+  std::string difficulty_bins;                // --difficulty-bins as given
   int64_t gold_substituted = 0;               // items whose gold the adjudication replaced
   std::map<std::string, double> temperature;  // as applied
   bool invalid_match = false;
@@ -133,6 +156,11 @@ Json to_json(const MetricsReport& report, const ReportHead& head);
 
 /// The statistics table and the probability-quality tables; format "text", "md" or "csv".
 std::string tables(const MetricsReport& report, const std::string& format);
+
+/// What plain `judgestat metrics` prints (issue 31): the summary in the papers' layout (judges as
+/// rows, the headline statistics as columns, each cell "estimate (lo,hi)"), wrapped to `width`
+/// columns, the notes that change a conclusion and the run line; `--full` prints tables().
+std::string summary_text(const MetricsReport& report, const Json& json, size_t width = 100);
 
 /// The figures in memory (file stem, SVG, data as CSV); plots() writes them into `dir`.
 std::vector<PlotFile> plot_files(const MetricsReport& report);

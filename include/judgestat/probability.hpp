@@ -25,6 +25,11 @@ struct ReliabilityTable {
   double ece = 0;                   // Σ_bins |Σ (correct − q)| / n (the estimate, for checks)
   double error_rate_high() const;   // errors_high / n_high (NaN when n_high = 0)
   double error_share_high() const;  // errors_high / errors (NaN when there are no errors)
+  /// Invalid outputs of the same judge, scope and presentation (errors that carry no q). JEV
+  /// Table 30 counts them among all errors: error_share_high_with_invalid() =
+  /// errors_high / (errors + invalid), NaN when that is 0/0.
+  int64_t invalid = 0;
+  double error_share_high_with_invalid() const;
 };
 
 /// Risk–coverage (docs/statistics.md §3.2): outputs sorted by q descending; at coverage k/n the selective risk

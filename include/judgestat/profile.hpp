@@ -66,6 +66,21 @@ struct FamilySpec {
 
 struct StressSpec {
   std::string from, to;  // δ_c(j) = CAP_c(j; from) − CAP_c(j; to) [CAP Eq. 3]
+  /// Config `mean_over`: the conditions of a judge's Mean column whatever their coverage status
+  /// [CAP Table 6: C1≈, C2≈, C7]; empty: no such column.
+  std::vector<std::string> mean_over;
+};
+
+/// Config `differences` [CAP §5]: per cell, judge − reference with a CI.
+struct DifferenceSpec {
+  std::string reference;            // empty: no differences
+  std::vector<std::string> judges;  // empty: every other judge
+};
+
+/// Config `judge_sets` [CAP Table 19]: a named set of judges whose mean per condition is reported.
+struct JudgeSetSpec {
+  std::string name;
+  std::vector<std::string> members;  // judge names; "prefix*" as in families
 };
 
 struct ProfileConfig {
@@ -75,6 +90,16 @@ struct ProfileConfig {
   std::vector<FamilySpec> families;
   std::vector<StressSpec> stress;
   std::vector<std::string> corrected{"C1", "C2", "C3", "C4", "overall"};  // bias correction
+  /// Config `families.sum_over`: per benchmark name, the conditions of an extra L1 distance summed
+  /// whatever their coverage status [CAP Table 17: C1≈ + C2≈ + C7 on JudgeBench]; a list in the
+  /// config applies to every benchmark (key ""). Empty: none.
+  std::map<std::string, std::vector<std::string>> l1_over;
+  DifferenceSpec differences;
+  std::vector<JudgeSetSpec> judge_sets;
+  bool hard = false;  // config `hard`: only items some analysed judge gets wrong in order 0 [CAP Table 3]
+  /// Config `invalid`: "wrong" keeps an invalid verdict in n as an error; "exclude" drops it from
+  /// n as CAP does (App. L Table 20); empty: the run's own setting (wrong).
+  std::string invalid;
 };
 
 /// Parses and checks a profile config (configs/*.json); UsageError naming the file and key.
@@ -110,6 +135,13 @@ struct ProfileStat {
     kStressConditionMean,  // a condition's mean δ over judges
     kL1,                   // mean L1 distance of judge pairs within a family, or across families
     kLeaveOut,             // value without flag = 1 items minus the value with them
+    kStressSelectedMean,   // a judge's mean δ over the config's mean_over conditions, any status
+    kStressMeanAbs,        // mean |δ| over every judge × condition delta of a stress pair [CAP Table 16]
+    kL1Selected,           // mean L1 over the config's sum_over conditions, any status [CAP Table 17]
+    kSpread,               // max − min over judges of one cell [CAP §4.1]
+    kDifference,           // judge − reference on one cell [CAP §5]
+    kMeanAbsDifference,    // mean |judge − reference| over the compared judges on one cell
+    kJudgeSetMean,         // mean over a judge set on one cell [CAP Table 19]
   };
   Kind kind = Kind::kCell;
   int32_t benchmark = -1;  // index into ProfilePlan::benchmarks (stress: from)
@@ -118,7 +150,7 @@ struct ProfileStat {
   std::string condition;   // C1 … C8 / overall; empty for judge means and L1
   Coverage status = Coverage::kDirect;
   bool main_table = true;
-  std::string group;              // L1: family name or "cross-family"; stress judge means: status
+  std::string group;              // L1: family name or "cross-family"; stress judge means: status; judge set name
   std::vector<std::string> over;  // conditions a mean or L1 distance runs over
   int64_t pairs = 0;              // L1: judge pairs averaged
 };
@@ -146,7 +178,9 @@ struct ProfilePlan {
   std::vector<FamilySpec> families;  // members resolved to judge names
   std::vector<StressSpec> stress;    // pairs that were computed
   std::vector<CorrectionParams> corrections;
-  std::vector<std::string> notes;  // what was left out and why
+  std::string reference;                 // differences: the reference judge; empty: none
+  std::vector<JudgeSetSpec> judge_sets;  // members resolved to judge names
+  std::vector<std::string> notes;        // what was left out and why
   int32_t orders = 1;
 
   /// Index of a statistic, or -1 when it was not computed.
@@ -185,6 +219,28 @@ struct SpearmanEntry {
   Coverage status_a = Coverage::kDirect, status_b = Coverage::kDirect;
   std::vector<std::string> judges;  // judges with a value on both sides
   SpearmanResult result;
+  double pearson_r = 0, pearson_p = 0;  // Pearson r beside ρ [CAP App. C]; p: t with n − 2 df; NaN when undefined
+};
+
+/// Per benchmark, over its between-condition pairs with a defined ρ [CAP Table 14].
+struct ConditionRhoSummary {
+  std::string benchmark;
+  int pairs = 0, negative = 0;
+  double mean_abs_rho = 0;
+};
+
+/// Per condition, over its between-benchmark pairs with a defined ρ [CAP Table 13]: the range and
+/// how many are significant (p_t < 0.05, as the matrices mark "(ns)").
+struct BenchmarkRhoSummary {
+  std::string condition;
+  int pairs = 0, significant = 0;
+  double min_rho = 0, max_rho = 0;
+};
+
+/// A judge's rank on one cell among the judges with a value (1 = highest; ties share the best rank).
+struct CellRank {
+  std::string benchmark, condition, judge;
+  int rank = 0, of = 0;
 };
 
 struct MeanRho {
@@ -203,6 +259,9 @@ struct ProfileSummary {
   std::vector<SpearmanEntry> between_conditions, between_benchmarks;
   std::vector<MeanRho> mean_rho;  // per condition, over direct–direct benchmark pairs only
   std::vector<L1Pair> l1_pairs;   // every pair inside the L1 means, point values
+  std::vector<ConditionRhoSummary> condition_rho;
+  std::vector<BenchmarkRhoSummary> benchmark_rho;
+  std::vector<CellRank> ranks;  // per benchmark and main-table cell
 };
 
 /// What a profile run is asked for besides its bootstrap: what a ProfileReport keeps. Errors
@@ -214,6 +273,8 @@ struct ProfileSettings {
   bool invalid_match = false;           // two invalid verdicts agree in the _cons statistics
   bool leave_out = true;                // leave-out sensitivity for flag = 1 items
   int exact_max_n = 9;                  // exact Spearman p-values up to this many judges (0 … 10)
+  bool hard = false;                    // --hard: the Hard-Empirical subset (or the config's `hard`)
+  std::string diff_reference;           // --diff-reference: overrides the config's differences.reference
 };
 
 /// What a profile run is asked for: the settings and the bootstrap (replicates, seed, interval,

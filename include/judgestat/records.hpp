@@ -157,6 +157,12 @@ struct ItemMatrix {
   };
   std::vector<InvalidCell> invalid_cells;
 
+  /// Several files loaded as one (load_item_matrix of several paths): `line` runs on from file to
+  /// file; per file its name and the offset added to its own lines (offsets ascend from 0). Empty
+  /// for one file, whose lines are its own. record_location turns a line back into FILE:LINE.
+  std::vector<std::string> line_files;
+  std::vector<int64_t> line_offsets;
+
   int32_t n_judges() const { return static_cast<int32_t>(judges.size()); }
   int32_t n_items() const { return static_cast<int32_t>(items.size()); }
   int32_t n_labels() const { return static_cast<int32_t>(labels.size()); }
@@ -191,6 +197,10 @@ struct ItemMatrix {
   int32_t judge_index(const std::string& name) const;    // UsageError naming the judges when absent
   int32_t variant_index(const std::string& name) const;  // -1 when absent
 };
+
+/// "FILE:LINE" of the record on (run-on) line `line` of `m` (ItemMatrix::line): the file it came
+/// from and its line there when several files were loaded as one, else the matrix's file.
+std::string record_location(const ItemMatrix& m, int64_t line);
 
 /// Parses CSV (header row) or JSONL by extension; "-" reads CSV from stdin. Throws InputError.
 /// `item_column` (LoadOptions::item_column) names a further column whose text each record keeps.

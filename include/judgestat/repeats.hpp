@@ -58,4 +58,9 @@ std::string tables(const RepeatsReport& report, const std::string& format);
 /// No figures: the statistics table says it all (empty; render_from_json asks every report).
 std::vector<PlotFile> plot_files(const RepeatsReport& report);
 
+/// JEV Figs. 17–19 as far as the statistics carry them: `repeats_paper_probability_variation`
+/// (the `<family>_tv` rows) and `repeats_paper_decision_changes` (`_agree`, `_flip`,
+/// `_pair_agree`, `repeat_match`), each a forest of estimates with their CIs and a CSV.
+std::vector<PlotFile> repeats_paper_plot_files(const RepeatsReport& report);
+
 }  // namespace judgestat

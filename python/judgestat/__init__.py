@@ -13,12 +13,12 @@ analysis's own option reader in the library, so defaults, checks and messages ar
 `.to_json()` is the CLI's --json document.
 """
 
-import json
-import os
-import re
-import time
+import json as _json
+import os as _os
+import re as _re
+import time as _time
 
-from . import _arrow, _judgestat
+from . import _arrow, _judgestat, _signatures
 from ._columns import _is_read, column_specs
 from ._results import Result
 
@@ -28,6 +28,11 @@ UsageError = _judgestat.UsageError
 
 __all__ = ["load", "ItemMatrix", "Result", "metrics", "cascade", "budget", "profile", "items", "repeats", "systems",
            "run_study", "StudyRun", "InputError", "UsageError", "builtin_maps"]
+
+
+def __dir__():
+    """The API only (PEP 562): no imported modules, no private helpers."""
+    return sorted(__all__ + ["__version__"])
 
 
 class ItemMatrix:
@@ -113,25 +118,25 @@ def load(records, labels=None, select_column=None, scale=None, map=None):
     labels = _listed(labels)
     item_column = select_column or ""
     scale = _scale_of(scale, labels)
-    map = os.fsdecode(map) if map is not None else None
-    start = time.perf_counter()
+    map = _os.fsdecode(map) if map is not None else None
+    start = _time.perf_counter()
     if isinstance(records, ItemMatrix):
         if map is not None and map != records.map:
             raise ValueError(f"map (--map): the ItemMatrix was read through map={records.map!r}; "
                              f"load the records with map={map!r} or pass them themselves")
         return records
     if _is_paths(records):
-        words = [os.fsdecode(r) for r in (records if isinstance(records, (list, tuple)) else [records])]
+        words = [_os.fsdecode(r) for r in (records if isinstance(records, (list, tuple)) else [records])]
         if map is not None or len(words) != 1 or not _arrow.is_parquet_path(words[0]):
             paths = _record_files(words)
             native = _judgestat.load_files(paths, labels, item_column, scale, map or "", "")
-            return ItemMatrix(native, native.path, time.perf_counter() - start, labels, item_column, scale, paths,
+            return ItemMatrix(native, native.path, _time.perf_counter() - start, labels, item_column, scale, paths,
                               map)
     if map is not None:
         return _load_mapped_rows(records, map, labels, item_column, scale, start)
     source = None
     if _is_paths(records):
-        path = os.fsdecode(records[0] if isinstance(records, (list, tuple)) else records)
+        path = _os.fsdecode(records[0] if isinstance(records, (list, tuple)) else records)
         records, source = _arrow.parquet_frame(path, lambda name: _is_read(name, item_column), InputError), path
     elif _arrow.is_arrow_table(records):
         records, source = _arrow.table_frame(records, lambda name: _is_read(name, item_column)), "Table"
@@ -140,7 +145,7 @@ def load(records, labels=None, select_column=None, scale=None, map=None):
         native = _judgestat.load_columns(specs, rows, source, labels, item_column, scale)
     except InputError as error:
         raise InputError(row_names.rewrite(str(error), source)) from None
-    return ItemMatrix(native, source, time.perf_counter() - start, labels, item_column, scale)
+    return ItemMatrix(native, source, _time.perf_counter() - start, labels, item_column, scale)
 
 
 def builtin_maps():
@@ -166,11 +171,11 @@ def _record_files(words):
     files = []
     for word in words:
         if any(c in word for c in "*?["):
-            matches = sorted(glob.glob(word), key=os.fsencode)
+            matches = sorted(glob.glob(word), key=_os.fsencode)
             if not matches:
                 raise UsageError(f"FILE '{word}': the pattern matches no file")
             files += matches
-        elif not os.path.exists(word):
+        elif not _os.path.exists(word):
             raise UsageError(f"FILE '{word}': no such file (every FILE given is read; none is skipped)")
         else:
             files.append(word)
@@ -189,34 +194,34 @@ def _load_mapped_rows(records, map, labels, item_column, scale, start):
     lines = [_json_row(row, source, names.name(position)) for position, row in enumerate(rows)]
     text = _mapped_rows_text(map, lines)
     with tempfile.TemporaryDirectory(prefix="judgestat-map-") as folder:
-        path = os.path.join(folder, "rows")
+        path = _os.path.join(folder, "rows")
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         try:
             native = _judgestat.load_files([path], labels, item_column, scale, map, source)
         except InputError as error:
             message = str(error).replace(path, source)
-            message = re.sub(rf"^{re.escape(source)}: rows\[(\d+)\]",
+            message = _re.sub(rf"^{_re.escape(source)}: rows\[(\d+)\]",
                              lambda m: f"{source} {names.name(int(m.group(1)))}", message)
             raise InputError(names.rewrite(message, source)) from None
-    return ItemMatrix(native, source, time.perf_counter() - start, labels, item_column, scale, map=map)
+    return ItemMatrix(native, source, _time.perf_counter() - start, labels, item_column, scale, map=map)
 
 
 def _mapped_rows_text(map, lines):
     """The rows (JSON texts) as the map's input reads them; a map that reads a CSV file or the
     file's name (`$file`) cannot read rows given in memory."""
-    spec = json.loads(_judgestat.import_map_text(map))
-    if "$file" in json.dumps(spec.get("fields", {})):
+    spec = _json.loads(_judgestat.import_map_text(map))
+    if "$file" in _json.dumps(spec.get("fields", {})):
         raise ValueError(f"map (--map): map {map!r} reads the input file's name ($file); give the file's path "
                          "instead of rows in memory")
     form = spec.get("input")
     if form == "jsonl":
         return "".join(line + "\n" for line in lines)
     rows_path = spec.get("rows", "")
-    if form == "json" and re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?", rows_path):
+    if form == "json" and _re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)?", rows_path):
         text = "[" + ",\n".join(lines) + "]"
         for key in reversed(rows_path.split(".") if rows_path else []):
-            text = "{" + json.dumps(key) + ": " + text + "}"
+            text = "{" + _json.dumps(key) + ": " + text + "}"
         return text + "\n"
     raise ValueError(f"map (--map): map {map!r} reads {form} files (rows at {rows_path!r}); give the file's path "
                      "instead of rows in memory")
@@ -263,7 +268,7 @@ def _json_value(value):
 
 def _json_row(row, source, row_name):
     try:
-        return json.dumps({str(k): _json_value(v) for k, v in row.items()}, ensure_ascii=False, allow_nan=False)
+        return _json.dumps({str(k): _json_value(v) for k, v in row.items()}, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as error:
         raise TypeError(f"{source} {row_name}: cannot be written as JSON for the map: {error}") from None
 
@@ -296,31 +301,6 @@ def _flag_text(value):
     return str(value)
 
 
-# Flags that say where output goes or how it prints: a Python result has it all already.
-_OUTPUT_KEYWORDS = {
-    "format": "the result has .statistics, .text and .csv",
-    "json": "use result.to_json()",
-    "save_replicates": "pass keep_replicates=True and use result.replicates(name, ...)",
-    "quiet": "a Python run prints nothing; progress=True shows a tqdm bar",
-    "plots": "use result.plots (name, svg, csv) or result.write_plots(dir)",
-    "out": "the rows are result.items; write them with pandas",
-}
-
-
-_OUTPUT_FLAGS = {k.replace("_", "-") for k in _OUTPUT_KEYWORDS}
-
-
-def _check_keywords(command, options):
-    """Unknown keywords and the CLI's output flags are TypeErrors naming them."""
-    known = set(_judgestat.flags(command))
-    for key in options:
-        if key in _OUTPUT_KEYWORDS:
-            raise TypeError(f"{command}(): keyword '{key}' is an output flag of the CLI; {_OUTPUT_KEYWORDS[key]}")
-        if key.replace("_", "-") not in known:
-            raise TypeError(f"{command}() got an unexpected keyword argument '{key}'; its keywords are "
-                            + ", ".join(sorted(k.replace("-", "_") for k in known if k not in _OUTPUT_FLAGS)))
-
-
 def _command_words(options):
     """The command line the keywords are the options of, for the result's argv only (a record of
     the call; the options themselves reach the library typed): True → the bare flag, lists →
@@ -345,9 +325,8 @@ def _command_words(options):
 def _keyword_message(message, command):
     """'--flag-name: …' (the CLI's naming) or a library field named as its flag ('ci: …') →
     'flag_name (--flag-name): …'."""
-    import re
     flags = set(_judgestat.flags(command))
-    match = re.match(r"^(--)?([a-z0-9_-]+): ", message)
+    match = _re.match(r"^(--)?([a-z0-9_-]+): ", message)
     if match and (match.group(1) or match.group(2).replace("_", "-") in flags):
         flag = match.group(2).replace("_", "-")
         return f"{flag.replace('-', '_')} (--{flag}): " + message[match.end():]
@@ -366,7 +345,6 @@ def _python_chunk(matrix):
 
 
 def _run(command, records, progress, keep_replicates, options):
-    _check_keywords(command, options)
     map = options.pop("map", None)  # how the records are read (load's map=), not an analysis option
     try:
         request = _judgestat.parse(command, options, bool(keep_replicates))
@@ -379,9 +357,9 @@ def _run(command, records, progress, keep_replicates, options):
                              f"load it with scale={request.scale} or pass the records themselves")
     else:
         matrix = load(records, request.labels, request.item_column or None, request.scale, map)
-    if map is not None and matrix.map != os.fsdecode(map):
+    if map is not None and matrix.map != _os.fsdecode(map):
         raise ValueError(f"map (--map): the ItemMatrix was read through map={matrix.map!r}; "
-                         f"load the records with map={os.fsdecode(map)!r} or pass them themselves")
+                         f"load the records with map={_os.fsdecode(map)!r} or pass them themselves")
     map_words = ["--map", matrix.map] if matrix.map is not None else []
     argv = ["judgestat " + command, *matrix.paths] + _command_words(options) + map_words
     with _progress_bar(progress, command) as report:
@@ -420,47 +398,38 @@ class _progress_bar:
         return False
 
 
-def metrics(records, *, progress=False, keep_replicates=False, **options):
-    """`judgestat metrics`: per judge the accuracy family, classification, agreement, position
-    bias, cost and probability quality, and paired differences, with clustered bootstrap CIs.
-    Keywords are the CLI's flags (judges=[...], by="benchmark", replicates=10000, seed=1,
-    ci="percentile", level=0.95, backend="auto", diff=[...], reference=..., fee={judge: usd}, …)."""
-    return _run("metrics", records, progress, keep_replicates, options)
+metrics = _signatures.analysis_function("metrics", """`judgestat metrics`: per judge the accuracy family,
+classification, agreement, position bias, cost and probability quality, and paired differences
+between judges, each with a clustered bootstrap CI (docs/statistics.md §3.1, §3.2, §7).
 
+>>> r = judgestat.metrics("data/judgebench/gpt4o_split.csv", judges=["o1-mini-2024-09-12"], replicates=2000)
+>>> r.statistics.query("name == 'pa'")[["judge", "estimate", "ci_lo", "ci_hi"]]""", _run)
 
-def cascade(records, *, progress=False, keep_replicates=False, **options):
-    """`judgestat cascade`: the confidence cascade (first=..., fallback=..., fee={...}, by=..., …)."""
-    return _run("cascade", records, progress, keep_replicates, options)
+cascade = _signatures.analysis_function("cascade", """`judgestat cascade`: the confidence cascade — accept the
+first stage when it is confident, escalate to the fallback when not (JEV §7–§9): per threshold
+accuracy, escalation and fees, threshold rules chosen on a selection split and scored on held-out
+clusters.
 
+>>> r = judgestat.cascade(records, first="judge-a", fallback="judge-b", fee={"judge-a": 0, "judge-b": 0.0076})
+>>> r.rules, r.rules_heldout_statistics""", _run)
 
-def budget(records, *, progress=False, **options):
-    """`judgestat budget`: the label-budget simulation (first=..., fallback=..., k=[48, 96], draws=...,
-    or compare=[a, b])."""
-    return _run("budget", records, progress, False, options)
+budget = _signatures.analysis_function("budget", """`judgestat budget`: the label-budget simulation of a
+cascade's threshold rules (JEV §8; first=, fallback=, k=[48, 96], draws=…), or with
+compare=[a, b] how many labels tell two judges apart (docs/statistics.md §7.6).""", _run, ("progress",))
 
+profile = _signatures.analysis_function("profile", """`judgestat profile`: CAP conditional accuracy profiles
+C1–C8 with coverage, robustness, rank stability and stress (config="configs/judgebench.json").""", _run)
 
-def profile(records, *, progress=False, keep_replicates=False, **options):
-    """`judgestat profile`: CAP conditional accuracy profiles (config="configs/judgebench.json", …)."""
-    return _run("profile", records, progress, keep_replicates, options)
+repeats = _signatures.analysis_function("repeats", """`judgestat repeats`: per judge its agreement with itself
+across repeats, variants and presentation orders (docs/statistics.md §8.5), with clustered
+bootstrap CIs.""", _run)
 
+systems = _signatures.analysis_function("systems", """`judgestat systems`: win rates between systems,
+system-level rank agreement with gold and self-preference (docs/statistics.md §8.4;
+systems=["x.model_a", "x.model_b"], baseline=…, self=…, family="judge=fam,…").""", _run)
 
-def repeats(records, *, progress=False, keep_replicates=False, **options):
-    """`judgestat repeats`: per judge its agreement with itself across repeats, variants and
-    presentation orders (docs/statistics.md §8.5), with clustered bootstrap CIs. Keywords are the
-    CLI's flags (judges=[...], by="variant", invalid_match=True, scale="1:10", replicates=…)."""
-    return _run("repeats", records, progress, keep_replicates, options)
-
-
-def systems(records, *, progress=False, keep_replicates=False, **options):
-    """`judgestat systems`: win rates between systems, system-level rank agreement with gold and
-    self-preference (docs/statistics.md §8.4). Keywords are the CLI's flags
-    (systems=["x.model_a", "x.model_b"], baseline=..., self=..., family="judge=fam,…", scale="1:10", …)."""
-    return _run("systems", records, progress, keep_replicates, options)
-
-
-def items(records, **options):
-    """`judgestat items`: the per-item table (result.items), disagree=True for the disputed items."""
-    return _run("items", records, False, False, options)
+items = _signatures.analysis_function("items", """`judgestat items`: the per-item table (result.items): each
+judge's verdict and correctness per order; disagree=True keeps the items to adjudicate.""", _run, ())
 
 
 class StudyRun:
@@ -471,7 +440,7 @@ class StudyRun:
         self.computed, self.reused = list(computed), list(reused)
         self.results_path, self.report_path = results_path, report_path
         with open(results_path, encoding="utf-8") as f:
-            self.results = json.load(f)
+            self.results = _json.load(f)
 
     def analysis(self, name):
         """The result (the command's JSON, as a dict) of the analysis called `name`."""
@@ -494,5 +463,5 @@ def run_study(study, out, *, seed=None, replicates=None, backend=None, threads=N
     for name, value in (("seed", seed), ("replicates", replicates), ("threads", threads)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
             raise TypeError(f"run_study: {name} must be a non-negative int, got {value!r}")
-    done = _judgestat.run_study(os.fspath(study), os.fspath(out), seed, replicates, backend, threads, bool(force))
+    done = _judgestat.run_study(_os.fspath(study), _os.fspath(out), seed, replicates, backend, threads, bool(force))
     return StudyRun(*done)

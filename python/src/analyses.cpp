@@ -19,6 +19,7 @@
 
 #include "bindings.hpp"
 #include "judgestat/analysis.hpp"
+#include "judgestat/option_table.hpp"
 #include "judgestat/report.hpp"
 #include "judgestat/study.hpp"
 
@@ -214,6 +215,16 @@ py::tuple run_study_file(const std::string& path, const std::string& out_dir, st
   return py::make_tuple(outcome.computed, outcome.reused, outcome.results_path, outcome.report_path);
 }
 
+/// analysis_option_table(command) as dicts (name, type, help, default, has_default, output).
+py::list option_table(const std::string& command) {
+  py::list rows;
+  for (const AnalysisOption& option : analysis_option_table(command))
+    rows.append(py::dict(py::arg("name") = option.name, py::arg("type") = option_type_name(option.type),
+                         py::arg("help") = option.help, py::arg("default") = option.default_value,
+                         py::arg("has_default") = option.has_default, py::arg("output") = option.output));
+  return rows;
+}
+
 }  // namespace
 
 void bind_analyses(py::module_& m) {
@@ -245,6 +256,7 @@ void bind_analyses(py::module_& m) {
         py::arg("backend"), py::arg("threads"), py::arg("force"));
   m.def("flags", &analysis_flags);
   m.def("commands", &analysis_commands);
+  m.def("option_table", &option_table, py::arg("command"));
 }
 
 }  // namespace judgestat::python

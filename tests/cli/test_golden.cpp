@@ -42,6 +42,16 @@
 // The four cascade digests with both of the above (merge of issues 15 part 8 and 18): with
 // `clusters`, `distinct` and `note` removed from every row, the merged build's cascade JSON equals
 // the plots build's (b764f5a) object for object (checked for --per-stratum).
+// The thirteen digests with statistics rows again (2026-12-03, issues 30 and 31): every statistics
+// row gained `undefined_share` (docs/statistics.md §2); metrics gained the rows acc_avg, mean_q and
+// diff order_gain (JEV Tables 15, 18, 24, 25) and reliability's high_confidence.invalid and
+// error_share_with_invalid (JEV Table 30); cascade's frozen split_statistics; profile the settings hard
+// and invalid, Pearson r beside every ρ, the Spearman summaries, sum_over_means, across_judges and
+// ranks (CAP Tables 3, 13, 14, 16, 17, 19). Compared with the build of a69db06 object by object
+// (every old key and row present in the new JSON in its order, new keys and rows allowed): each of
+// the seventeen has no other difference, but readme_profile_llmbar, whose config now sets
+// "invalid": "exclude" (CAP Table 20: failed calls leave n); with a copy of the config that says
+// "wrong", its JSON equals the old one but for settings.config. The four budget digests hold.
 // JUDGESTAT_GOLDEN_PRINT=1 prints the digests a build gives.
 #include <cstdlib>
 #include <filesystem>
@@ -77,35 +87,35 @@ struct GoldenCase {
 
 const GoldenCase kCases[] = {
     {"readme_metrics", "metrics data/judgebench/gpt4o_split.csv ",
-     "0f87571bcc7759adb7553c36461c4fc96503a99519094cc5160707bfa5c2af1e"},
+     "aded78f60f4b497643d3ba77d192ee9ec1c54ffd0bd8addc19e5804fd9cd3d80"},
     {"readme_cascade", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--plots {tmp}plots ",
-     "74359cb1834c4205f89f46fefc9e0a16f69b9fb28db68901e6ed84092ab086c8"},
+     "03bfc762169fff0153bddadaa2d4639007b6ea3d432a821a39fe44dcf406b173"},
     {"readme_budget", "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 48,96,192 --per-stratum " JS_FEES,
      "3e8b7b481123f5d8f74a50559aac600ce1141c964e9ff90bd1a9f29136f2c6b0"},
     {"readme_mpi_metrics_scaled",
      "metrics data/judgebench/gpt4o_split.csv --judges o1-mini-2024-09-12 --replicates 100000 ",
-     "08eadd5f47580fbdb39bcf01ebf8628c74f813646dae5187a06a9dc2db23e4f0"},
+     "7951658f49c5ce412494625bd544f52a55d218442456c7c9b600c17d39f611b0"},
     {"readme_srun_budget_scaled",
      "budget data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR "--k 24,48,96,192 --draws 100000 ",
      "564231b97e58a64e20835bd546b766cce9e1abba346f741df2311ad9e28e68cf"},
     {"readme_profile_judgebench", "profile data/judgebench/gpt4o_split.csv --config configs/judgebench.json ",
-     "70e1a8b75adc7a8931eddf5be90c6275deb565e7847a472cc701a5678dfeda8b"},
+     "a488c69e2ae6b7d69521da1a3cfbd60fe089e202810ba5f539a90d5b64a5e87f"},
     {"readme_profile_llmbar", "profile data/llmbar/natural_neighbor.csv --config configs/llmbar.json " JS_LLMBAR_JUDGES,
-     "dfee3b8337459a88e085ffbc53d253381a5283563f533df673c63432a4571dd1"},
+     "e1a04b5a2d033fb02a79188db88d588dd3cf285436d215a662b32eeff6d58d21"},
     {"profile_judgereva_synth", "profile {tmp}synth.csv --config configs/judgereva.json --replicates 2000 ",
-     "23d83a6edd23be6cf72ff559140f1182f91a6ade5d9f3d6a4cb3a964a01ef7c0"},
+     "0299fff9d63dcef2801ff4a740d84dc0dd23139a30c99a838111175f752c0d9f"},
     {"metrics_by_benchmark", "metrics data/judgebench/gpt4o_split.csv --by benchmark ",
-     "5f971bdb2866b0709dd98f056f40231b6ec9bc929975e01ea4dbce295c46a775"},
+     "3d92d55ef2584b6a306b9e55447971e15ce41797e8b69d55188c0d06400df81a"},
     {"metrics_ci_bca", "metrics data/judgebench/gpt4o_split.csv --ci bca ",
-     "a9379ccdbacbf0ac4b2f834a96082d1a9fadfc3dd68b10ab2c8874cc62a760a2"},
+     "10f4d065512fe70ebe259a61bd4ebf26c6af88fb4a207bf6abc5cbbce63cc5bd"},
     {"cascade_per_stratum", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--per-stratum ",
-     "5ee3211042302f02c13b82d9b67f97ea7b8fd731eabc745313324180a074cd25"},
+     "ed9ac9ef3f56bc5b8eeba48ccf53228a5d5505d27619bcb054e0508c9c8262b3"},
     {"readme_metrics_pairs", "metrics data/judgebench/gpt4o_split.csv --pairs all --diff acc,pa,brier,auroc_err ",
-     "d38eba79ba2dc2b5cfe877f63e44bca8f15e1fca202477f61f94d8cf9edbef00"},
+     "a148200459f6e30fb1f98cb10b736eae027fa57c85e40d677884087374622814"},
     {"readme_llmbar_agreement",
      "metrics data/llmbar/natural_neighbor.csv " JS_LLMBAR_JUDGES "--reference GPT-4/Vanilla --diff acc "
      "--raters ChatGPT-0301/Vanilla,ChatGPT/Vanilla,Falcon/Vanilla,GPT-4/Vanilla,LLaMA2/Vanilla,PaLM2/Vanilla ",
-     "c70e64d1064474edb5eb1bca1e14ada3c6e054d8f29b44ed8251f3cbdf886d73"},
+     "c78c8e3317c1b898d957ba4704d82ccae3989d3b802474997510a01d811d835a"},
     {"readme_budget_compare",
      "budget data/judgebench/gpt4o_split.csv --compare Skywork_Skywork-Reward-Gemma-2-27B,o1-mini-2024-09-12 "
      "--k 50,100,200,300 ",
@@ -116,11 +126,11 @@ const GoldenCase kCases[] = {
     {"readme_cascade_recipe_rules",
      "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
      "--select-items {tmp}labelled.txt --by benchmark ",
-     "6492005f63470856d82df60e9755064de12daa59fc5ffe5149b2679af9a0b99c"},
+     "a43c55f80286dc2850a333088ca932d2787ece3750332109703988da2fdc0cb5"},
     {"readme_cascade_recipe_frozen",
      "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES
      "--select-items {tmp}labelled.txt --tau 1 --by benchmark ",
-     "c794ad20d5943a3a3d25753190e35ca9855d4e18c8e479858b15f9e1ece7dd73"},
+     "415885b70cf6e72a6cf4cffc8ffe848cab0860803da26bd06af8f800c848e7c8"},
 };
 
 using testing_support::read_all;

@@ -78,6 +78,15 @@ double statistic(const std::vector<std::array<double, 3>>& sums, const std::vect
   return which == 0 ? A / B : A / B - Cs / B;
 }
 
+// The pivot interval [θ̂ − upper·SE, θ̂ − lower·SE]: of `acc` (statistic 0, in [0, 1]) on the logit
+// scale with the delta method's SE/(θ̂(1 − θ̂)), mapped back by 1/(1 + e^−y); of the diff without
+// `of` (statistic 1, unbounded) as it stands.
+std::array<double, 2> pivot_ends(int which, double estimate, double se, double upper, double lower) {
+  if (which == 1) return {estimate - upper * se, estimate - lower * se};
+  const double centre = std::log(estimate / (1 - estimate)), scaled = se / (estimate * (1 - estimate));
+  return {1 / (1 + std::exp(-(centre - upper * scaled))), 1 / (1 + std::exp(-(centre - lower * scaled)))};
+}
+
 double sorted_quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   const double h = (v.size() - 1) * q;
@@ -115,11 +124,12 @@ TEST(FewClusters, TIntervalEqualsAnExplicitJackknife) {
       for (double v : leave_out) mean += v / n;
       for (double v : leave_out) variance += (n - 1) / n * (v - mean) * (v - mean);
     }
-    const double half = 2.262157162798205 * std::sqrt(variance);  // t(0.975, 11 clusters − 2 strata)
+    const double q = 2.262157162798205;  // t(0.975, 11 clusters − 2 strata)
+    const auto ends = pivot_ends(which, estimate, std::sqrt(variance), q, -q);
     const Interval& got = result.intervals[which];
     EXPECT_NEAR(got.estimate, estimate, 1e-15);
-    EXPECT_NEAR(got.lo, estimate - half, 1e-12) << which;
-    EXPECT_NEAR(got.hi, estimate + half, 1e-12) << which;
+    EXPECT_NEAR(got.lo, ends[0], 1e-12) << which;
+    EXPECT_NEAR(got.hi, ends[1], 1e-12) << which;
     EXPECT_EQ(got.clusters, 11);
     EXPECT_EQ(got.strata, 2);
   }
@@ -179,8 +189,9 @@ TEST(FewClusters, StudentizedEqualsAnExplicitBootstrapT) {
     }
     const Interval& got = result.intervals[which];
     EXPECT_EQ(got.undefined, undefined);
-    EXPECT_NEAR(got.lo, estimate - sorted_quantile(t, 0.975) * se, 1e-12) << which;
-    EXPECT_NEAR(got.hi, estimate - sorted_quantile(t, 0.025) * se, 1e-12) << which;
+    const auto ends = pivot_ends(which, estimate, se, sorted_quantile(t, 0.975), sorted_quantile(t, 0.025));
+    EXPECT_NEAR(got.lo, ends[0], 1e-12) << which;
+    EXPECT_NEAR(got.hi, ends[1], 1e-12) << which;
     EXPECT_TRUE(got.note.empty());
   }
   // |c/b − 0.6| is not a ratio: null, with a note.
@@ -190,7 +201,8 @@ TEST(FewClusters, StudentizedEqualsAnExplicitBootstrapT) {
 
 TEST(FewClusters, TOfARatioIsTheClusterRobustIntervalAtLargeC) {
   // 2,000 clusters of 1 to 6 units, one stratum: the jackknife SE of a ratio equals the
-  // linearised (sandwich) SE sqrt(C/(C − 1) Σ e_c²), e_c = (a_c − R b_c)/B, to first order.
+  // linearised (sandwich) SE sqrt(C/(C − 1) Σ e_c²), e_c = (a_c − R b_c)/B, to first order. An
+  // unbounded name ("ratio"): the interval is the symmetric one, on the original scale.
   Plan plan;
   const int64_t C = 2000;
   plan.stratum_offset = {0, C};
@@ -208,7 +220,7 @@ TEST(FewClusters, TOfARatioIsTheClusterRobustIntervalAtLargeC) {
   const int32_t ka = plan.add_column("a"), kb = plan.add_column("b");
   plan.columns[ka] = a;
   plan.columns[kb] = b;
-  plan.statistics = {{{"acc"}, ratio_program(ka, kb)}};
+  plan.statistics = {{{"ratio"}, ratio_program(ka, kb)}};
   double A = 0, Bs = 0;
   for (int64_t k = 0; k < C; ++k) A += ca[k], Bs += cb[k];
   const double R = A / Bs;

@@ -233,3 +233,28 @@ TEST(BootstrapOptionsCheck, RunBootstrapChecksFirstAndKeepsTheSeed) {
   EXPECT_EQ(result.ci, CiMethod::kBasic);
   EXPECT_EQ(result.level, 0.9);
 }
+
+TEST(IntervalWarnings, ManyUndefinedAboveFivePercentOfTheReplicates) {
+  // 51 and 120 of 1,000 undefined pass 5%; 50 (exactly 5%) does not; any row, diff or not.
+  BootstrapResult result = rows({{"acc", 80}, {"pa", 80}, {"bc", 80}, {"acc", 80}}, CiMethod::kStudentized);
+  result.intervals[0].undefined = 51;
+  result.intervals[1].undefined = 50;
+  result.intervals[2].undefined = 120;
+  result.intervals[3].undefined = 60;
+  const std::vector<IntervalWarning> w = interval_warnings(result);
+  ASSERT_EQ(kinds(w), Kinds{IntervalWarningKind::kManyUndefined});
+  EXPECT_EQ(w[0].statistics, (Names{"acc", "bc"}));
+  EXPECT_DOUBLE_EQ(w[0].observed, 0.12);
+  EXPECT_DOUBLE_EQ(w[0].threshold, 0.05);
+  EXPECT_EQ(w[0].method, CiMethod::kStudentized);
+  result.intervals[0].undefined = result.intervals[2].undefined = result.intervals[3].undefined = 50;
+  EXPECT_TRUE(interval_warnings(result).empty());
+}
+
+TEST(IntervalWarnings, ClippedRowsNamed) {
+  BootstrapResult result = rows({{"acc", 80}, {"kappa", 80}}, CiMethod::kT);
+  result.intervals[1].clipped = true;
+  const std::vector<IntervalWarning> w = interval_warnings(result);
+  ASSERT_EQ(kinds(w), Kinds{IntervalWarningKind::kClippedToRange});
+  EXPECT_EQ(w[0].statistics, Names{"kappa"});
+}

@@ -132,9 +132,12 @@ def test_other_tables_are_dataframes():
     profile = judgestat.profile(JUDGEBENCH, config=os.path.join(SOURCE_DIR, "configs", "judgebench.json"),
                                 replicates=200, backend="cpu")
     assert set(profile.coverage["condition"]) >= {"C1", "overall"}
-    # One benchmark: only between_conditions has rows, so .spearman is that table.
-    assert isinstance(profile.spearman, pd.DataFrame) and "rho" in profile.spearman.columns
-    assert len(profile.spearman) == len(profile.json["spearman"]["between_conditions"])
+    # Several lists of rows (between_conditions, condition_summary, …): .spearman is a dict of tables.
+    between = profile.spearman["between_conditions"]
+    assert isinstance(between, pd.DataFrame) and {"rho", "pearson_r"} <= set(between.columns)
+    assert len(between) == len(profile.json["spearman"]["between_conditions"])
+    assert list(profile.spearman["condition_summary"]["mean_abs_rho"]) == [
+        row["mean_abs_rho"] for row in profile.json["spearman"]["condition_summary"]]
     assert "<table" in profile._repr_html_() and "judgestat profile" in profile._repr_html_()
     with pytest.raises(AttributeError, match="has no table 'nonesuch'"):
         profile.nonesuch

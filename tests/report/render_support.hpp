@@ -13,8 +13,10 @@
 
 namespace judgestat::render_support {
 
-/// The analysis `request` on the records file `records`, as a study runs it (2 CPU threads).
-inline AnalysisResult run_on(const std::string& records, const AnalysisRequest& request) {
+/// The analysis `request` on the records file `records`, as a study runs it (2 CPU threads;
+/// metrics with every table, `--full`, as the study's tables.txt).
+inline AnalysisResult run_on(const std::string& records, AnalysisRequest request) {
+  if (request.command == "metrics") request.args.push_back("--full");
   const ItemMatrix matrix = load_item_matrix(records, analysis_load_options(request));
   return run_analysis(request, matrix, testing_support::cpu_target(2), ReportHead{});
 }

@@ -70,6 +70,19 @@ TEST(CascadeFromJson, FrozenThresholdRendersTheSameBytesAsTheRun) {
   EXPECT_NE(run.text.find("0.90"), std::string::npos);
 }
 
+// JEV Fig. 5's bins (--bins paper), the frozen τ's accepted / escalated split with latencies and the
+// gate against a second run (here the same file: every common item gated alike) read back.
+TEST(CascadeFromJson, PaperBinsSplitAndGateComparisonRenderTheSameBytesAsTheRun) {
+  const AnalysisResult run =
+      run_cascade_with({"--bins", "paper", "--tau", "0.9", "--compare-gate", kJudgeBench, "--latency", kFirst + "=0.4",
+                        "--latency", kFallback + "=2.5", "--by", "benchmark"});
+  ASSERT_TRUE(run.json["confidence_bins"].is_array());
+  ASSERT_TRUE(run.json["frozen"]["gate_comparison"].is_object());
+  EXPECT_EQ(run.json["frozen"]["gate_comparison"]["common"], run.json["frozen"]["items"]);
+  EXPECT_FALSE(run.json["frozen"]["split_statistics"].empty());
+  expect_renders_the_run(run);
+}
+
 // An edited estimate reads back and shows in the tables: what they print is the JSON.
 TEST(CascadeFromJson, AnEditedEstimateShowsInTheTables) {
   const AnalysisResult run = run_cascade_with({"--select", "0"});

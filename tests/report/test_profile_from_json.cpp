@@ -185,7 +185,7 @@ TEST(ProfileFromJson, AProfileResultItsReportDoesNotWriteAgainIsRefused) {
        [](Json&, Json& r) { r["intervals"].erase(r["intervals"].size() - 1); }},
       {"index: not a row of result.statistics that no other element places",
        [](Json&, Json& r) { r["intervals"].push_back(r["intervals"][0]); }},
-      {"render.intervals[0].row: expected statistics, stress, l1 or leave_out",
+      {"render.intervals[0].row: expected statistics, stress, l1, leave_out or across_judges",
        [](Json&, Json& r) { r["intervals"][0]["row"] = "elsewhere"; }},
       {"render.intervals[0].size_cv: expected a number or null",
        [](Json&, Json& r) { r["intervals"][0]["size_cv"] = "wide"; }},

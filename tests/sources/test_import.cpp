@@ -1,6 +1,7 @@
 // Importers: the trimmed raw samples under tests/data/raw convert to exactly the rows of the
 // bundled converted files (data/judgebench, data/llmbar) for the same judges and items.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/commands.hpp"
+#include "judgestat/import_map.hpp"
 #include "judgestat/records.hpp"
 #include "records/csv.hpp"
 #include "sources/import.hpp"
@@ -154,6 +156,44 @@ TEST(ImportLlmBar, LastRoundAndWinnerMapping) {
   EXPECT_EQ(records[2].gold, "B");
   EXPECT_EQ(records[2].verdict, "B");  // the last round decides
   EXPECT_EQ(records[3].verdict, "");   // no winner: an invalid output
+}
+
+// Issue 29: LLMBar as the built-in map `llmbar` over the folder's result.json files gives the
+// converter's bytes, and so the bundled rows.
+TEST(ImportLlmBar, BuiltInMapWritesTheConvertersBytes) {
+  const std::vector<std::string> files = llmbar_result_files(kRaw + "/llmbar");
+  ASSERT_EQ(files.size(), 3u);  // Natural's two judges, then Adversarial/Neighbor's one
+  const std::string mapped = mapped_records_csv("llmbar", files);
+  EXPECT_EQ(mapped, imported_csv(convert_llmbar_dir(kRaw + "/llmbar")));
+  const auto [expected, actual] = matching_rows(kSource + "/data/llmbar/natural_neighbor.csv", csv_rows(mapped));
+  EXPECT_EQ(actual.size(), 2u * (48 + 20 + 8));
+  EXPECT_EQ(actual, expected);
+}
+
+// The map on a hand-built folder: judge and subset from the path, the last round's winners, an
+// absent winner invalid; a subset directly in the dataset folder has benchmark LLMBar.
+TEST(ImportLlmBar, MapReadsJudgeAndSubsetFromThePath) {
+  namespace fs = std::filesystem;
+  const fs::path root = testing_support::temp_path("llmbar_map_root");
+  fs::remove_all(root);
+  const fs::path neighbor = root / "Adversarial/Neighbor/evaluators/M/S";
+  const fs::path natural = root / "Natural/evaluators/E/V";
+  fs::create_directories(neighbor);
+  fs::create_directories(natural);
+  std::ofstream(neighbor / "result.json") << R"([
+    {"label": 1, "results": [{"swap = False": {"winner": "1"}, "swap = True": {"winner": "2"}}]},
+    {"label": 2, "results": [{"swap = False": {"winner": "1"}, "swap = True": {"winner": "1"}},
+                             {"swap = False": {"winner": 2}, "swap = True": {"winner": null}}]}])";
+  std::ofstream(natural / "result.json")
+      << R"([{"label": "2", "results": [{"swap = False": {}, "swap = True": {"winner": "2"}}]}])";
+  EXPECT_EQ(mapped_records_csv("llmbar", llmbar_result_files(root.string())),
+            "judge,item,cluster,benchmark,condition,order,gold,verdict,p.A,p.B\n"
+            "E/V,Natural-0,Natural-0,LLMBar,Natural,0,B,,,\n"
+            "E/V,Natural-0,Natural-0,LLMBar,Natural,1,B,B,,\n"
+            "M/S,Neighbor-0,Neighbor-0,Adversarial,Neighbor,0,A,A,,\n"
+            "M/S,Neighbor-0,Neighbor-0,Adversarial,Neighbor,1,A,B,,\n"
+            "M/S,Neighbor-1,Neighbor-1,Adversarial,Neighbor,0,B,B,,\n"
+            "M/S,Neighbor-1,Neighbor-1,Adversarial,Neighbor,1,B,,,\n");
 }
 
 TEST(ImportCommand, WritesCsvThatLoads) {

@@ -173,7 +173,7 @@ TEST(ImportMap, MapErrorsNameTheKeyPathBeforeAnyRowIsRead) {
             temp_path("map.json") +
                 ": fields.verdict.valuez: unknown key; expected one of path, const, join, length, sigmoid_margin, "
                 "format, compare, linear, on, unit, greater, less, equal, scale, offset, digits, default, replace, "
-                "regex, values");
+                "regex, template, values");
   EXPECT_TRUE(contains(error_of("{" + base + R"("verdict": "v"}, "swapp": {}})"), ": swapp: unknown key"));
   EXPECT_TRUE(contains(error_of("{" + base + R"("verdikt": "v"}})"), ": fields.verdikt: not a record field"));
   EXPECT_TRUE(contains(error_of("{" + base + R"("verdict": {"path": "v", "regex": "("}}})"),

@@ -9,6 +9,7 @@
 
 #include "judgestat/study.hpp"
 #include "study/study_support.hpp"
+#include "support/parallel.hpp"
 #include "test_support.hpp"
 
 namespace judgestat {
@@ -91,8 +92,13 @@ TEST(StudyBundled, WritesTablesFiguresAndOneSelfContainedReport) {
   const std::string budget = read_all(run.dir + "/judgebench_budget/budget.csv");
   EXPECT_EQ(budget.rfind("k,rule,", 0), 0u);
   EXPECT_EQ(std::count(budget.begin(), budget.end(), '\n'), 1 + 3 * 2);  // k 48, 96, 192 × point, lower
-  // Nothing fetched: no script, no external reference.
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  // Nothing fetched: one inline script (it sorts tables) that loads nothing, no external reference.
+  const size_t script = html.find("<script>");
+  ASSERT_NE(script, std::string::npos);
+  EXPECT_EQ(html.find("<script", script + 1), std::string::npos);
+  const std::string code = html.substr(script, html.find("</script>", script) - script);
+  for (const char* loads : {"src", "fetch", "XMLHttpRequest", "import", "http"})
+    EXPECT_EQ(code.find(loads), std::string::npos) << loads;
   EXPECT_EQ(html.find("src=\"http"), std::string::npos);
   EXPECT_EQ(html.find("href=\"http"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
@@ -170,6 +176,26 @@ TEST(StudyCache, ReusesEverythingThenRecomputesExactlyTheChangedInput) {
   const StudyOutcome forced = run_quiet(fixture.study_path, out, true);
   EXPECT_EQ(forced.computed.size(), 3u);
   EXPECT_EQ(without_timing(read_all(out + "/report.html")), without_timing(cached));
+}
+
+// The provenance footer names the threads the run used: a study without `threads` runs one per
+// hardware thread (capped), and the footer says how many, never "threads=0"; --out with a
+// trailing '/' gives paths with one separator (issue 31).
+TEST(StudyReport, FooterShowsTheThreadsTheRunReallyUsed) {
+  const std::string dir = fresh_dir("footer_threads");
+  write_all(dir + "/jb.csv", read_all(kJudgeBench));
+  write_all(dir + "/study.json", R"({"settings": {"backend": "cpu"}, "inputs": {"jb": "jb.csv"},
+    "analyses": [{"analysis": "items", "input": "jb", "disagree": true}]})");
+  const StudyOutcome outcome = run_quiet(dir + "/study.json", dir + "/out/");
+  EXPECT_EQ(outcome.results_path, dir + "/out/results.json");  // not out//results.json
+  EXPECT_EQ(outcome.report_path, dir + "/out/report.html");
+  const std::string html = read_all(dir + "/out/report.html");
+  const int threads = capped_threads(0);
+  EXPECT_NE(html.find("; target cpu " + std::to_string(threads) + (threads == 1 ? " thread" : " threads")),
+            std::string::npos);
+  EXPECT_EQ(html.find("threads=0"), std::string::npos);
+  EXPECT_EQ(Json::parse(read_all(dir + "/out/results.json"))["study"]["settings"]["target"],
+            "cpu " + std::to_string(threads) + (threads == 1 ? " thread" : " threads"));
 }
 
 // The command twice into one folder: the second run finds --out an existing folder (which is

@@ -287,6 +287,9 @@ class CascadePlanBuilder {
 
   void add_statistics(CascadeScope& scope);
   PolicyStatistics add_policy(const CascadePolicy& policy, int64_t n, int64_t first_errors);
+  void add_split(const CascadePolicy& policy, PolicyStatistics& stats, bool compared);
+  int32_t add_part_ratio(const std::string& name, const CascadePolicy& policy, int64_t count, int32_t k_value,
+                         int32_t k_accepted_value, int32_t k_accepted, bool accepted);
 
   const CascadePool& pool_;
   const std::vector<CascadePolicy>& policies_;
@@ -299,7 +302,7 @@ class CascadePlanBuilder {
   std::string prefix_;
   std::optional<std::string> group_;
   std::function<bool(int32_t)> in_scope_;
-  int32_t k_n_ = -1, k_c1_ = -1, k_c2_ = -1, k_err_ = -1;
+  int32_t k_n_ = -1, k_c1_ = -1, k_c2_ = -1, k_err_ = -1, k_agree_ = -1;
   std::vector<Op> first_fee_, fallback_fee_;
 };
 
@@ -312,7 +315,11 @@ void CascadePlanBuilder::add_statistics(CascadeScope& scope) {
   fallback_fee_ = fee_sum("fee_fallback", pool_.fee_fallback, per_call_fallback_, k_n_);
   int64_t first_errors = 0;
   for (int32_t i : units_) first_errors += in_scope_(i) && pool_.c1[i] < 1.0;
-  for (const CascadePolicy& policy : policies_) scope.policies.push_back(add_policy(policy, scope.items, first_errors));
+  if (options_.split) k_agree_ = column("agree", [&](int32_t i) { return 1.0 - std::fabs(pool_.c1[i] - pool_.c2[i]); });
+  for (size_t p = 0; p < policies_.size(); ++p) {
+    scope.policies.push_back(add_policy(policies_[p], scope.items, first_errors));
+    if (options_.split) add_split(policies_[p], scope.policies.back(), p == 0);
+  }
   if (options_.oracle) {
     const int32_t k_best = column("oracle", [&](int32_t i) { return std::max(pool_.c1[i], pool_.c2[i]); });
     scope.oracle_acc = add(label("oracle_acc", std::nullopt, scope.items), ratio_program(k_best, k_n_));
@@ -364,6 +371,55 @@ PolicyStatistics CascadePlanBuilder::add_policy(const CascadePolicy& policy, int
   return stats;
 }
 
+// Σ a·v / Σ a over the accepted items (accepted), or (Σ v − Σ a·v) / (n − Σ a) over the escalated ones.
+int32_t CascadePlanBuilder::add_part_ratio(const std::string& name, const CascadePolicy& policy, int64_t count,
+                                           int32_t k_value, int32_t k_accepted_value, int32_t k_accepted,
+                                           bool accepted) {
+  if (accepted) return add(label(name, policy.threshold, count), ratio_program(k_accepted_value, k_accepted));
+  return add(label(name, policy.threshold, count), {{O::kColumn, k_value},
+                                                    {O::kColumn, k_accepted_value},
+                                                    {O::kSub},
+                                                    {O::kColumn, k_n_},
+                                                    {O::kColumn, k_accepted},
+                                                    {O::kSub},
+                                                    {O::kDiv}});
+}
+
+// JEV §7.1: both judges' accuracy and their agreement on the items the policy accepts and on those it
+// escalates; with a compared run (JEV Table 36), the share of the common items both runs gate alike.
+void CascadePlanBuilder::add_split(const CascadePolicy& policy, PolicyStatistics& stats, bool compared) {
+  const std::string tag = "policy " + policy.threshold.value_or("per stratum") + "/split/";
+  auto a = [&](int32_t i) { return policy.accepted[i] ? 1.0 : 0.0; };
+  int64_t accepted = 0, escalated = 0;
+  for (int32_t i : units_)
+    if (in_scope_(i)) (policy.accepted[i] ? accepted : escalated) += 1;
+  const int32_t k_a = column(tag + "accepted", a);
+  const int32_t k_ac1 = column(tag + "accepted_c1", [&](int32_t i) { return a(i) * pool_.c1[i]; });
+  const int32_t k_ac2 = column(tag + "accepted_c2", [&](int32_t i) { return a(i) * pool_.c2[i]; });
+  const int32_t k_ag =
+      column(tag + "accepted_agree", [&](int32_t i) { return a(i) * (1.0 - std::fabs(pool_.c1[i] - pool_.c2[i])); });
+  for (const bool part : {true, false}) {
+    const int64_t count = part ? accepted : escalated;
+    if (count == 0) continue;
+    const std::string where = part ? "accepted" : "escalated";
+    (part ? stats.accepted_first_acc : stats.escalated_first_acc) =
+        add_part_ratio(where + "_first_acc", policy, count, k_c1_, k_ac1, k_a, part);
+    (part ? stats.accepted_fallback_acc : stats.escalated_fallback_acc) =
+        add_part_ratio(where + "_fallback_acc", policy, count, k_c2_, k_ac2, k_a, part);
+    (part ? stats.accepted_agree : stats.escalated_agree) =
+        add_part_ratio(where + "_agree", policy, count, k_agree_, k_ag, k_a, part);
+  }
+  if (!compared || !options_.compare_accepted) return;
+  const std::vector<int8_t>& there = *options_.compare_accepted;
+  int64_t common = 0;
+  for (int32_t i : units_) common += in_scope_(i) && there[i] >= 0;
+  if (common == 0) return;
+  const int32_t k_common = column(tag + "compared", [&](int32_t i) { return there[i] >= 0 ? 1.0 : 0.0; });
+  const int32_t k_alike = column(
+      tag + "gated_alike", [&](int32_t i) { return there[i] >= 0 && there[i] == policy.accepted[i] ? 1.0 : 0.0; });
+  stats.gate_agreement = add(label("gate_agreement", policy.threshold, common), ratio_program(k_alike, k_common));
+}
+
 }  // namespace
 
 CascadePlan build_cascade_plan(const CascadePool& pool, const PoolClusters& clusters,
@@ -411,7 +467,16 @@ void summarise_scope(const CascadePool& pool, const std::vector<CascadePolicy>& 
     if (mine[i]) fee_first += pool.fee_first[i], fee_fallback += pool.fee_fallback[i];
   }
   scope.latencies.clear();
-  for (const auto& policy : policies) scope.latencies.push_back(cascade_latency(pool, policy.accepted, mine));
+  scope.accepted_latencies.clear();
+  scope.escalated_latencies.clear();
+  for (const auto& policy : policies) {
+    scope.latencies.push_back(cascade_latency(pool, policy.accepted, mine));
+    std::vector<uint8_t> accepted_here(pool.size()), escalated_here(pool.size());
+    for (int32_t i = 0; i < pool.size(); ++i)
+      accepted_here[i] = mine[i] && policy.accepted[i], escalated_here[i] = mine[i] && !policy.accepted[i];
+    scope.accepted_latencies.push_back(cascade_latency(pool, policy.accepted, accepted_here));
+    scope.escalated_latencies.push_back(cascade_latency(pool, policy.accepted, escalated_here));
+  }
   const std::vector<uint8_t> none_escalated(pool.size(), 1);  // "accepted everywhere": F's latency alone
   scope.first_latency = cascade_latency(pool, none_escalated, mine);
   scope.fallback_latency = fallback_latency(pool, mine);
@@ -569,7 +634,8 @@ TemperatureResult temperature_scaling(const ItemMatrix& m, const CascadePool& po
   return out;
 }
 
-CascadeSelective add_cascade_selective(const CascadePool& pool, Plan& plan, const PoolGroups* groups, int32_t group) {
+CascadeSelective add_cascade_selective(const CascadePool& pool, Plan& plan, const PoolGroups* groups, int32_t group,
+                                       bool tenths) {
   if (plan.n_units() != pool.size()) throw std::logic_error("cascade selective: plan units are not the pool items");
   SelectiveUnits units;
   units.q = pool.q;
@@ -603,7 +669,7 @@ CascadeSelective add_cascade_selective(const CascadePool& pool, Plan& plan, cons
   out.aurc_tie_averaged = rc.aurc_tie_averaged;
   for (const SelectiveAtCoverage& a : rc.at)
     out.at.push_back({a.target, a.threshold, a.covered, a.accuracy, a.coverage});
-  if (rc.n == 0) return out;
+  if (rc.n == 0 || !tenths) return out;
   for (const ConfidenceBinRows& b : add_confidence_bin_accuracy(units, labels, plan))
     out.bins.push_back({b.bin, b.n, b.mean_q, b.first, b.fallback});
   return out;

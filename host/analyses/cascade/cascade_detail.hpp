@@ -104,6 +104,12 @@ struct CascadePlanOptions {
   bool fees = true;                    // fee_ratio and random_acc (fees given for both judges)
   bool oracle = true;                  // oracle_acc
   const PoolGroups* groups = nullptr;  // per-group statistics after the pooled ones
+  /// The frozen plan's: per policy F's and S's accuracy and agreement on the accepted and the
+  /// escalated items (PolicyStatistics), where the scope has such items.
+  bool split = false;
+  /// With split: per pool item the compared run's gate at the policy (1 accept, 0 escalate, −1 the
+  /// item is not in that run): the first policy's gate_agreement.
+  const std::vector<int8_t>* compare_accepted = nullptr;
 };
 
 struct CascadePlan {
@@ -175,8 +181,32 @@ TemperatureResult temperature_scaling(const ItemMatrix& matrix, const CascadePoo
 /// which must be the pool items in order; units with q = 0 (no valid F output) do not enter.
 /// Pooled (group < 0) it adds the risk–coverage curve too; with a group of `groups` only that
 /// group's items enter and the rows name it (benchmark or condition field), without the curve.
+/// `tenths`: F's and S's accuracy in the 10 equal bins (false when --bins replaces them by add_edge_bins).
 CascadeSelective add_cascade_selective(const CascadePool& pool, Plan& plan, const PoolGroups* groups = nullptr,
-                                       int32_t group = -1);
+                                       int32_t group = -1, bool tenths = true);
+
+// ---- confidence bins with edges and the compared gate (analyses/cascade/cascade_bins.cpp) ----
+
+/// The bin of q among `edges` (judgestat/cascade.hpp's CascadeSettings::bin_edges): 0..edges.size().
+int32_t edge_bin(const std::vector<double>& edges, double q);
+/// "[0.9, 0.95)", "[0.99, 1)", "q = 1", "[0, 0.6)": bin b's name.
+std::string edge_bin_name(const std::vector<double>& edges, int32_t b);
+
+/// F's and S's accuracy, their agreement (1 − |c1 − c2|), F's errors and the items the judges differ on
+/// per bin of `edges`, over the pool items with q > 0 (of one group of `groups` when group >= 0); the
+/// plan's units must be the pool items in order. Bins without items are left out.
+std::vector<ConfidenceBinAccuracy> add_edge_bins(const CascadePool& pool, Plan& plan, const std::vector<double>& edges,
+                                                 const PoolGroups* groups = nullptr, int32_t group = -1);
+
+/// Per pool item the compared run's gate under `policy_tau` (per pool item its τ; NaN = `all`): 1 accept,
+/// 0 escalate, −1 when the compared run lacks the item; `out` counts them on the items with in_set[i].
+std::vector<int8_t> compared_gate(const ItemMatrix& matrix, const CascadePool& pool,
+                                  const std::map<std::string, GateOutcome>& second,
+                                  const std::vector<double>& policy_tau, const std::vector<uint8_t>& accepted,
+                                  const std::vector<uint8_t>& in_set, GateComparison& out);
+
+/// Per pool item the frozen τ (NaN for `all`), as frozen_policy applies it.
+std::vector<double> frozen_item_tau(const ItemMatrix& matrix, const CascadePool& pool, const FrozenTau& tau);
 
 // ---- own labelled sets and frozen thresholds (analyses/cascade/cascade_select.cpp, docs/statistics.md §7.5) ----
 

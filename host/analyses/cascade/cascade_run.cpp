@@ -56,6 +56,11 @@ void check_cascade_options(const CascadeOptions& o) {
   if (o.temperature != "pooled" && o.temperature != "per-benchmark")
     throw std::invalid_argument("temperature: expected pooled or per-benchmark, got '" + o.temperature + "'");
   if (o.tau && o.tau->empty()) throw std::invalid_argument("tau: give a threshold, e.g. 0.9 or mmlu=0.9");
+  for (size_t e = 0; e < o.bin_edges.size(); ++e)
+    if (!(o.bin_edges[e] > 0.0 && o.bin_edges[e] <= 1.0) || (e > 0 && !(o.bin_edges[e] > o.bin_edges[e - 1])))
+      throw std::invalid_argument("bin_edges: expected ascending edges in (0, 1], e.g. 0.6,0.9,1 (or bins paper)");
+  if ((!o.compare_gate.empty() || !o.compare_gate_items.empty()) && !o.tau)
+    throw std::invalid_argument("compare_gate: compares the gate at a frozen threshold; give tau (--tau 0.9)");
 }
 
 namespace {
@@ -283,6 +288,7 @@ struct CascadeWork {
   std::vector<uint8_t> heldout;  // empty when nothing is held out to score the rules on
   std::vector<CascadePolicy> rule_policies, frozen_policies;
   std::vector<uint8_t> frozen_items;
+  std::vector<int8_t> compare_accepted;  // --compare-gate: the second run's gate per pool item (−1 absent)
   PoolClusters heldout_clusters, frozen_clusters;
   const PoolGroups* by() const { return groups ? &*groups : nullptr; }
 };
@@ -322,12 +328,33 @@ void read_pool_and_sweep(const ItemMatrix& input, const ItemMatrix& matrix, bool
       build_cascade_plan(pool, stratify(clusters, by), sweep_policies(pool, options.grid), {report.fees, true, by});
   report.fee_scale = work.sweep.fees;
   report.sweep.scopes = work.sweep.scopes;
-  report.sweep.selective = add_cascade_selective(pool, work.sweep.plan);  // after every scope's rows
+  // --bins: the bins with edges (and the judges' agreement in each) replace the 10 equal ones.
+  const std::vector<double>& edges = options.bin_edges;
+  report.sweep.selective = add_cascade_selective(pool, work.sweep.plan, nullptr, -1, edges.empty());
+  if (!edges.empty() && report.sweep.selective.n > 0)
+    report.sweep.selective.bins = add_edge_bins(pool, work.sweep.plan, edges);
   if (by)  // each group's risk–coverage rows after the pooled ones, on the same replicates
     for (int32_t g = 0; g < by->size(); ++g) {
-      CascadeSelective group = add_cascade_selective(pool, work.sweep.plan, by, g);
-      if (group.n > 0) report.sweep.group_selective.push_back(std::move(group));
+      CascadeSelective group = add_cascade_selective(pool, work.sweep.plan, by, g, edges.empty());
+      if (group.n == 0) continue;
+      if (!edges.empty()) group.bins = add_edge_bins(pool, work.sweep.plan, edges, by, g);
+      report.sweep.group_selective.push_back(std::move(group));
     }
+}
+
+// --compare-gate: the second run's gate at the frozen τ per pool item, counted on the scored items.
+void compare_gates(const ItemMatrix& m, const CascadeOptions& options, CascadeReport& report, CascadeWork& work) {
+  if (options.compare_gate.empty() && options.compare_gate_items.empty()) return;
+  if (!report.frozen)
+    throw std::invalid_argument("compare_gate: compares the gate at a frozen threshold; give tau (--tau 0.9)");
+  GateComparison comparison;
+  comparison.file = options.compare_gate;
+  const std::vector<double> item_tau = frozen_item_tau(m, work.pool, report.frozen->tau);
+  work.compare_accepted = compared_gate(m, work.pool, options.compare_gate_items, item_tau,
+                                        work.frozen_policies.front().accepted, work.frozen_items, comparison);
+  if (comparison.common == 0)
+    report.notes.push_back("compare_gate: no analysed item is in " + options.compare_gate + "; no gate agreement");
+  report.frozen->gate_comparison = comparison;
 }
 
 // Everything the cascade reads from `input`: the pool and sweep, the selection part, the rules
@@ -358,6 +385,7 @@ void read_cascade_inputs(const ItemMatrix& input, const CascadeOptions& options,
     freeze(matrix, pool, options, work.heldout, *report.frozen, work.frozen_policies, work.frozen_items);
     work.frozen_clusters = scored_clusters(matrix, pool, work.by(), work.frozen_items);
   }
+  compare_gates(matrix, options, report, work);
 }
 
 // Resampling: the sweep, the rules' policies on the held-out part, the frozen policy. One plan
@@ -381,9 +409,13 @@ void resample_cascade(CascadeWork& work, const CascadeOptions& options, const Ex
   work.sweep = {};
   boot.keep_replicates = false;
   const auto resample_scored = [&](const PoolClusters& clusters, const std::vector<uint8_t>& items,
-                                   const std::vector<CascadePolicy>& policies, std::vector<CascadeScope>& scopes) {
+                                   const std::vector<CascadePolicy>& policies, std::vector<CascadeScope>& scopes,
+                                   bool split) {
     before += replicates;
-    CascadePlan plan = build_cascade_plan(pool, clusters, policies, {report.fees, false, by});
+    CascadePlanOptions plan_options{report.fees, false, by};
+    plan_options.split = split;
+    if (split && !work.compare_accepted.empty()) plan_options.compare_accepted = &work.compare_accepted;
+    CascadePlan plan = build_cascade_plan(pool, clusters, policies, plan_options);
     BootstrapResult result = resample_plan(std::move(plan.plan), *backend, boot);
     scopes = plan.scopes;
     summarise_scopes(pool, policies, items, by, report.fees, scopes);
@@ -391,10 +423,10 @@ void resample_cascade(CascadeWork& work, const CascadeOptions& options, const Ex
   };
   if (scored)
     report.rules->heldout =
-        resample_scored(work.heldout_clusters, work.heldout, work.rule_policies, report.rules->heldout_scopes);
+        resample_scored(work.heldout_clusters, work.heldout, work.rule_policies, report.rules->heldout_scopes, false);
   if (report.frozen)
     report.frozen->result =
-        resample_scored(work.frozen_clusters, work.frozen_items, work.frozen_policies, report.frozen->scopes);
+        resample_scored(work.frozen_clusters, work.frozen_items, work.frozen_policies, report.frozen->scopes, true);
   summarise_scopes(pool, sweep_policies(pool, options.grid), {}, by, report.fees, report.sweep.scopes);
 }
 

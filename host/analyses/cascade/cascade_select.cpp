@@ -79,15 +79,14 @@ std::vector<uint8_t> selection_from_column(const ItemMatrix& m, const CascadePoo
   if (m.item_column != column || m.item_column_value.size() != static_cast<size_t>(m.n_items()))
     throw std::invalid_argument("select_column: the records were loaded without the column '" + column +
                                 "' (LoadOptions::item_column)");
-  const std::string file = loading::display_name(m.path);
   for (int32_t i = 0; i < m.n_items(); ++i) {
     const std::string& value = m.item_column_value[i];
     if (value == kSelect || value == kHeldout) continue;
-    loading::fail(file, first_line_of(m, i), column,
-                  "item " + loading::shown_text(m.items[i]) + " is marked " +
-                      (value.empty() ? std::string("with an empty field") : loading::shown_text(value)) +
-                      "; the selection column takes select (the item is labelled and chooses the threshold) or "
-                      "heldout (it scores the chosen policy) on every item");
+    throw InputError(record_location(m, first_line_of(m, i)) + ": column '" + column + "': item " +
+                     loading::shown_text(m.items[i]) + " is marked " +
+                     (value.empty() ? std::string("with an empty field") : loading::shown_text(value)) +
+                     "; the selection column takes select (the item is labelled and chooses the threshold) or "
+                     "heldout (it scores the chosen policy) on every item");
   }
   std::vector<uint8_t> selection(pool.size());
   for (int32_t i = 0; i < pool.size(); ++i) selection[i] = m.item_column_value[pool.item[i]] == kSelect;

@@ -10,6 +10,7 @@
 #include "analyses/covariates/covariate_bias.hpp"
 #include "analyses/metrics/agreement.hpp"
 #include "analyses/metrics/classification.hpp"
+#include "analyses/metrics/order_averaging.hpp"
 #include "analyses/metrics/order_guard.hpp"
 #include "analyses/metrics/paired.hpp"
 #include "analyses/metrics/position_cost.hpp"
@@ -25,7 +26,8 @@ namespace judgestat {
 
 using Unit = AccuracyUnit;
 
-JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& units, int orders, bool invalid_match) {
+JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& units, int orders, bool invalid_match,
+                       double tie_credit) {
   const size_t U = units.size();
   JudgeUnits out;
   out.present.assign(orders, PlanColumn(U));
@@ -35,6 +37,7 @@ JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& 
   for (size_t u = 0; u < U; ++u) {
     const int32_t i = units[u].item, v = units[u].variant;
     int n_present = 0, n_correct = 0, score = 0;
+    double credit_sum = 0;  // n_correct plus the ties' credit: acc's and pa's numerators
     bool same = true;
     int16_t first_verdict = kAbsent;
     for (int o = 0; o < orders; ++o) {
@@ -43,9 +46,11 @@ JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& 
       const int16_t verdict = m.verdict[c];
       const bool right = m.correct(c, i);
       out.present[o][u] = 1;
-      out.correct[o][u] = right;
+      const double credit = right ? 1.0 : verdict == kTie ? tie_credit : 0.0;
+      out.correct[o][u] = credit;
       if (n_present++ == 0) first_verdict = verdict;
       n_correct += right;
+      credit_sum += credit;
       // JudgeBench: +1 for the gold label, -1 for another label; tie and invalid score 0.
       score += right ? 1 : (verdict >= 0 ? -1 : 0);
       same = same && verdict == first_verdict;
@@ -56,7 +61,7 @@ JudgeUnits judge_units(const ItemMatrix& m, int32_t j, const std::vector<Unit>& 
     out.verdict0[u] = m.verdict[m.cell(j, i, 0, v)];
     if (n_present == 0) continue;
     out.any_present[u] = 1;
-    out.order_mean[u] = static_cast<double>(n_correct) / n_present;
+    out.order_mean[u] = credit_sum / n_present;
     if (n_present == orders) {
       out.complete[u] = 1;
       out.all_correct[u] = n_correct == orders;
@@ -141,9 +146,15 @@ class MetricsPlanBuilder {
           "presentation order (they compare orders)");
     make_scopes();
     std::vector<JudgeUnits> facts;
-    for (int32_t j : sel_.judges) facts.push_back(judge_units(m_, j, units_, orders_, options_.invalid_match));
-    for (size_t jj = 0; jj < sel_.judges.size(); ++jj)
+    for (int32_t j : sel_.judges)
+      facts.push_back(
+          judge_units(m_, j, units_, orders_, options_.invalid_match, options_.tie_half_credit ? 0.5 : 0.0));
+    for (size_t jj = 0; jj < sel_.judges.size(); ++jj) {
+      // JEV Tables 24–25: the order-averaged probabilities' credit, once per judge.
+      averaged_credit_ =
+          multi_order_ ? order_averaged_credit(m_, sel_.judges[jj], units_, orders_) : std::vector<double>();
       for (size_t s = 0; s < scopes_.size(); ++s) add_judge_scope(sel_.judges[jj], facts[jj], s);
+    }
     add_validity();
     out_.units = std::move(units_);
     out_.scopes = std::move(scopes_);
@@ -242,6 +253,9 @@ class MetricsPlanBuilder {
     add_ratio(j, s, tag, "jb_score", std::nullopt, jb, complete_with_gold);
     if (auto note = add_order_kappa(m_, j, units_, f.complete, scope.mask, tag, label_for("kappa", j, scope), plan_))
       out_.notes.push_back(std::move(*note));
+    if (!averaged_credit_.empty())
+      add_order_averaging(j, m_, averaged_credit_, f.correct[0], f.complete,
+                          ScopeView{units_, gold_masks_[s], group_label(sel_, scope.group), tag}, plan_);
   }
 
   // docs/statistics.md §7.1 per judge and scope: classification detail and its confusion
@@ -315,6 +329,7 @@ class MetricsPlanBuilder {
   Plan& plan_;
   std::vector<Unit> units_;
   size_t U_ = 0;
+  std::vector<double> averaged_credit_;  // the current judge's order_averaged_credit
   int orders_ = 0;
   bool multi_order_ = false;
   std::vector<MetricsScope> scopes_;
@@ -330,12 +345,14 @@ MetricsPlan build_metrics_plan(const ItemMatrix& m, const Selection& sel, const 
 namespace {
 
 // The units of `mask` whose item has a decisive adjudication or gold: the truth of §7.2's
-// adjudicated difference.
+// adjudicated difference. Under `indecisive_zero` an indecisive item is scored (0) too.
 std::vector<double> decided_or_gold(const ItemMatrix& m, const std::vector<AccuracyUnit>& units,
-                                    const std::vector<double>& mask) {
+                                    const std::vector<double>& mask, bool indecisive_zero) {
   std::vector<double> out(mask);
-  for (size_t u = 0; u < units.size(); ++u)
-    out[u] *= m.has_gold(units[u].item) || m.item_adjudicated[units[u].item] >= 0;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int32_t decision = m.item_adjudicated[units[u].item];
+    out[u] *= m.has_gold(units[u].item) || decision >= 0 || (indecisive_zero && decision == kIndecisive);
+  }
   return out;
 }
 
@@ -383,10 +400,12 @@ void add_pair_comparisons(const ItemMatrix& m, const Selection& sel,
       disputes.benchmark = label.benchmark;
       disputes.condition = label.condition;
       built.disputes.push_back(disputes);
-      // Under --gold adjudicated the plain `diff acc` already is this difference.
-      if (!options.adjudicated_gold)
-        add_adjudicated_difference(m, built.units, zero[j], zero[r], decided_or_gold(m, built.units, scope.mask), label,
-                                   tag, built.plan);
+      // Under --gold adjudicated the plain `diff acc` already is this difference (not under
+      // --indecisive zero, which scores indecisive items 0 rather than by gold).
+      if (!options.adjudicated_gold || options.indecisive_zero)
+        add_adjudicated_difference(m, built.units, zero[j], zero[r],
+                                   decided_or_gold(m, built.units, scope.mask, options.indecisive_zero), label, tag,
+                                   built.plan, options.indecisive_zero);
     }
 }
 
@@ -466,6 +485,8 @@ SelectionOptions selection_options(const MetricsOptions& options) {
   select.strata_mode = options.strata_mode;
   select.bins = options.covariates.bins;
   select.hard_only = options.hard_only;
+  select.difficulty_others = options.difficulty_others;
+  select.difficulty_bins = options.difficulty_bins;
   return select;
 }
 
@@ -560,13 +581,17 @@ void adjust_difference_p(MetricsReport& report) {
   const BootstrapResult& result = report.statistics;
   std::vector<size_t> rows;
   std::vector<double> p;
-  for (size_t s = 0; s < result.labels.size(); ++s)
-    if (result.labels[s].name == "diff") {
+  std::vector<double> all_p;
+  for (size_t s = 0; s < result.labels.size(); ++s) {
+    all_p.push_back(result.intervals[s].p);
+    // Within-judge order gains are their own families (JEV Table 25: one column's judges).
+    if (result.labels[s].name == "diff" && result.labels[s].of != std::optional<std::string>(kOrderGain)) {
       rows.push_back(s);
       p.push_back(result.intervals[s].p);
     }
+  }
   const std::vector<double> holm = holm_adjust(p), bh = bh_adjust(p);
-  report.p_holm.assign(result.labels.size(), NAN);
+  report.p_holm = holm_over_order_gains(result.labels, all_p);
   report.p_bh.assign(result.labels.size(), NAN);
   for (size_t i = 0; i < rows.size(); ++i) {
     report.p_holm[rows[i]] = holm[i];
@@ -616,6 +641,10 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   report.strata_note = selection.strata_note;
   report.invalid_match = options.invalid_match;
   report.adjudicated_gold = options.adjudicated_gold;
+  report.indecisive_zero = options.indecisive_zero;
+  report.tie_half_credit = options.tie_half_credit;
+  report.difficulty_others = options.difficulty_others;
+  report.difficulty_bins = options.difficulty_bins;
   report.temperature = options.temperature;
   return report;
 }

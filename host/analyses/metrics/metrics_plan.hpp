@@ -67,8 +67,11 @@ inline constexpr const char* kMetricsGoldStatistics =
     "acc, pa, bc, stable_wrong, jb_score, classification (macro_f1, precision, recall, f1), oracle_acc, "
     "complementarity and probability quality";
 
+/// `tie_credit`: what a valid `tie` verdict earns in acc and pa (0, JudgeBench's convention; ½
+/// with --tie-credit half, JEV Tables 1 and 13: an exact score tie on a pair, the expected credit
+/// of a random pick). bc, cons and jb_score are unchanged by it.
 JudgeUnits judge_units(const ItemMatrix& matrix, int32_t j, const std::vector<AccuracyUnit>& units, int orders,
-                       bool invalid_match);
+                       bool invalid_match, double tie_credit = 0.0);
 
 /// The accuracy family's plan of a selection (options: invalid_match, reference, per_group;
 /// the selection and bootstrap fields are not read here).

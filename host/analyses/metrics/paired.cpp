@@ -10,6 +10,7 @@ namespace judgestat {
 
 const std::vector<std::string>& differenceable_statistics() {
   static const std::vector<std::string> names{"acc",
+                                              "acc_avg",
                                               "pa",
                                               "bc",
                                               "cons",
@@ -28,6 +29,7 @@ const std::vector<std::string>& differenceable_statistics() {
                                               "fee_per_1k",
                                               "brier",
                                               "nll",
+                                              "mean_q",
                                               "ece",
                                               "auroc_err",
                                               "pearson",
@@ -265,6 +267,28 @@ void add_oracle_acc(const OrderZero& judge, const OrderZero& reference, const st
   add_pair_ratio(judge, reference, mask, either, label, tag + "/oracle", plan);
 }
 
+namespace {
+
+// JEV Table 9's S2 (both judges wrong, with the same verdict) and S3 (both right: the controls),
+// by what the human decided.
+void count_agreed_stratum(int32_t gold, int32_t decision, int16_t verdict, Disputes& out) {
+  if (verdict == gold) {
+    ++out.controls;
+    out.controls_confirm_label += decision == gold;
+    return;
+  }
+  ++out.both_wrong;
+  if (decision == gold) {
+    ++out.both_wrong_confirms_label;
+  } else if (decision >= 0 && decision == verdict) {
+    ++out.both_wrong_sides_with_judges;
+  } else {
+    ++out.both_wrong_neither;  // indecisive, or a third label
+  }
+}
+
+}  // namespace
+
 Disputes dispute_counts(const ItemMatrix& m, const std::vector<AccuracyUnit>& units, const OrderZero& judge,
                         const OrderZero& reference, const std::vector<double>& mask) {
   Disputes out;
@@ -273,7 +297,10 @@ Disputes dispute_counts(const ItemMatrix& m, const std::vector<AccuracyUnit>& un
     const int32_t decision = m.item_adjudicated[units[u].item];
     if (!mask[u] || !judge.present[u] || !reference.present[u] || decision == kNotAdjudicated) continue;
     ++out.adjudicated;
-    if (judge.verdict[u] == reference.verdict[u]) continue;
+    if (judge.verdict[u] == reference.verdict[u]) {
+      count_agreed_stratum(m.gold[units[u].item], decision, judge.verdict[u], out);
+      continue;
+    }
     ++out.disputed;
     if (decision >= 0 && decision == judge.verdict[u]) {
       ++out.sides_with_judge;
@@ -288,14 +315,20 @@ Disputes dispute_counts(const ItemMatrix& m, const std::vector<AccuracyUnit>& un
 
 void add_adjudicated_difference(const ItemMatrix& m, const std::vector<AccuracyUnit>& units, const OrderZero& judge,
                                 const OrderZero& reference, const std::vector<double>& mask, StatLabel label,
-                                const std::string& tag, Plan& plan) {
+                                const std::string& tag, Plan& plan, bool indecisive_zero) {
   if (!m.has_adjudicated) return;
-  bool decided = false;  // without a decisive label in the scope the row would repeat `diff acc`
-  for (size_t u = 0; u < units.size(); ++u) decided = decided || (mask[u] && m.item_adjudicated[units[u].item] >= 0);
+  // Without a decision in the scope the row would repeat `diff acc`; under JEV's rule an
+  // indecisive item is one (it scores 0 where gold would score ±1).
+  bool decided = false;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int32_t decision = m.item_adjudicated[units[u].item];
+    decided = decided || (mask[u] && (decision >= 0 || (indecisive_zero && decision == kIndecisive)));
+  }
   if (!decided) return;
   std::vector<double> difference(units.size());
   for (size_t u = 0; u < units.size(); ++u) {
     const int32_t item = units[u].item, decision = m.item_adjudicated[item];
+    if (indecisive_zero && decision == kIndecisive) continue;  // JEV App. C: "0 when indecisive"
     const int32_t truth = decision >= 0 ? decision : m.gold[item];
     difference[u] = (judge.verdict[u] == truth) - (reference.verdict[u] == truth);
   }

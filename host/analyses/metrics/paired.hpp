@@ -52,8 +52,10 @@ Disputes dispute_counts(const ItemMatrix& m, const std::vector<AccuracyUnit>& un
 
 /// The difference of order-0 accuracy judge − reference under adjudicated labels (decisive
 /// adjudication, gold elsewhere), on units both rated: a `diff` row with of = "acc_adjudicated".
+/// `indecisive_zero` (`--indecisive zero`, JEV App. C's primary outcome): an indecisive item
+/// contributes 0 instead of being scored by its gold.
 void add_adjudicated_difference(const ItemMatrix& m, const std::vector<AccuracyUnit>& units, const OrderZero& judge,
                                 const OrderZero& reference, const std::vector<double>& mask, StatLabel label,
-                                const std::string& tag, Plan& plan);
+                                const std::string& tag, Plan& plan, bool indecisive_zero = false);
 
 }  // namespace judgestat

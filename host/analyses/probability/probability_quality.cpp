@@ -55,6 +55,10 @@ double ReliabilityTable::error_rate_high() const {
   return n_high > 0 ? errors_high / static_cast<double>(n_high) : NAN;
 }
 double ReliabilityTable::error_share_high() const { return errors > 0 ? errors_high / errors : NAN; }
+double ReliabilityTable::error_share_high_with_invalid() const {
+  const double all_errors = errors + static_cast<double>(invalid);
+  return all_errors > 0 ? errors_high / all_errors : NAN;
+}
 
 ReliabilityTable reliability_table(const std::vector<double>& q, const std::vector<double>& correct) {
   ReliabilityTable table;
@@ -177,6 +181,17 @@ double fit_temperature(const std::vector<double>& probs, int32_t n_labels, const
   return scaled_nll(probs, n_labels, gold, t) <= best_nll ? t : std::exp(log_t_at(best));
 }
 
+bool cell_probabilities(const ItemMatrix& m, size_t cell, std::vector<double>& out) {
+  if (!m.present(cell) || !m.valid(cell)) return false;
+  const double* p = m.probs_of(cell);
+  bool any = false;
+  for (int32_t l = 0; l < m.n_labels(); ++l) {
+    out[l] = std::isnan(p[l]) ? 0.0 : p[l];
+    any = any || !std::isnan(p[l]);
+  }
+  return any;
+}
+
 namespace {
 
 struct Unit {
@@ -190,19 +205,6 @@ struct Presentation {
   std::vector<double> q, correct, brier, nll;
   explicit Presentation(size_t units) : has(units, 0), q(units, 0), correct(units, 0), brier(units, 0), nll(units, 0) {}
 };
-
-// A cell's probabilities with labels not given read as 0; false when the record is absent,
-// invalid or carries no probability.
-bool cell_probabilities(const ItemMatrix& m, size_t cell, std::vector<double>& out) {
-  if (!m.present(cell) || !m.valid(cell)) return false;
-  const double* p = m.probs_of(cell);
-  bool any = false;
-  for (int32_t l = 0; l < m.n_labels(); ++l) {
-    out[l] = std::isnan(p[l]) ? 0.0 : p[l];
-    any = any || !std::isnan(p[l]);
-  }
-  return any;
-}
 
 Presentation single_order(const ItemMatrix& m, int32_t j, const std::vector<Unit>& units, int order) {
   Presentation out(units.size());
@@ -368,17 +370,38 @@ class ProbabilityPlanBuilder {
     std::vector<Presentation> presentations;
     for (int o = 0; o < orders; ++o) presentations.push_back(single_order(m_, j, units_, o));
     if (orders >= 2) presentations.push_back(order_averaged(m_, j, units_, orders));
-    for (const Scope& scope : scopes_) {
-      for (const Presentation& pres : presentations) add_presentation(j, scope, pres);
-      if (orders >= 2) add_flips(j, scope, presentations[0]);
+    for (size_t s = 0; s < scopes_.size(); ++s) {
+      for (const Presentation& pres : presentations) add_presentation(j, scopes_[s], pres, invalid_outputs(j, s, pres));
+      if (orders >= 2) add_flips(j, scopes_[s], presentations[0]);
     }
+  }
+
+  // JEV Table 30's invalid outputs of judge j on scope s (0 = all, else stratum s − 1) in `pres`:
+  // over the selected items with gold, not only the units with probabilities; order-averaged,
+  // the (item, variant)s where every present order is invalid.
+  int64_t invalid_outputs(int32_t j, size_t s, const Presentation& pres) const {
+    int64_t n = 0;
+    for (int32_t i : sel_.items) {
+      if (!m_.has_gold(i) || (s > 0 && sel_.item_stratum[i] != static_cast<int32_t>(s) - 1)) continue;
+      for (int32_t v : sel_.variants) {
+        int present = 0, invalid = 0;
+        for (int o = 0; o < m_.orders; ++o) {
+          if (pres.order && o != *pres.order) continue;
+          const size_t c = m_.cell(j, i, o, v);
+          present += m_.present(c);
+          invalid += m_.present(c) && !m_.valid(c);
+        }
+        n += present > 0 && invalid == present;
+      }
+    }
+    return n;
   }
 
   // The statistics and point summaries of judge j's presentation `pres` on `scope`. The first
   // pass finds the units and the confidence bins used; the columns are then added in their
   // fixed order and written in place (no per-unit copies: at millions of units those were most
   // of the plan builder's peak).
-  void add_presentation(int32_t j, const Scope& scope, const Presentation& pres) {
+  void add_presentation(int32_t j, const Scope& scope, const Presentation& pres, int64_t invalid) {
     const size_t U = units_.size();
     const std::string scope_tag = m_.judges[j] + (scope.group ? "/" + *scope.group : "");
     const std::string tag = scope_tag + "/prob/" + presentation_name(pres.order);
@@ -403,6 +426,7 @@ class ProbabilityPlanBuilder {
     const int32_t k_n = add_column(tag + "/n");
     const int32_t k_brier = add_column(tag + "/brier");
     const int32_t k_nll = add_column(tag + "/nll");
+    const int32_t k_q = add_column(tag + "/q");  // mean q (JEV Tables 15, 18)
     std::vector<int32_t> k_gap(kConfidenceBins, -1);
     for (int b = 0; b < kConfidenceBins; ++b)
       if (bin_used[b]) k_gap[b] = add_column(tag + "/ece/" + std::to_string(b));
@@ -411,17 +435,20 @@ class ProbabilityPlanBuilder {
       set(k_n, u, 1);
       set(k_brier, u, pres.brier[u]);
       set(k_nll, u, pres.nll[u]);
+      set(k_q, u, pres.q[u]);
       set(k_gap[confidence_bin(pres.q[u])], u, pres.correct[u] - pres.q[u]);
     }
     if (fractions_ == FractionColumns::kFolded) {
       // Written in full and read only by compile(): their cluster sums from now on.
       plan_.fold_column(k_brier);
       plan_.fold_column(k_nll);
+      plan_.fold_column(k_q);
       for (int32_t k : k_gap)
         if (k >= 0) plan_.fold_column(k);
     }
     plan_.statistics.push_back({label_for("brier", j, scope, pres.order, n), ratio_program(k_brier, k_n)});
     plan_.statistics.push_back({label_for("nll", j, scope, pres.order, n), ratio_program(k_nll, k_n)});
+    plan_.statistics.push_back({label_for("mean_q", j, scope, pres.order, n), ratio_program(k_q, k_n)});
     // ECE = Σ_bins |Σ (correct − q)| / n; a bin empty on the data is empty on every replicate.
     std::vector<Op> ece;
     for (int b = 0; b < kConfidenceBins; ++b) {
@@ -459,8 +486,10 @@ class ProbabilityPlanBuilder {
                            ") is left out: it needs both errors and correct outputs, and " +
                            (n_positive == 0 ? "there are no errors" : "every output is an error"));
     }
-    out_.summaries.push_back({m_.judges[j], scope.group, pres.order, reliability_table(scope_q, scope_correct),
-                              risk_coverage(scope_q, scope_correct)});
+    ReliabilityTable reliability = reliability_table(scope_q, scope_correct);
+    reliability.invalid = invalid;
+    out_.summaries.push_back(
+        {m_.judges[j], scope.group, pres.order, std::move(reliability), risk_coverage(scope_q, scope_correct)});
   }
 
   // Flip rate by base-order confidence: items with every order present and a valid base
@@ -471,16 +500,18 @@ class ProbabilityPlanBuilder {
     flips.flips.assign(kConfidenceBins, 0);
     for (size_t u = 0; u < units_.size(); ++u) {
       if (!scope.in[u] || !base.has[u]) continue;
-      bool complete = true, flip = false;
+      // Over the item's own orders: a file that mixes two-order and four-order benchmarks
+      // counts each item over the orders it has (an item with order 0 alone shows no flip).
+      int others = 0;
+      bool flip = false;
       const int16_t base_verdict = m_.verdict[m_.cell(j, units_[u].item, 0, units_[u].variant)];
       for (int o = 1; o < m_.orders; ++o) {
         const size_t cell = m_.cell(j, units_[u].item, o, units_[u].variant);
-        if (!m_.present(cell))
-          complete = false;
-        else if (m_.verdict[cell] != base_verdict)
-          flip = true;  // an invalid verdict matches nothing
+        if (!m_.present(cell)) continue;
+        ++others;
+        flip = flip || m_.verdict[cell] != base_verdict;  // an invalid verdict matches nothing
       }
-      if (!complete) continue;
+      if (others == 0) continue;
       const int bin = confidence_bin(base.q[u]);
       ++flips.items[bin];
       ++flips.total_items;

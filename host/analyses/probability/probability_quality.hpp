@@ -38,6 +38,10 @@ struct ScoredProbabilities {
 };
 ScoredProbabilities score_probabilities(const double* probs, int32_t n_labels, int32_t gold);
 
+/// A cell's probabilities into `out` (n_labels), labels not given read as 0; false when the
+/// record is absent, invalid or carries no probability.
+bool cell_probabilities(const ItemMatrix& m, size_t cell, std::vector<double>& out);
+
 /// The reliability table of outputs with confidences q and correctness (ReliabilityTable).
 ReliabilityTable reliability_table(const std::vector<double>& q, const std::vector<double>& correct);
 

@@ -194,6 +194,62 @@ RecordFilter parse_filter(const ConfigJson& value, const std::string& where) {
   return filter;
 }
 
+// A list of condition names (C1 … C8, overall), each once.
+std::vector<std::string> condition_list(const ConfigJson& object, const std::string& key, const std::string& where) {
+  const std::vector<std::string> names = names_field(object, key, where);
+  std::set<std::string> seen;
+  for (const std::string& name : names) {
+    const auto& all = cap_cell_names();
+    if (std::find(all.begin(), all.end(), name) == all.end())
+      config_error(where + ": " + key, "'" + name + "' is not a condition (expected " + join(all) + ")");
+    if (!seen.insert(name).second) config_error(where + ": " + key, "'" + name + "' listed twice");
+  }
+  if (object.contains(key) && names.empty()) config_error(where + ": " + key, "list at least one condition");
+  return names;
+}
+
+// families.sum_over: a list of conditions for every benchmark, or {benchmark: [conditions]}.
+void parse_sum_over(const ConfigJson& value, const std::string& where, ProfileConfig& config) {
+  if (!value.is_object()) {
+    config.l1_over[""] = condition_list(ConfigJson{{"sum_over", value}}, "sum_over", where);
+    return;
+  }
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    const bool known = std::any_of(config.benchmarks.begin(), config.benchmarks.end(),
+                                   [&](const BenchmarkSpec& b) { return b.name == it.key(); });
+    if (!known) config_error(where, "names benchmark '" + it.key() + "', which the config does not define");
+    config.l1_over[it.key()] = condition_list(value, it.key(), where);
+  }
+}
+
+// The keys of CAP §5, App. L and Table 3: differences, judge_sets, hard, invalid.
+void parse_extras(const ConfigJson& root, const std::string& source, ProfileConfig& config) {
+  if (root.contains("differences")) {
+    const std::string where = source + ": differences";
+    check_keys(root["differences"], {"reference", "judges"}, where);
+    config.differences.reference = string_field(root["differences"], "reference", where);
+    if (config.differences.reference.empty()) config_error(where, "missing 'reference' (a judge name)");
+    config.differences.judges = names_field(root["differences"], "judges", where);
+  }
+  if (root.contains("judge_sets")) {
+    const ConfigJson& sets = root["judge_sets"];
+    if (!sets.is_object()) config_error(source + ": judge_sets", "expected {name: [judges…]}");
+    for (auto it = sets.begin(); it != sets.end(); ++it) {
+      JudgeSetSpec set{it.key(), names_field(sets, it.key(), source + ": judge_sets")};
+      if (set.members.empty())
+        config_error(source + ": judge_sets." + it.key(), "a judge set needs at least one member");
+      config.judge_sets.push_back(std::move(set));
+    }
+  }
+  if (root.contains("hard")) {
+    if (!root["hard"].is_boolean()) config_error(source + ": hard", "must be true or false");
+    config.hard = root["hard"].get<bool>();
+  }
+  config.invalid = string_field(root, "invalid", source);
+  if (!config.invalid.empty() && config.invalid != "exclude" && config.invalid != "wrong")
+    config_error(source + ": invalid", "'" + config.invalid + "': expected \"exclude\" or \"wrong\"");
+}
+
 }  // namespace
 
 ProfileConfig parse_profile_config(const std::string& json_text, const std::string& source) {
@@ -204,7 +260,10 @@ ProfileConfig parse_profile_config(const std::string& json_text, const std::stri
   } catch (const nlohmann::json::exception& e) {
     throw UsageError("profile config " + source + ": not valid JSON: " + e.what());
   }
-  check_keys(root, {"description", "benchmarks", "families", "stress", "bias_correction"}, source);
+  check_keys(root,
+             {"description", "benchmarks", "families", "stress", "bias_correction", "differences", "judge_sets", "hard",
+              "invalid"},
+             source);
   ProfileConfig config;
   config.source = source;
   config.description = string_field(root, "description", source);
@@ -239,6 +298,10 @@ ProfileConfig parse_profile_config(const std::string& json_text, const std::stri
     const ConfigJson& families = root["families"];
     if (!families.is_object()) config_error(source + ": families", "expected {name: [judges…]}");
     for (auto it = families.begin(); it != families.end(); ++it) {
+      if (it.key() == "sum_over") {  // reserved: the conditions of the extra L1 sum [CAP Table 17]
+        parse_sum_over(families["sum_over"], source + ": families.sum_over", config);
+        continue;
+      }
       FamilySpec family{it.key(), names_field(families, it.key(), source + ": families")};
       if (family.members.empty()) config_error(source + ": families." + it.key(), "a family needs at least one member");
       config.families.push_back(std::move(family));
@@ -248,8 +311,9 @@ ProfileConfig parse_profile_config(const std::string& json_text, const std::stri
     if (!root["stress"].is_array()) config_error(source + ": stress", "expected a list of {from, to}");
     for (size_t s = 0; s < root["stress"].size(); ++s) {
       const std::string where = source + ": stress[" + std::to_string(s) + "]";
-      check_keys(root["stress"][s], {"from", "to"}, where);
-      StressSpec pair{string_field(root["stress"][s], "from", where), string_field(root["stress"][s], "to", where)};
+      check_keys(root["stress"][s], {"from", "to", "mean_over"}, where);
+      StressSpec pair{string_field(root["stress"][s], "from", where), string_field(root["stress"][s], "to", where),
+                      condition_list(root["stress"][s], "mean_over", where)};
       for (const std::string& name : {pair.from, pair.to})
         if (!names.count(name)) config_error(where, "names benchmark '" + name + "', which the config does not define");
       if (pair.from == pair.to) config_error(where, "'from' and 'to' are the same benchmark");
@@ -263,6 +327,7 @@ ProfileConfig parse_profile_config(const std::string& json_text, const std::stri
         config_error(source + ": bias_correction",
                      "'" + name + "': the correction applies to C1–C4 and overall only [CAP App. K]");
   }
+  parse_extras(root, source, config);
   return config;
 }
 

@@ -143,6 +143,17 @@ class ProfilePlanBuilder {
   void add_stress(const StressSpec& pair);
   void resolve_families();
   void add_l1(int32_t b, const std::map<std::string, int32_t>& family_of);
+  void add_selected_l1(int32_t b, const std::map<std::string, int32_t>& family_of);
+  void add_stress_extras(const StressSpec& pair, int32_t from, int32_t to,
+                         const std::vector<std::map<std::string, std::vector<Op>>>& deltas);
+  void add_judge_stress_mean(const ProfileStat& stat, const std::string& name, const StressSpec& pair,
+                             const std::vector<std::vector<Op>>& programs);
+  void add_spread(int32_t b);
+  void add_differences(int32_t b);
+  void add_judge_sets(int32_t b);
+  void resolve_judge_sets();
+  std::vector<int32_t> judges_with_cell(int32_t b, const std::string& c) const;
+  std::vector<std::string> measured_cells(int32_t b) const;
 
   int32_t benchmark_index(const std::string& name) const;
   const CellSpec& cell_spec(int32_t b, const std::string& name) const;
@@ -171,6 +182,7 @@ ProfilePlanBuilder::ProfilePlanBuilder(const ItemMatrix& matrix, const ProfileCo
   SelectionOptions select;
   select.judges = options.judges;
   select.strata = "benchmark";
+  select.hard_only = options.hard || config.hard;  // CAP's Hard-Empirical rule, as `metrics --hard` reads it
   sel = select_records(m, select);
   out.plan = plan_for(sel);
   out.orders = sel.orders;
@@ -205,7 +217,26 @@ ProfilePlan ProfilePlanBuilder::build() {
     std::map<std::string, int32_t> family_of;  // judge name → family index (first family wins)
     for (size_t fam = 0; fam < out.families.size(); ++fam)
       for (const std::string& judge : out.families[fam].members) family_of.emplace(judge, static_cast<int32_t>(fam));
-    for (int32_t b = 0; b < static_cast<int32_t>(out.benchmarks.size()); ++b) add_l1(b, family_of);
+    for (int32_t b = 0; b < static_cast<int32_t>(out.benchmarks.size()); ++b) {
+      add_l1(b, family_of);
+      add_selected_l1(b, family_of);
+    }
+  }
+  // Across judges on every main-table cell: spread [CAP §4.1], differences to a reference
+  // [CAP §5] and means over judge sets [CAP Table 19].
+  resolve_judge_sets();
+  out.reference = options.diff_reference.empty() ? config.differences.reference : options.diff_reference;
+  if (!out.reference.empty() && std::find(out.judges.begin(), out.judges.end(), out.reference) == out.judges.end()) {
+    const std::string what =
+        "reference judge '" + out.reference + "' is not an analysed judge (they are: " + join(out.judges) + ")";
+    if (!options.diff_reference.empty()) throw UsageError("--diff-reference: " + what);
+    out.notes.push_back("differences left out: the config's " + what);  // a shared config, other judges
+    out.reference.clear();
+  }
+  for (int32_t b = 0; b < static_cast<int32_t>(out.benchmarks.size()); ++b) {
+    add_spread(b);
+    if (!out.reference.empty()) add_differences(b);
+    add_judge_sets(b);
   }
   return std::move(out);
 }
@@ -632,6 +663,7 @@ void ProfilePlanBuilder::add_stress(const StressSpec& pair) {
     shared.push_back(c);
   }
   std::map<std::pair<std::string, Coverage>, std::vector<std::vector<Op>>> by_condition;
+  std::vector<std::map<std::string, std::vector<Op>>> judge_deltas(J);  // per judge: condition → δ
   for (int32_t jj = 0; jj < J; ++jj) {
     std::map<Coverage, std::vector<std::pair<std::string, std::vector<Op>>>> by_status;
     for (const std::string& c : shared) {
@@ -654,6 +686,7 @@ void ProfilePlanBuilder::add_stress(const StressSpec& pair) {
       add_stat(stat, l, delta);
       by_status[stat.status].push_back({c, delta});
       by_condition[{c, stat.status}].push_back(delta);
+      judge_deltas[jj][c] = delta;
     }
     // A judge's mean drop, per status: approx cells never enter a direct mean.
     for (const auto& [status, terms] : by_status) {
@@ -669,12 +702,7 @@ void ProfilePlanBuilder::add_stress(const StressSpec& pair) {
         stat.over.push_back(c);
         programs.push_back(program);
       }
-      StatLabel l;
-      l.name = "stress_mean";
-      l.judge = out.judges[jj];
-      l.benchmark = pair.from;
-      l.n = static_cast<int64_t>(programs.size());
-      add_stat(stat, l, mean_of(programs));
+      add_judge_stress_mean(stat, "stress_mean", pair, programs);
     }
   }
   for (const auto& [key, programs] : by_condition) {
@@ -691,6 +719,7 @@ void ProfilePlanBuilder::add_stress(const StressSpec& pair) {
     l.n = static_cast<int64_t>(programs.size());
     add_stat(stat, l, mean_of(programs));
   }
+  add_stress_extras(pair, from, to, judge_deltas);
 }
 
 // Families, resolved to the analysed judges.
@@ -754,6 +783,262 @@ void ProfilePlanBuilder::add_l1(int32_t b, const std::map<std::string, int32_t>&
       add_stat(stat, l, mean_of(programs));
     }
   }
+}
+
+// A judge's mean of stress deltas (`stat` says which judge and conditions).
+void ProfilePlanBuilder::add_judge_stress_mean(const ProfileStat& stat, const std::string& name, const StressSpec& pair,
+                                               const std::vector<std::vector<Op>>& programs) {
+  StatLabel l;
+  l.name = name;
+  l.judge = out.judges[stat.judge];
+  l.benchmark = pair.from;
+  l.n = static_cast<int64_t>(programs.size());
+  add_stat(stat, l, mean_of(programs));
+}
+
+// Stress extras: a judge's Mean over the config's mean_over conditions whatever their status
+// [CAP Table 6], and the mean |δ| over every delta of the pair [CAP Table 16].
+void ProfilePlanBuilder::add_stress_extras(const StressSpec& pair, int32_t from, int32_t to,
+                                           const std::vector<std::map<std::string, std::vector<Op>>>& deltas) {
+  std::vector<std::vector<Op>> absolute;
+  for (int32_t jj = 0; jj < J; ++jj) {
+    for (const auto& entry : deltas[jj]) {
+      std::vector<Op> term = entry.second;
+      term.push_back({OpCode::kAbs});
+      absolute.push_back(term);
+    }
+    if (pair.mean_over.empty()) continue;
+    ProfileStat stat;
+    std::vector<std::vector<Op>> programs;
+    for (const std::string& c : pair.mean_over) {
+      const auto it = deltas[jj].find(c);
+      if (it == deltas[jj].end()) continue;
+      stat.over.push_back(c);
+      programs.push_back(it->second);
+    }
+    if (stat.over.size() < pair.mean_over.size()) {
+      out.notes.push_back("stress " + pair.from + " → " + pair.to + ": " + out.judges[jj] +
+                          "'s mean_over Mean left out: it has δ on " +
+                          (stat.over.empty() ? std::string("none") : join(stat.over)) + " of " + join(pair.mean_over));
+      continue;
+    }
+    stat.kind = Kind::kStressSelectedMean;
+    stat.benchmark = from;
+    stat.to = to;
+    stat.judge = jj;
+    stat.group = "mean_over";
+    add_judge_stress_mean(stat, "stress_mean_over", pair, programs);
+  }
+  if (absolute.empty()) return;
+  ProfileStat stat;
+  stat.kind = Kind::kStressMeanAbs;
+  stat.benchmark = from;
+  stat.to = to;
+  stat.group = "mean_abs";
+  StatLabel l;
+  l.name = "stress_mean_abs";
+  l.benchmark = pair.from;
+  l.n = static_cast<int64_t>(absolute.size());
+  add_stat(stat, l, mean_of(absolute));
+}
+
+// L1 summed over the config's sum_over conditions whatever their status [CAP Table 17: on
+// JudgeBench C1≈ + C2≈ + C7]; conditions the benchmark does not measure in its main table drop out.
+void ProfilePlanBuilder::add_selected_l1(int32_t b, const std::map<std::string, int32_t>& family_of) {
+  auto listed = config.l1_over.find(out.benchmarks[b].spec.name);
+  if (listed == config.l1_over.end()) listed = config.l1_over.find("");
+  if (listed == config.l1_over.end()) return;
+  std::vector<std::string> over;
+  for (const std::string& c : listed->second) {
+    const CellSpec& cell = cell_spec(b, c);
+    if (cell.status != Coverage::kUnavailable && cell.main_table) over.push_back(c);
+  }
+  if (over.empty()) return;
+  std::map<std::string, std::vector<std::vector<Op>>> pair_programs;
+  for (int32_t x = 0; x < J; ++x)
+    for (int32_t y = x + 1; y < J; ++y) {
+      const auto fx = family_of.find(out.judges[x]), fy = family_of.find(out.judges[y]);
+      if (fx == family_of.end() || fy == family_of.end()) continue;
+      std::vector<std::vector<Op>> terms;
+      for (const std::string& c : over) {
+        if (out.find(Kind::kCell, b, x, c) < 0 || out.find(Kind::kCell, b, y, c) < 0) break;
+        terms.push_back(difference_program(program_of[{b, x, c}], program_of[{b, y, c}]));
+        terms.back().push_back({OpCode::kAbs});
+      }
+      if (terms.size() < over.size()) continue;
+      const std::string name = fx->second == fy->second ? out.families[fx->second].name : "cross-family";
+      pair_programs[name].push_back(sum_of_programs(terms));
+    }
+  for (const auto& group : pair_programs) {
+    ProfileStat stat;
+    stat.kind = Kind::kL1Selected;
+    stat.benchmark = b;
+    stat.group = group.first;
+    stat.over = over;
+    stat.pairs = static_cast<int64_t>(group.second.size());
+    StatLabel l;
+    l.name = "l1_sum_over";
+    l.benchmark = out.benchmarks[b].spec.name;
+    l.n = stat.pairs;
+    add_stat(stat, l, mean_of(group.second));
+  }
+}
+
+// The benchmark's main-table cells and overall, in report order.
+std::vector<std::string> ProfilePlanBuilder::measured_cells(int32_t b) const {
+  std::vector<std::string> cells;
+  for (const CellSpec& cell : out.benchmarks[b].spec.cells)
+    if (cell.status != Coverage::kUnavailable && cell.main_table) cells.push_back(cell.name);
+  return cells;
+}
+
+std::vector<int32_t> ProfilePlanBuilder::judges_with_cell(int32_t b, const std::string& c) const {
+  std::vector<int32_t> judges;
+  for (int32_t jj = 0; jj < J; ++jj)
+    if (out.find(Kind::kCell, b, jj, c) >= 0) judges.push_back(jj);
+  return judges;
+}
+
+// max(a, b) = (a + b + |a − b|) / 2 and min(a, b) = (a + b − |a − b|) / 2: the plan's programs
+// have no max, and these keep CPU and CUDA replicates bit-identical. A balanced tree keeps the
+// program at O(n²) terms and the stack at O(log n).
+std::vector<Op> extreme_of(const std::vector<std::vector<Op>>& terms, size_t lo, size_t hi, bool maximum) {
+  if (hi - lo == 1) return terms[lo];
+  const size_t mid = lo + (hi - lo) / 2;
+  const std::vector<Op> a = extreme_of(terms, lo, mid, maximum), z = extreme_of(terms, mid, hi, maximum);
+  std::vector<Op> out = concat(a, z, OpCode::kAdd);
+  std::vector<Op> gap = difference_program(a, z);
+  gap.push_back({OpCode::kAbs});
+  out = concat(out, gap, maximum ? OpCode::kAdd : OpCode::kSub);
+  out.push_back({OpCode::kConstant, 0, 0.5});
+  out.push_back({OpCode::kMul});
+  return out;
+}
+
+// Cross-judge spread max − min on every main-table cell [CAP §4.1: 79.9 on C1].
+void ProfilePlanBuilder::add_spread(int32_t b) {
+  constexpr size_t kMaxSpreadJudges = 16;  // the program grows with the square of the judges
+  for (const std::string& c : measured_cells(b)) {
+    const std::vector<int32_t> judges = judges_with_cell(b, c);
+    if (judges.size() < 2) continue;
+    if (judges.size() > kMaxSpreadJudges) {
+      out.notes.push_back("benchmark '" + out.benchmarks[b].spec.name + "' " + c + ": spread left out (more than " +
+                          std::to_string(kMaxSpreadJudges) + " judges)");
+      continue;
+    }
+    std::vector<std::vector<Op>> terms;
+    int64_t n = 0;
+    for (int32_t jj : judges) {
+      terms.push_back(program_of[{b, jj, c}]);
+      n = std::max(n, out.plan.statistics[out.find(Kind::kCell, b, jj, c)].label.n);
+    }
+    ProfileStat stat;
+    stat.kind = Kind::kSpread;
+    stat.benchmark = b;
+    stat.condition = c;
+    stat.status = cell_spec(b, c).status;
+    for (int32_t jj : judges) stat.over.push_back(out.judges[jj]);
+    StatLabel l;
+    l.name = "spread";
+    l.of = c;
+    l.benchmark = out.benchmarks[b].spec.name;
+    l.n = n;
+    const size_t k = terms.size();
+    add_stat(stat, l, difference_program(extreme_of(terms, 0, k, true), extreme_of(terms, 0, k, false)));
+  }
+}
+
+// Per cell, judge − reference and the mean |judge − reference| over the compared judges [CAP §5,
+// Table 16].
+void ProfilePlanBuilder::add_differences(int32_t b) {
+  const int32_t ref =
+      static_cast<int32_t>(std::find(out.judges.begin(), out.judges.end(), out.reference) - out.judges.begin());
+  const std::vector<std::string>& asked = config.differences.judges;
+  for (const std::string& c : measured_cells(b)) {
+    const int32_t ref_stat = out.find(Kind::kCell, b, ref, c);
+    if (ref_stat < 0) continue;
+    std::vector<std::vector<Op>> absolute;
+    ProfileStat stat;
+    stat.benchmark = b;
+    stat.condition = c;
+    stat.status = cell_spec(b, c).status;
+    StatLabel l;
+    l.of = c;
+    l.reference = out.reference;
+    l.benchmark = out.benchmarks[b].spec.name;
+    for (int32_t jj : judges_with_cell(b, c)) {
+      if (jj == ref || !(asked.empty() || std::find(asked.begin(), asked.end(), out.judges[jj]) != asked.end()))
+        continue;
+      std::vector<Op> diff = difference_program(program_of[{b, jj, c}], program_of[{b, ref, c}]);
+      stat.kind = Kind::kDifference;
+      stat.judge = jj;
+      l.name = "diff";
+      l.judge = out.judges[jj];
+      l.n =
+          std::min(out.plan.statistics[out.find(Kind::kCell, b, jj, c)].label.n, out.plan.statistics[ref_stat].label.n);
+      add_stat(stat, l, diff);
+      diff.push_back({OpCode::kAbs});
+      absolute.push_back(diff);
+      stat.over.push_back(out.judges[jj]);
+    }
+    if (absolute.empty()) continue;
+    stat.kind = Kind::kMeanAbsDifference;
+    stat.judge = -1;
+    l.name = "mean_abs_diff";
+    l.judge = "";
+    l.n = static_cast<int64_t>(absolute.size());
+    add_stat(stat, l, mean_of(absolute));
+  }
+}
+
+void ProfilePlanBuilder::resolve_judge_sets() {
+  for (const JudgeSetSpec& set : config.judge_sets) {
+    JudgeSetSpec resolved{set.name, {}};
+    for (const std::string& judge : out.judges)
+      if (family_member(FamilySpec{set.name, set.members}, judge)) resolved.members.push_back(judge);
+    if (resolved.members.empty()) {
+      out.notes.push_back("judge set '" + set.name + "': no analysed judge matches " + join(set.members));
+      continue;
+    }
+    out.judge_sets.push_back(resolved);
+  }
+}
+
+// Mean over each judge set per main-table cell [CAP Table 19: the non-GPT peer mean]; a cell
+// some member lacks is left out with a note.
+void ProfilePlanBuilder::add_judge_sets(int32_t b) {
+  for (const JudgeSetSpec& set : out.judge_sets)
+    for (const std::string& c : measured_cells(b)) {
+      std::vector<std::vector<Op>> terms;
+      int64_t n = 0;
+      for (const std::string& judge : set.members) {
+        const int32_t jj =
+            static_cast<int32_t>(std::find(out.judges.begin(), out.judges.end(), judge) - out.judges.begin());
+        const int32_t s = out.find(Kind::kCell, b, jj, c);
+        if (s < 0) break;
+        terms.push_back(program_of[{b, jj, c}]);
+        n = std::max(n, out.plan.statistics[s].label.n);
+      }
+      if (terms.size() < set.members.size()) {
+        out.notes.push_back("judge set '" + set.name + "' on " + out.benchmarks[b].spec.name + " " + c +
+                            ": left out, not every member has the cell");
+        continue;
+      }
+      ProfileStat stat;
+      stat.kind = Kind::kJudgeSetMean;
+      stat.benchmark = b;
+      stat.condition = c;
+      stat.status = cell_spec(b, c).status;
+      stat.group = set.name;
+      stat.over = set.members;
+      StatLabel l;
+      l.name = "set_mean";
+      l.of = c;
+      l.judge = set.name;
+      l.benchmark = out.benchmarks[b].spec.name;
+      l.n = n;
+      add_stat(stat, l, mean_of(terms));
+    }
 }
 
 int32_t ProfilePlanBuilder::benchmark_index(const std::string& name) const {

@@ -15,6 +15,57 @@ using Kind = ProfileStat::Kind;
 // ---------------------------------------------------------------------------------------------
 // Spearman and L1 pairs on the point estimates.
 
+namespace {
+
+// Mean |ρ| and negative pairs per benchmark [CAP Table 14]; range and "k of m significant" per
+// condition across benchmarks [CAP Table 13], at p_t < 0.05 as the matrices mark it.
+// Table 14's 28 pairs are C1–C8's: pairs with overall stay out.
+void summarize_rhos(ProfileSummary& out) {
+  for (const SpearmanEntry& e : out.between_conditions) {
+    if (std::isnan(e.result.rho) || e.a == "overall" || e.b == "overall") continue;
+    if (out.condition_rho.empty() || out.condition_rho.back().benchmark != e.scope)
+      out.condition_rho.push_back({e.scope, 0, 0, 0.0});
+    ConditionRhoSummary& row = out.condition_rho.back();
+    row.mean_abs_rho += std::fabs(e.result.rho);  // the sum until divided below
+    ++row.pairs;
+    row.negative += e.result.rho < 0;
+  }
+  for (ConditionRhoSummary& row : out.condition_rho) row.mean_abs_rho /= row.pairs;
+  for (const SpearmanEntry& e : out.between_benchmarks) {
+    if (std::isnan(e.result.rho)) continue;
+    if (out.benchmark_rho.empty() || out.benchmark_rho.back().condition != e.scope)
+      out.benchmark_rho.push_back({e.scope, 0, 0, e.result.rho, e.result.rho});
+    BenchmarkRhoSummary& row = out.benchmark_rho.back();
+    ++row.pairs;
+    row.significant += e.result.p_t < 0.05;  // as the matrix marks (ns)
+    row.min_rho = std::min(row.min_rho, e.result.rho);
+    row.max_rho = std::max(row.max_rho, e.result.rho);
+  }
+}
+
+// Each judge's rank per main-table cell and overall (1 = highest; ties share the best rank).
+std::vector<CellRank> cell_ranks(const ProfilePlan& plan, const std::vector<double>& estimates) {
+  std::vector<CellRank> ranks;
+  for (int32_t b = 0; b < static_cast<int32_t>(plan.benchmarks.size()); ++b)
+    for (const CellSpec& cell : plan.benchmarks[b].spec.cells) {
+      if (cell.status == Coverage::kUnavailable || !cell.main_table) continue;
+      std::vector<std::pair<int32_t, double>> values;
+      for (int32_t jj = 0; jj < static_cast<int32_t>(plan.judges.size()); ++jj) {
+        const int32_t s = plan.find(Kind::kCell, b, jj, cell.name);
+        if (s >= 0 && std::isfinite(estimates[s])) values.push_back({jj, estimates[s]});
+      }
+      for (const auto& [jj, v] : values) {
+        int higher = 0;
+        for (const auto& other : values) higher += other.second > v;
+        ranks.push_back(
+            {plan.benchmarks[b].spec.name, cell.name, plan.judges[jj], higher + 1, static_cast<int>(values.size())});
+      }
+    }
+  return ranks;
+}
+
+}  // namespace
+
 ProfileSummary summarize_profile(const ProfilePlan& plan, const std::vector<double>& estimates, int exact_max_n) {
   ProfileSummary out;
   const int32_t J = static_cast<int32_t>(plan.judges.size());
@@ -45,6 +96,9 @@ ProfileSummary summarize_profile(const ProfilePlan& plan, const std::vector<doub
       entry.judges.push_back(plan.judges[jj]);
     }
     entry.result = spearman(x, y, exact_max_n);
+    const PearsonResult linear = pearson(x, y);
+    entry.pearson_r = linear.r;
+    entry.pearson_p = linear.p;
     return entry;
   };
   const std::vector<std::string>& names = cap_cell_names();
@@ -75,6 +129,8 @@ ProfileSummary summarize_profile(const ProfilePlan& plan, const std::vector<doub
       }
     if (pairs > 0) out.mean_rho.push_back({c, pairs, sum / pairs});
   }
+  summarize_rhos(out);
+  out.ranks = cell_ranks(plan, estimates);
   // The pairs inside each L1 mean, as point values.
   std::map<std::string, std::string> family_of;
   for (const FamilySpec& family : plan.families)

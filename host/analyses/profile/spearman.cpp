@@ -38,6 +38,40 @@ std::vector<double> average_ranks(const std::vector<double>& values) {
   return ranks;
 }
 
+// The t statistic of a correlation r with n − 2 degrees of freedom and its two-sided p (scipy's
+// rule: infinite t, p = 0 at |r| = 1).
+double correlation_p(double r, int n) {
+  if (n < 3 || std::isnan(r)) return kNaN;
+  const double dof = n - 2;
+  const double t = std::fabs(r) == 1.0 ? std::copysign(std::numeric_limits<double>::infinity(), r)
+                                       : r * std::sqrt(dof / ((r + 1.0) * (1.0 - r)));
+  return student_t_two_sided(t, dof);
+}
+
+PearsonResult pearson(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() != y.size()) throw std::invalid_argument("pearson: x and y differ in length");
+  PearsonResult out{kNaN, kNaN};
+  const size_t n = x.size();
+  if (n < 2) return out;
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < n; ++i) {
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= static_cast<double>(n);
+  my /= static_cast<double>(n);
+  double sxx = 0, syy = 0, sxy = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+    sxy += (x[i] - mx) * (y[i] - my);
+  }
+  if (sxx == 0 || syy == 0) return out;
+  out.r = std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0);
+  out.p = correlation_p(out.r, static_cast<int>(n));
+  return out;
+}
+
 SpearmanResult spearman(const std::vector<double>& x, const std::vector<double>& y, int exact_max_n) {
   if (x.size() != y.size()) throw std::invalid_argument("spearman: x and y differ in length");
   if (exact_max_n > 10) throw std::invalid_argument("spearman: exact test limited to n <= 10");
@@ -64,13 +98,8 @@ SpearmanResult spearman(const std::vector<double>& x, const std::vector<double>&
   out.rho = static_cast<double>(sxy) / std::sqrt(static_cast<double>(sxx) * static_cast<double>(syy));
   out.rho = std::clamp(out.rho, -1.0, 1.0);
 
-  if (n >= 3) {
-    // scipy: t = rho * sqrt(dof / ((1 + rho)(1 - rho))), infinite at |rho| = 1.
-    const double dof = n - 2;
-    const double t = std::fabs(out.rho) == 1.0 ? std::copysign(std::numeric_limits<double>::infinity(), out.rho)
-                                               : out.rho * std::sqrt(dof / ((out.rho + 1.0) * (1.0 - out.rho)));
-    out.p_t = student_t_two_sided(t, dof);
-  }
+  // scipy: t = rho * sqrt(dof / ((1 + rho)(1 - rho))), infinite at |rho| = 1.
+  out.p_t = correlation_p(out.rho, n);
 
   if (n <= exact_max_n) {
     // Every pairing of y's ranks with x's: p = 2 min(P(S <= s), P(S >= s)), capped at 1

@@ -21,6 +21,16 @@ std::vector<double> average_ranks(const std::vector<double>& values);
 /// The exact test enumerates all n! pairings, so it runs only for n <= exact_max_n (at most 10).
 SpearmanResult spearman(const std::vector<double>& x, const std::vector<double>& y, int exact_max_n = 9);
 
+/// Pearson r of paired values and its two-sided p (t with n − 2 df, as scipy.stats.pearsonr);
+/// both NaN when a side is constant or n < 2 (p also for n < 3).
+struct PearsonResult {
+  double r = 0, p = 0;
+};
+PearsonResult pearson(const std::vector<double>& x, const std::vector<double>& y);
+
+/// Two-sided p of a correlation r from n pairs: t = r √((n − 2)/(1 − r²)), NaN for n < 3.
+double correlation_p(double r, int n);
+
 /// Two-sided p-value of Student's t: P(|T| >= |t|) with `dof` degrees of freedom (0 for t = ±inf).
 double student_t_two_sided(double t, double dof);
 

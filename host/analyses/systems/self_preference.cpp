@@ -62,11 +62,10 @@ std::string judge_family(const ItemMatrix& m, const SystemsOptions& options, int
     const int32_t here = column.cell_level[c];
     if (here < 0) continue;
     if (level >= 0 && here != level)
-      loading::fail(loading::display_name(m.path), m.line[c], "x." + column.name,
-                    "judge " + loading::shown_text(m.judges[j]) + " has family " +
-                        loading::shown_text(column.levels[here]) + " here but " +
-                        loading::shown_text(column.levels[level]) + " on line " + std::to_string(first_line) +
-                        "; --family x." + column.name + " needs one value per judge");
+      throw InputError(record_location(m, m.line[c]) + ": column 'x." + column.name + "': judge " +
+                       loading::shown_text(m.judges[j]) + " has family " + loading::shown_text(column.levels[here]) +
+                       " here but " + loading::shown_text(column.levels[level]) + " on " +
+                       record_location(m, first_line) + "; --family x." + column.name + " needs one value per judge");
     if (level < 0) first_line = m.line[c];
     level = here;
   }

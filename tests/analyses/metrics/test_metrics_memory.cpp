@@ -176,11 +176,13 @@ TEST(MetricsMemory, FoldedProbabilityColumnsCompileAsKeptOnes) {
   ASSERT_EQ(folded.plan.columns.size(), kept.plan.columns.size());
   int64_t n_folded = 0;
   for (size_t k = 0; k < kept.plan.columns.size(); ++k) {
-    // Exactly probability quality's columns of fractions fold (50 units in 25 clusters).
+    // Exactly probability quality's columns of fractions fold (brier, nll, ece bins and mean_q's q; 50 units
+    // in 25 clusters).
     const std::string& name = kept.plan.column_names[k];
-    const bool fraction = kept.plan.columns[k].kind() == PlanColumn::Kind::kDouble &&
-                          (name.find("/brier") != std::string::npos || name.find("/nll") != std::string::npos ||
-                           name.find("/ece/") != std::string::npos);
+    const bool fraction =
+        kept.plan.columns[k].kind() == PlanColumn::Kind::kDouble &&
+        (name.find("/brier") != std::string::npos || name.find("/nll") != std::string::npos ||
+         name.find("/ece/") != std::string::npos || (name.size() > 2 && name.compare(name.size() - 2, 2, "/q") == 0));
     EXPECT_EQ(folded.plan.columns[k].folded() != nullptr, fraction) << name;
     n_folded += folded.plan.columns[k].folded() != nullptr;
   }
