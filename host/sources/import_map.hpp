@@ -8,6 +8,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -145,6 +146,10 @@ std::string evaluate(const ImportMap& map, const Source& source, const RowPlace&
 /// false, with `row` left half-written, for any other text, which nlohmann's parser must read (map_scan.cpp).
 bool scan_plain_row(std::string_view text, Json& row);
 
+/// The rows of JSONL text `text`, its first line being the file's line `first_line` and its first
+/// row (a line not blank) the file's row `first_row` (0-based): a part of a file read on its own.
+void for_each_jsonl_row(std::string_view text, const std::string& path, int64_t first_line, int64_t first_row,
+                        const std::function<void(const Json& row, RowPlace& place)>& visit);
 /// Reads the rows of one file as `input` (docs/import.md §1.2), calling visit(row, place) for each.
 void for_each_row(const std::string& path, InputKind input, const std::optional<Path>& rows,
                   const std::function<void(const Json& row, RowPlace& place)>& visit);

@@ -3,8 +3,12 @@
 // `judgestat import`, and handed to the loader as RecordViews of the evaluated texts: the CSV
 // reader's column rules applied to them without writing and parsing CSV text (issue 29 item 5).
 #include <algorithm>
+#include <exception>
 #include <functional>
 #include <future>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "judgestat/import_map.hpp"
 #include "judgestat/records.hpp"
@@ -15,6 +19,7 @@
 #include "records/read_csv.hpp"
 #include "records/sha256.hpp"
 #include "sources/import_map.hpp"
+#include "support/parallel.hpp"
 
 namespace judgestat::mapping {
 namespace {
@@ -127,6 +132,104 @@ std::string relocated(const std::string& message, const std::string& stand_in, c
   return at.place() + " (mapped record " + std::to_string(record + 1) + ")" + message.substr(stand_in.size());
 }
 
+// A large JSONL file is mapped on every hardware thread, a window of chunks at a time, and its
+// records are taken in file order on the calling thread (issue 29 item 5): the records, their
+// numbering and the first error are those of one pass from the top, on any number of threads.
+constexpr size_t kChunkBytes = size_t{1} << 20;
+
+// A run of whole lines, mapped on one thread: its records' column texts back to back, and the
+// error that stopped it after those records, if any.
+struct MappedChunk {
+  std::string_view text;
+  int64_t first_line = 1, first_row = 0;
+  std::string texts;
+  std::vector<size_t> text_ends;  // per column of each record
+  std::vector<int64_t> lines;     // per record: its row's line
+  std::exception_ptr error;
+};
+
+// `text` cut after a line end every kChunkBytes or so, each chunk with its first line and row.
+std::vector<MappedChunk> jsonl_chunks(const std::string& text) {
+  std::vector<MappedChunk> chunks;
+  int64_t line = 1, row = 0;
+  size_t start = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    if (chunks.empty() || pos - start >= kChunkBytes) {
+      if (!chunks.empty()) chunks.back().text = std::string_view(text).substr(start, pos - start);
+      chunks.emplace_back();
+      chunks.back().first_line = line;
+      chunks.back().first_row = row;
+      start = pos;
+    }
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    row += text.find_first_not_of(" \t\r", pos) < end;  // as for_each_jsonl_row counts rows
+    ++line;
+    pos = end + 1;
+  }
+  if (!chunks.empty()) chunks.back().text = std::string_view(text).substr(start);
+  return chunks;
+}
+
+void map_chunk(const ImportMap& map, const std::string& file, MappedChunk& chunk) {
+  RecordWriter writer(map, [&chunk](const MappedRow& row, const RowPlace& at) {
+    for (const std::string_view column : row) {
+      chunk.texts.append(column);
+      chunk.text_ends.push_back(chunk.texts.size());
+    }
+    chunk.lines.push_back(at.line);
+  });
+  try {
+    for_each_jsonl_row(chunk.text, file, chunk.first_line, chunk.first_row,
+                       [&](const Json&, RowPlace& at) { write_row(map, writer, at); });
+  } catch (...) {
+    chunk.error = std::current_exception();
+  }
+}
+
+// The chunk's records to `sink` in order, then its error.
+void take_chunk(const MappedChunk& chunk, const std::string& file, size_t columns, const RowSink& sink) {
+  MappedRow row(columns);
+  RowPlace at;
+  at.file = &file;
+  size_t begin = 0, end = 0;
+  for (size_t record = 0; record < chunk.lines.size(); ++record) {
+    for (size_t c = 0; c < columns; ++c, begin = end) {
+      end = chunk.text_ends[record * columns + c];
+      row[c] = std::string_view(chunk.texts).substr(begin, end - begin);
+    }
+    at.line = chunk.lines[record];
+    sink(row, at);
+  }
+  if (chunk.error) std::rethrow_exception(chunk.error);
+}
+
+// Windows of chunks mapped on every hardware thread while this thread takes the previous
+// window's records: memory holds two windows' records at most.
+void map_jsonl_in_parallel(const ImportMap& map, const std::string& text, const std::string& file,
+                           const RowSink& sink) {
+  std::vector<MappedChunk> chunks = jsonl_chunks(text);
+  const size_t window = 4 * hardware_threads();
+  const auto map_window = [&](size_t first) {
+    const size_t last = std::min(chunks.size(), first + window);
+    run_in_parts(last - first, [&, first, last](int32_t part, int32_t parts) {
+      for (size_t c = first + static_cast<size_t>(part); c < last; c += static_cast<size_t>(parts))
+        map_chunk(map, file, chunks[c]);
+    });
+  };
+  map_window(0);
+  for (size_t first = 0; first < chunks.size(); first += window) {
+    // Declared after `chunks`: its destructor waits for the mapping also when taking throws.
+    std::future<void> next;
+    if (first + window < chunks.size()) next = std::async(std::launch::async, map_window, first + window);
+    for (size_t c = first; c < std::min(chunks.size(), first + window); ++c) {
+      take_chunk(chunks[c], file, map.columns.size(), sink);
+      chunks[c] = MappedChunk{};  // taken: its texts are freed
+    }
+    if (next.valid()) next.get();
+  }
+}
+
 // Each record of `file` through the map, given to `take` as a RecordView placed at its row's
 // input line. The file is read once; its SHA-256 is computed beside the mapping into `sha256`.
 // The map's columns are the CSV header a CsvRecordReader checks (item_column included), and each
@@ -142,7 +245,7 @@ void view_mapped_file(const ImportMap& map, const std::string& file, const std::
   loading::CsvRecordReader columns(header, file, item_column);
   size_t records = 0;
   loading::RecordView view;
-  RecordWriter writer(map, [&](const MappedRow& row, const RowPlace& at) {
+  const RowSink take_row = [&](const MappedRow& row, const RowPlace& at) {
     const int64_t stand_in = static_cast<int64_t>(records) + 2;  // its line in the mapped CSV
     try {
       columns.view_row(row, stand_in, view);
@@ -152,8 +255,13 @@ void view_mapped_file(const ImportMap& map, const std::string& file, const std::
     view.line = at.line;
     take(view);
     ++records;
-  });
-  for_each_row_in(text, file, map.input, map.rows, [&](const Json&, RowPlace& at) { write_row(map, writer, at); });
+  };
+  if (map.input == InputKind::kJsonl && text.size() >= 2 * kChunkBytes && hardware_threads() > 1) {
+    map_jsonl_in_parallel(map, text, file, take_row);
+  } else {
+    RecordWriter writer(map, take_row);
+    for_each_row_in(text, file, map.input, map.rows, [&](const Json&, RowPlace& at) { write_row(map, writer, at); });
+  }
   if (records == 0)
     throw InputError(file + ": no records through " + map.name + " (an empty file, or every row's `each` list empty)");
   sha256 = digest.get();

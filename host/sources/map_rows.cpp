@@ -88,29 +88,6 @@ Json parsed_row(std::string_view line_text, const RowPlace& at) {
   return row;
 }
 
-void read_jsonl_rows(const std::string& text, const std::string& path,
-                     const std::function<void(const Json&, RowPlace&)>& visit) {
-  RowPlace at;
-  at.file = &path;
-  size_t pos = 0;
-  Json row;  // kept from line to line: scan_plain_row reuses its storage
-  for (int64_t line = 1; pos < text.size(); ++line) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line_text(text.data() + pos, end - pos);
-    pos = end + 1;
-    if (line_text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    at.line = line;
-    if (!scan_plain_row(line_text, row)) {  // nests at most kMaxJsonDepth when it reads the line
-      check_json_depth(line_text, path, line);
-      row = parsed_row(line_text, at);
-    }
-    at.row = &row;
-    visit(row, at);
-    ++at.row_number;
-  }
-}
-
 // A key as the JSON text `quoted` (with its quotes) spells it, escapes read.
 std::string key_of(std::string_view quoted) {
   if (quoted.find('\\') == std::string_view::npos) return std::string(quoted.substr(1, quoted.size() - 2));
@@ -192,6 +169,30 @@ void read_csv_rows(const std::string& text, const std::string& path,
 
 }  // namespace
 
+void for_each_jsonl_row(std::string_view text, const std::string& path, int64_t first_line, int64_t first_row,
+                        const std::function<void(const Json& row, RowPlace& place)>& visit) {
+  RowPlace at;
+  at.file = &path;
+  at.row_number = first_row;
+  size_t pos = 0;
+  Json row;  // kept from line to line: scan_plain_row reuses its storage
+  for (int64_t line = first_line; pos < text.size(); ++line) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line_text = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line_text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    at.line = line;
+    if (!scan_plain_row(line_text, row)) {  // nests at most kMaxJsonDepth when it reads the line
+      check_json_depth(line_text, path, line);
+      row = parsed_row(line_text, at);
+    }
+    at.row = &row;
+    visit(row, at);
+    ++at.row_number;
+  }
+}
+
 void for_each_row(const std::string& path, InputKind input, const std::optional<Path>& rows,
                   const std::function<void(const Json& row, RowPlace& place)>& visit) {
   for_each_row_in(loading::read_bytes(path), path, input, rows, visit);
@@ -199,7 +200,7 @@ void for_each_row(const std::string& path, InputKind input, const std::optional<
 
 void for_each_row_in(const std::string& text, const std::string& path, InputKind input, const std::optional<Path>& rows,
                      const std::function<void(const Json& row, RowPlace& place)>& visit) {
-  if (input == InputKind::kJsonl) return read_jsonl_rows(text, path, visit);
+  if (input == InputKind::kJsonl) return for_each_jsonl_row(text, path, 1, 0, visit);
   if (input == InputKind::kJson) return read_json_rows(text, path, rows, visit);
   read_csv_rows(text, path, visit);
 }

@@ -2,6 +2,7 @@
 // mapped CSV loads into, value for value, with each record at its log line and the log's own
 // SHA-256; a value the CSV reader refuses names the log's place; a `json` document refuses a key
 // given twice naming its line (item 3).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -104,6 +105,68 @@ TEST(MappedRecords, AValueTheCsvReaderRefusesNamesTheLogsPlace) {
               load_item_matrix(log, options);
             }).rfind(log + ":1: column 'split': the item-level column asked for is missing", 0),
             0u);
+}
+
+// A log of `lines` lines (about 190 bytes each), a blank line after every 97th; line `bad_fee`
+// has a fee the CSV reader refuses, line `bad_score` a score the map's values lack (0: none).
+std::string long_log(int lines, int bad_fee, int bad_score) {
+  std::string log;
+  int line = 1;
+  for (int k = 0; line <= lines; ++k, ++line) {
+    const std::string score = line == bad_score ? "C>D" : k % 3 ? "A>B" : "B>A";
+    const std::string fee = line == bad_fee ? "\"x\"" : "0.001";
+    log += game_line("j" + std::to_string(k % 5), "q" + std::to_string(k / 5), "AB"[(k / 5) % 2] + std::string(), score,
+                     k % 7 ? "B>A" : "A>B", fee);
+    if (k % 97 == 96 && line < lines) {
+      log += "\n";
+      ++line;
+    }
+  }
+  return log;
+}
+
+// A log of several MiB is mapped in chunks on every hardware thread (map_records.cpp): its load is
+// the one pass's (the mapped CSV, written by one pass), $row and $line counted across chunks, and
+// the first error in the file is the one reported, whichever chunk meets an error first.
+TEST(MappedRecords, ALongLogMapsInChunksAsInOnePass) {
+  std::string map_text = kMap;
+  map_text.replace(map_text.find("\"x.words\""), 0, R"("x.row": "$row", "x.line": "$line", )");
+  const std::string map = write_temp("records_long_map.json", map_text);
+  const std::string log = write_temp("records_long.jsonl", long_log(50000, 0, 0));
+  ASSERT_GT(loading::read_bytes(log).size(), size_t{8} << 20);  // two windows of chunks on 2 threads
+  LoadOptions options;
+  options.map = map;
+  const ItemMatrix mapped = load_item_matrix(log, options);
+  const std::string csv = write_temp("records_long_mapped.csv", mapped_records_csv(map, {log}));
+  const ItemMatrix loaded = load_item_matrix(csv, {});
+  EXPECT_EQ(mapped.judges, loaded.judges);
+  EXPECT_EQ(mapped.items, loaded.items);
+  EXPECT_EQ(mapped.gold, loaded.gold);
+  EXPECT_EQ(mapped.verdict, loaded.verdict);
+  EXPECT_EQ(mapped.invalid, loaded.invalid);
+  EXPECT_TRUE(same_numbers(mapped.prob, loaded.prob));
+  ASSERT_EQ(mapped.covariates.size(), 3u);
+  for (size_t c = 0; c < 3; ++c) {
+    EXPECT_EQ(mapped.covariates[c].name, loaded.covariates[c].name);
+    EXPECT_EQ(mapped.covariates[c].levels, loaded.covariates[c].levels);
+    EXPECT_EQ(mapped.covariates[c].cell_level, loaded.covariates[c].cell_level);
+  }
+  // The last line (50,000) is the 49,490th row (510 blank lines before it): $row counts from 0.
+  const Covariate& line = mapped.covariates[0].name == "line" ? mapped.covariates[0] : mapped.covariates[1];
+  EXPECT_NE(std::find(line.levels.begin(), line.levels.end(), "50000"), line.levels.end());
+  const Covariate& row = mapped.covariates[0].name == "row" ? mapped.covariates[0] : mapped.covariates[1];
+  EXPECT_NE(std::find(row.levels.begin(), row.levels.end(), "49489"), row.levels.end());
+  EXPECT_EQ(std::find(row.levels.begin(), row.levels.end(), "49490"), row.levels.end());
+
+  // An early record the reader refuses wins over a later chunk's mapping error, and the other way.
+  const std::string both = write_temp("records_long_both.jsonl", long_log(50000, 3000, 45000));
+  EXPECT_EQ(
+      thrown_message<InputError>([&] { load_item_matrix(both, options); }).rfind(both + ":3000 (mapped record ", 0),
+      0u);
+  const std::string late = write_temp("records_long_late.jsonl", long_log(50000, 45000, 3001));
+  EXPECT_EQ(thrown_message<InputError>([&] { load_item_matrix(late, options); }),
+            thrown_message<InputError>([&] { mapped_records_csv(map, {late}); }));
+  EXPECT_EQ(thrown_message<InputError>([&] { load_item_matrix(late, options); }).rfind(late + ":3001: ", 0), 0u);
 }
 
 TEST(MappedRecords, JsonDocumentRefusesAKeyGivenTwiceNamingItsLine) {
