@@ -55,6 +55,8 @@ Json statistics_rows(const SystemsReport& report) {
     row["ci"] = Json::array({interval.lo, interval.hi});
     row["se"] = interval.se;
     row["undefined"] = interval.undefined;
+    row["undefined_share"] = std::isfinite(interval.undefined_share) ? Json(interval.undefined_share) : Json(nullptr);
+    if (interval.clipped) row["clipped"] = true;
     row["clusters"] = interval.clusters;
     row["distinct"] = interval.distinct;
     if (is_difference(label, key)) row["p"] = interval.p;

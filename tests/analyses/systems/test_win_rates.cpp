@@ -170,6 +170,9 @@ TEST(SystemsWinRates, CommandPrintsTablesAndJson) {
       EXPECT_TRUE(r.contains("p"));
     }
   EXPECT_TRUE(found) << json.out;
+  // Every row says which share of its 100 replicates was left out (docs/statistics.md §2).
+  for (const Json& r : doc["statistics"])
+    EXPECT_EQ(r["undefined_share"].get<double>(), r["undefined"].get<double>() / 100) << r.dump();
   const CliRun bad = run_cli("systems " + path + " --systems x.A,x.B --labels A,B --baseline nobody");
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_TRUE(contains(bad.out, "--baseline: no system 'nobody'")) << bad.out;
