@@ -12,6 +12,7 @@
 
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
+#include "judgestat/plan.hpp"
 #include "judgestat/records.hpp"
 #include "judgestat/report.hpp"
 
@@ -79,6 +80,12 @@ CoverageDesign coverage_design(const ItemMatrix& matrix, const std::vector<std::
 /// z_c from Box–Muller on draws 2c, 2c + 1; unit u of judge j right when uniform draw
 /// 2C + j·U + u is below its probability.
 std::vector<uint8_t> simulate_dataset(const CoverageDesign& design, uint64_t seed, uint32_t dataset);
+
+/// The labels of `datasets` simulated datasets' statistics, dataset-major: per dataset acc of
+/// every judge, then diff (of acc) of every judge after the first against the first. They are
+/// the analyses' labels, so `t` and `studentized` intervals are built on the scale the
+/// analyses use (logit, Fisher z; docs/statistics.md §2) and coverage measures those.
+std::vector<StatLabel> coverage_labels(const CoverageDesign& design, size_t datasets);
 
 /// E over z ~ N(0, 1) of f(z), Simpson's rule on [−10, 10] (20,000 panels).
 double normal_expectation(const std::function<double(double)>& f);

@@ -259,6 +259,23 @@ uint64_t batch_size(const CoverageDesign& design, uint64_t datasets) {
 
 }  // namespace
 
+std::vector<StatLabel> coverage_labels(const CoverageDesign& design, size_t datasets) {
+  const auto J = static_cast<int32_t>(design.judges.size());
+  std::vector<StatLabel> labels;
+  for (size_t k = 0; k < datasets; ++k)
+    for (int32_t s = 0; s < 2 * J - 1; ++s) {
+      StatLabel label;
+      label.name = s < J ? "acc" : "diff";
+      label.judge = design.judges[s < J ? s : s - J + 1].name;
+      if (s >= J) {
+        label.reference = design.judges[0].name;
+        label.of = "acc";
+      }
+      labels.push_back(label);
+    }
+  return labels;
+}
+
 CoverageReport run_coverage(const ItemMatrix& input, const CoverageOptions& options, const ExecTarget& target) {
   // docs/statistics.md §8.1: coverage needs gold; items without it are left out, with a note.
   int64_t items_analysed = 0, without_gold = 0;
@@ -300,7 +317,7 @@ CoverageReport run_coverage(const ItemMatrix& input, const CoverageOptions& opti
     for (uint64_t k = first; k < std::min(options.datasets, first + K); ++k)
       data.push_back(simulate_dataset(design, options.bootstrap.seed, static_cast<uint32_t>(k)));
     const CompiledPlan plan = compile(batch_plan(design, data));
-    std::vector<StatLabel> labels(plan.n_statistics);
+    const std::vector<StatLabel> labels = coverage_labels(design, data.size());
     for (size_t m = 0; m < options.methods.size(); ++m) {
       BootstrapOptions boot = options.bootstrap;
       boot.ci = options.methods[m];

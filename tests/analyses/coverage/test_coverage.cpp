@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -133,6 +134,41 @@ TEST(Coverage, IsDeterministicAcrossRunsAndThreads) {
   double width_a = 0, width_c = 0;
   for (size_t i = 0; i < a.cells.size(); ++i) width_a += a.cells[i].mean_width, width_c += c.cells[i].mean_width;
   EXPECT_NE(width_a, width_c);
+}
+
+// The simulated statistics carry the analyses' labels, so `t` and `studentized` are measured on
+// the scale the analyses build them on (logit for acc, Fisher z for a difference of accuracies).
+TEST(Coverage, StatisticsAreLabelledAsTheAnalysesLabelThem) {
+  const ItemMatrix m = load_item_matrix(write_temp("coverage_labels.csv", design_csv()));
+  const CoverageDesign d = coverage_design(m, {"J1", "J2"});
+  const std::vector<StatLabel> labels = coverage_labels(d, 2);
+  ASSERT_EQ(labels.size(), 6u);  // per dataset: acc J1, acc J2, diff J2 − J1
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(labels[3 * k].name, "acc");
+    EXPECT_EQ(labels[3 * k].judge, "J1");
+    EXPECT_EQ(labels[3 * k + 1].judge, "J2");
+    EXPECT_EQ(labels[3 * k + 2].name, "diff");
+    EXPECT_EQ(labels[3 * k + 2].judge, "J2");
+    EXPECT_EQ(labels[3 * k + 2].reference, std::optional<std::string>("J1"));
+    EXPECT_EQ(statistic_range(labels[3 * k]), StatisticRange::kUnit);
+    EXPECT_EQ(statistic_range(labels[3 * k + 2]), StatisticRange::kSigned);
+  }
+  // And a t interval measured there stays in [0, 1]: its mean width is at most 1 even at 4 clusters
+  // of one item where accuracies near 1 push an original-scale interval past the bound.
+  std::ostringstream tiny;
+  tiny << "judge,item,gold,verdict,cluster\n";
+  for (int c = 0; c < 4; ++c)
+    tiny << "J1,i" << c << ",A," << (c == 0 ? "B" : "A") << ",c" << c << "\n"
+         << "J2,i" << c << ",A,A,c" << c << "\n";
+  CoverageOptions options;
+  options.judges = {"J1", "J2"};
+  options.datasets = 40;
+  options.methods = {CiMethod::kT};
+  options.bootstrap.replicates = 200;
+  const CoverageReport report =
+      run_coverage(load_item_matrix(write_temp("coverage_tiny.csv", tiny.str())), options, cpu_target(1));
+  for (const CoverageCell& cell : report.cells)
+    EXPECT_LE(cell.mean_width, cell.statistic == "acc" ? 1.0 : 2.0) << cell.statistic << " " << cell.judge;
 }
 
 TEST(Coverage, CliPrintsTheTable) {
