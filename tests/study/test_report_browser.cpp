@@ -95,5 +95,22 @@ TEST(StudyReportBrowser, DomHoldsEverySectionAndItsRowsAndTheScreenshotIsNotBlan
   EXPECT_GT(size, 5 * blank) << "report " << size << " bytes, blank page " << blank;
 }
 
+// Issue 31's goals for people who print or open it: printed on A4 with its details collapsed
+// the bundled study takes at most 20 pages, and no table is wider than its box at 1,000 px or
+// 1,920 px (scripts/report_pages.py measures both in headless Chromium; exit 0 when both hold).
+TEST(StudyReportBrowser, PrintsInTwentyPagesAndNoTableIsClippedAtEitherWidth) {
+  if (find_chromium().empty()) {
+    std::printf("SKIP: chromium is not installed (scripts/install-deps.sh installs it); report.html not measured\n");
+    GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+  }
+  const auto& run = bundled_run();
+  const std::string log = run.dir + "/report_pages.txt";
+  const std::string command = "python3 '" + testing_support::kRoot + "/scripts/report_pages.py' '" +
+                              std::filesystem::absolute(run.outcome.report_path).string() + "' > '" + log + "' 2>&1";
+  const int status = std::system(command.c_str());
+  EXPECT_EQ(status, 0) << read_all(log);
+  EXPECT_NE(read_all(log).find("pages (goal: at most 20)"), std::string::npos) << read_all(log);
+}
+
 }  // namespace
 }  // namespace judgestat
