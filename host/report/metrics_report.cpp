@@ -523,8 +523,14 @@ std::string wrapped_line(const std::string& line, size_t width) {
 
 std::string summary_text(const MetricsReport& report, const Json& json, size_t width) {
   const HtmlSummary summary = analysis_summary("metrics", json);
-  std::string out = all_invalid_warnings(report.validity, "text");
-  for (const std::string& warning : report.order_warnings) out += "WARNING: " + warning + "\n";
+  std::string out;
+  std::string warnings = all_invalid_warnings(report.validity, "text");
+  for (const std::string& warning : report.order_warnings) warnings += "WARNING: " + warning + "\n";
+  for (size_t at = 0, end; at < warnings.size(); at = end + 1) {  // each warning line wrapped to the width
+    end = warnings.find('\n', at);
+    if (end == std::string::npos) end = warnings.size();
+    if (end > at) out += wrapped_line(warnings.substr(at, end - at), width);
+  }
   out += wrapped_line("Summary: " + summary.caption, width) + wrapped_table(summary.rows, width);
   const std::vector<std::string> lines = footer(report);
   out += "\n";

@@ -304,4 +304,13 @@ TEST(MetricsCli, PlainTextIsTheSummaryWithinOneHundredColumns) {
   ASSERT_EQ(full.status, 0) << full.out;
   EXPECT_EQ(full.out.rfind("Accuracy (docs/statistics.md §3.1)", 0), 0u) << full.out.substr(0, 200);
   EXPECT_NE(full.out.find("0.7086"), std::string::npos);
+  // Warnings above the summary are wrapped too: a gold-free file names every statistic it leaves
+  // out, and repeats beyond the first are counted, each in one long sentence.
+  for (const char* file : {"position_no_gold.csv", "repeats.csv"}) {
+    const CliRun warned = run_cli("metrics " + kRoot + "/data/examples/" + file + " --quiet --replicates 50");
+    ASSERT_EQ(warned.status, 0) << warned.out;
+    EXPECT_EQ(warned.out.rfind("WARNING: ", 0), 0u) << warned.out;
+    std::istringstream warned_lines(warned.out);
+    for (std::string line; std::getline(warned_lines, line);) EXPECT_LE(characters(line), 100u) << file << ": " << line;
+  }
 }
