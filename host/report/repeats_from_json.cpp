@@ -109,8 +109,9 @@ void read_repeats_settings(const Json& json, RepeatsReport& r) {
   r.repeats = static_cast<int32_t>(repeats);
 }
 
-// statistics_json's rows with `label` (--by repeat's repeat r); no row has a threshold.
-void read_repeats_statistics(const Json& json, BootstrapResult& result) {
+// statistics_json's rows with `label` (--by repeat's repeat r); no row has a threshold. A row whose
+// `ci` is null is a point statistic (the medians, after the intervals).
+void read_repeats_statistics(const Json& json, RepeatsReport& r) {
   const Json& rows = array_of(field(json, "statistics", ""), "statistics");
   for (size_t s = 0; s < rows.size(); ++s) {
     const std::string at = "statistics[" + std::to_string(s) + "]";
@@ -118,8 +119,12 @@ void read_repeats_statistics(const Json& json, BootstrapResult& result) {
     if (!field(rows[s], "threshold", at).is_null()) bad_field(at + ".threshold", "expected null");
     label.n = signed_count(field(rows[s], "n", at), at + ".n");
     label.label = optional_text(field(rows[s], "label", at), at + ".label");
-    result.labels.push_back(std::move(label));
-    result.intervals.push_back(interval_fields(rows[s], at));
+    if (field(rows[s], "ci", at).is_null()) {
+      r.point_statistics.emplace_back(std::move(label), number(field(rows[s], "estimate", at), at + ".estimate"));
+      continue;
+    }
+    r.statistics.labels.push_back(std::move(label));
+    r.statistics.intervals.push_back(interval_fields(rows[s], at));
   }
 }
 
@@ -131,7 +136,7 @@ RepeatsReport repeats_report_from_json(const Json& json, const Json& render) {
   RepeatsReport r;
   read_bootstrap_head(json, r.statistics);
   read_repeats_settings(json, r);
-  read_repeats_statistics(json, r.statistics);
+  read_repeats_statistics(json, r);
   read_interval_render(render, false, r.statistics);
   read_validity_and_notes(json, r.validity, r.notes);
   return r;

@@ -63,6 +63,8 @@ std::string people_table(const RepeatsReport& report, const std::string& format)
     table.rows.push_back({l.judge, group_cell(l), l.name, std::to_string(l.n), estimate_cell(v), fixed(v.se),
                           interval_flag(l, v, result.ci)});
   }
+  for (const auto& [l, value] : report.point_statistics)  // medians: no interval
+    table.rows.push_back({l.judge, group_cell(l), l.name, std::to_string(l.n), fixed(value), "", "point"});
   std::string out = all_invalid_warnings(report.validity, format);
   out += "Repeat statistics (§8.5): agreement across repeats, variants and orders\n" + table.render(format) + "\n";
   for (const auto& line : footer(report)) out += line + "\n";
@@ -82,6 +84,10 @@ std::string tidy_csv(const RepeatsReport& report) {
                           number_cell(v.estimate), number_cell(v.lo), number_cell(v.hi), number_cell(v.se),
                           std::to_string(v.undefined), std::to_string(v.clusters), std::to_string(v.distinct)});
   }
+  for (const auto& [l, value] : report.point_statistics)
+    table.rows.push_back({l.name, l.judge, optional_cell(l.benchmark), optional_cell(l.condition),
+                          optional_cell(l.variant), optional_cell(l.label), std::to_string(l.n), number_cell(value), "",
+                          "", "", "", "", ""});
   return table.render("csv");
 }
 
@@ -98,6 +104,16 @@ Json to_json(const RepeatsReport& report, const ReportHead& head) {
   for (size_t s = 0; s < rows.size(); ++s) {  // `--by repeat`: repeat_match's repeat r
     const std::optional<std::string>& label = report.statistics.labels[s].label;
     rows[s]["label"] = label ? Json(*label) : Json(nullptr);
+  }
+  for (const auto& [label, value] : report.point_statistics) {  // after the intervals, `ci` null
+    BootstrapResult one;
+    one.labels = {label};
+    one.intervals.resize(1);
+    Json row = statistics_json(one).at(0);
+    for (const char* key : {"ci", "se", "undefined", "undefined_share", "clusters", "distinct"}) row[key] = nullptr;
+    row["estimate"] = value;
+    row["label"] = nullptr;
+    rows.push_back(row);
   }
   json["statistics"] = rows;
   json["validity"] = validity_json(report.validity);

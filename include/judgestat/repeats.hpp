@@ -9,6 +9,7 @@
 //   Json json = to_json(report, head);  std::string text = tables(report, "text");
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "judgestat/bootstrap.hpp"
@@ -33,8 +34,11 @@ struct RepeatsOptions {
 
 struct RepeatsReport {
   /// Per judge, family (repeat, variant, rotation) and scope: `<family>_agree`, `repeat_flip` /
-  /// `variant_flip` / `rotation_pair_agree`, `<family>_tv`, each with its interval.
+  /// `variant_flip` / `rotation_pair_agree`, `<family>_tv`, `<family>_q_range`, each with its interval.
   BootstrapResult statistics;
+  /// `<family>_q_range_median` per judge, family and scope: the median of the confidence's range
+  /// across a request's members (no interval: a median is not a ratio of sums).
+  std::vector<std::pair<StatLabel, double>> point_statistics;
   std::vector<JudgeValidity> validity;  // every record of each analysed judge, all repeats
   std::vector<std::string> notes;       // families or statistics left out and why
   std::string by;                       // as run

@@ -1,5 +1,6 @@
 #include "analyses/repeats/repeat_counts.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "judgestat/records.hpp"
@@ -13,6 +14,9 @@ AgreementCounts& AgreementCounts::operator+=(const AgreementCounts& other) {
   agreeing_pairs += other.agreeing_pairs;
   tv_pairs += other.tv_pairs;
   tv_sum += other.tv_sum;
+  q_groups += other.q_groups;
+  q_range_sum += other.q_range_sum;
+  q_ranges.insert(q_ranges.end(), other.q_ranges.begin(), other.q_ranges.end());
   return *this;
 }
 
@@ -28,6 +32,13 @@ double total_variation(const double* p, const double* q, int32_t n_labels) {
   return 0.5 * sum;
 }
 
+double confidence(const double* p, int32_t n_labels) {
+  double q = 0;
+  for (int32_t k = 0; k < n_labels; ++k)
+    if (std::isfinite(p[k])) q = std::max(q, p[k]);
+  return q;
+}
+
 AgreementCounts group_counts(const std::vector<RepeatMember>& members, int32_t n_labels, bool invalid_match) {
   AgreementCounts out;
   if (members.size() < 2) return out;
@@ -40,6 +51,22 @@ AgreementCounts group_counts(const std::vector<RepeatMember>& members, int32_t n
       ++out.tv_pairs;
       out.tv_sum += total_variation(members[a].probs, members[b].probs, n_labels);
     }
+  // The confidence's range across the members that carry probabilities [JEV §7.3: "its confidence
+  // varies across rotations by 0.10 on average"; two orders: "moves by 0.045 on average"].
+  double q_min = 1, q_max = 0;
+  int32_t with_probs = 0;
+  for (const RepeatMember& member : members) {
+    if (member.probs == nullptr) continue;
+    const double q = confidence(member.probs, n_labels);
+    q_min = std::min(q_min, q);
+    q_max = std::max(q_max, q);
+    ++with_probs;
+  }
+  if (with_probs >= 2) {
+    out.q_groups = 1;
+    out.q_range_sum = q_max - q_min;
+    out.q_ranges.push_back(q_max - q_min);
+  }
   // Agreement is not transitive when invalid verdicts never agree: all agree iff every pair does.
   out.all_agree = out.agreeing_pairs == out.pairs;
   return out;

@@ -111,6 +111,7 @@ RepeatsReport run_repeats(const ItemMatrix& matrix, const RepeatsOptions& option
   report.statistics = run_bootstrap(built.plan, *backend, options.bootstrap);
   for (int32_t j : selection.judges) report.validity.push_back(every_repeat_validity(matrix, j));
   report.notes = std::move(built.notes);
+  report.point_statistics = std::move(built.point_statistics);
   if (std::string note = repeat_only_items_note(matrix, selection, options); !note.empty())
     report.notes.push_back(std::move(note));
   report.by = options.by;

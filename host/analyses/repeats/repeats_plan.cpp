@@ -82,6 +82,15 @@ AgreementCounts item_counts(const ItemMatrix& m, const Selection& sel, int32_t j
 
 namespace {
 
+// The type-7 quantile at ½: the middle value, or the mean of the two middle values.
+double median_of(std::vector<double> values) {
+  const size_t half = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + half, values.end());
+  const double upper = values[half];
+  if (values.size() % 2 == 1) return upper;
+  return 0.5 * (*std::max_element(values.begin(), values.begin() + half) + upper);
+}
+
 // The plan step by step: units (the analysed items), scopes, then per judge × scope × family the
 // six count columns and the statistics whose denominators are not all zero.
 class RepeatsPlanBuilder {
@@ -147,7 +156,9 @@ std::vector<RepeatFamily> RepeatsPlanBuilder::available_families() {
         "rotation_agree, rotation_pair_agree and rotation_tv are left out: the analysed records have "
         "one presentation order");
   if (!m_.has_probs && !families.empty())
-    out_.notes.push_back("repeat_tv, variant_tv and rotation_tv are left out: the records carry no probabilities");
+    out_.notes.push_back(
+        "the probability statistics (<family>_tv, <family>_q_range) are left out: the records carry no "
+        "probabilities");
   return families;
 }
 
@@ -214,9 +225,18 @@ void RepeatsPlanBuilder::add_family_scope(int32_t j, RepeatFamily family, const 
         add_count_column(tag + ":tv_pairs", counts, [](const AgreementCounts& c) { return double(c.tv_pairs); });
     const int32_t tv_sum = add_count_column(tag + ":tv_sum", counts, [](const AgreementCounts& c) { return c.tv_sum; });
     add("tv", tv_sum, tv_pairs, total.tv_pairs);
+    // Groups with two members carrying probabilities are exactly those with a tv pair.
+    const int32_t q_groups =
+        add_count_column(tag + ":q_groups", counts, [](const AgreementCounts& c) { return double(c.q_groups); });
+    const int32_t q_range_sum =
+        add_count_column(tag + ":q_range_sum", counts, [](const AgreementCounts& c) { return c.q_range_sum; });
+    add("q_range", q_range_sum, q_groups, total.q_groups);
+    label.name = name + "_q_range_median";
+    label.n = total.q_groups;
+    out_.point_statistics.push_back({label, median_of(total.q_ranges)});
   } else if (m_.has_probs) {
-    out_.notes.push_back(name + "_tv of " + scope_words(j, scope) + " is left out: no two " + members_of(family) +
-                         " of one request both carry probabilities");
+    out_.notes.push_back(name + "_tv and " + name + "_q_range of " + scope_words(j, scope) + " are left out: no two " +
+                         members_of(family) + " of one request both carry probabilities");
   }
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyses/repeats/repeat_counts.hpp"
@@ -36,6 +37,7 @@ AgreementCounts item_counts(const ItemMatrix& m, const Selection& sel, int32_t j
 struct RepeatsPlan {
   Plan plan;
   std::vector<std::string> notes;
+  std::vector<std::pair<StatLabel, double>> point_statistics;  // `<family>_q_range_median`
 };
 
 /// The plan of every judge × family × scope statistic the data supports, with a note for each

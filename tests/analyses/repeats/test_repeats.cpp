@@ -97,8 +97,9 @@ TEST(Repeats, NotesSayWhatIsLeftOut) {
                        "variant_agree, variant_flip and variant_tv are left out: the analysed records have one "
                        "variant"));
   EXPECT_TRUE(contains(notes, "rotation_agree, rotation_pair_agree and rotation_tv are left out"));
-  EXPECT_TRUE(
-      contains(notes, "repeat_tv, variant_tv and rotation_tv are left out: the records carry no probabilities"));
+  EXPECT_TRUE(contains(notes,
+                       "the probability statistics (<family>_tv, <family>_q_range) are left out: the records carry no "
+                       "probabilities"));
 }
 
 // Total variation ½ Σ_k |p_k − q_k|, written out here from the probabilities in the file below.
@@ -140,6 +141,46 @@ TEST(Repeats, GroupCountsOfHandBuiltMembers) {
   EXPECT_FALSE(verdicts_agree(kInvalid, kInvalid, false));
   EXPECT_TRUE(verdicts_agree(kInvalid, kInvalid, true));
   EXPECT_TRUE(verdicts_agree(kTie, kTie, false));
+}
+
+// The confidence's range across a request's rotations (JEV §7.3: "its confidence varies across
+// rotations by 0.10 on average (median 0.08)"; two orders: "moves by 0.045 (median 0.01)"), q being
+// a record's largest probability; ranges by hand beside each item.
+const char* kConfidenceCsv =
+    "judge,item,cluster,gold,verdict,order,p.A,p.B,p.C\n"
+    "Q,q1,c1,A,A,0,0.9,0.1,0\nQ,q1,c1,A,A,1,0.7,0.2,0.1\nQ,q1,c1,A,B,2,0.3,0.6,0.1\n"  // q .9 .7 .6: 0.3
+    "Q,q2,c1,B,B,0,0.2,0.8,0\nQ,q2,c1,B,B,1,0.1,0.75,0.15\n"                           // q .8 .75: 0.05
+    "Q,q3,c2,C,C,0,0,0,1\nQ,q3,c2,C,C,1,,,\n"                                          // one q: no range
+    "Q,q4,c3,A,A,0,0.5,0.5,0\nQ,q4,c3,A,A,1,0.4,0.4,0.2\nQ,q4,c3,A,A,2,0.6,0.4,0\n"    // q .5 .4 .6: 0.2
+    "Q,q5,c4,B,B,0,0.1,0.9,0\nQ,q5,c4,B,B,1,0.1,0.9,0\n";                              // q .9 .9: 0
+
+TEST(Repeats, ConfidenceRangeAcrossRotationsMeanAndMedianByHand) {
+  const RepeatsReport r = run_on(kConfidenceCsv);
+  int64_t n = 0;
+  EXPECT_NEAR(row(r, "rotation_q_range", "Q", "", "", &n).estimate, (0.3 + 0.05 + 0.2 + 0) / 4, 1e-15);
+  EXPECT_EQ(n, 4);
+  ASSERT_EQ(r.point_statistics.size(), 1u);
+  EXPECT_EQ(r.point_statistics[0].first.name, "rotation_q_range_median");
+  EXPECT_EQ(r.point_statistics[0].first.n, 4);
+  EXPECT_NEAR(r.point_statistics[0].second, (0.05 + 0.2) / 2, 1e-15);  // 0, 0.05, 0.2, 0.3
+  // One more request with a range of 0.4 makes the count odd: the middle value.
+  const RepeatsReport odd = run_on(std::string(kConfidenceCsv) + "Q,q6,c5,A,A,0,1,0,0\nQ,q6,c5,A,A,1,0.6,0.4,0\n");
+  EXPECT_NEAR(odd.point_statistics.at(0).second, 0.2, 1e-15);
+  EXPECT_EQ(confidence(std::vector<double>{0.2, NAN, 0.3}.data(), 3), 0.3);
+  // Same seed, any thread count: the new statistic's replicates are identical bit for bit.
+  RepeatsOptions options;
+  options.bootstrap.seed = 11;
+  options.bootstrap.keep_replicates = true;
+  const RepeatsReport one = run_on(kConfidenceCsv, options, 1), two = run_on(kConfidenceCsv, options, 2);
+  ASSERT_EQ(one.statistics.replicates.size(), two.statistics.replicates.size());
+  EXPECT_EQ(std::memcmp(one.statistics.replicates.data(), two.statistics.replicates.data(),
+                        one.statistics.replicates.size() * sizeof(double)),
+            0);
+  // The report (its medians among the rows) renders again from its JSON.
+  const AnalysisResult run = render_support::run_on(write_temp("confidence.csv", kConfidenceCsv),
+                                                    {"repeats", {"--labels", "A,B,C", "--replicates", "200"}});
+  EXPECT_TRUE(contains(run.text, "rotation_q_range_median")) << run.text;
+  render_support::expect_renders_the_run("repeats", run);
 }
 
 // Rotations of three-candidate items (orders 0, 1, 2; verdicts canonical): hand counts beside.
