@@ -15,6 +15,8 @@ namespace {
 // Statistics whose every value is a share of units (or of unit weights) in [0, 1].
 const std::set<std::string>& unit_names() {
   static const std::set<std::string> names{"acc",
+                                           "disagree",
+                                           "label_share",
                                            "acc_adjudicated",
                                            "pa",
                                            "bc",

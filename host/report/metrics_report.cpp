@@ -58,7 +58,7 @@ const std::vector<Section>& sections() {
       {"agreement",
        "Agreement (§3.1, §7.1): κ between a judge's orders or with another rater; Fleiss' κ and "
        "Krippendorff's α over the raters",
-       {"kappa", "fleiss_kappa", "krippendorff_alpha", "kendall_w"}},
+       {"kappa", "fleiss_kappa", "krippendorff_alpha", "kendall_w", "disagree", "label_share"}},
       {"position",
        "Position bias (§7.1): share of valid verdicts picking the label shown at each position",
        {"position_rate", "always_first", "always_second"}},

@@ -52,6 +52,10 @@
 // the seventeen has no other difference, but readme_profile_llmbar, whose config now sets
 // "invalid": "exclude" (CAP Table 20: failed calls leave n); with a copy of the config that says
 // "wrong", its JSON equals the old one but for settings.config. The four budget digests hold.
+// readme_metrics_pairs again (2026-12-03, issue 30 row CAP-C2): --pairs all adds `disagree` (per
+// ordered pair of categories) and `label_share` rows, 63 of them; with those rows removed the JSON
+// equals the one of the build without them (cd9d122's code path, toggled off in one build) key for
+// key and row for row, notes included.
 // JUDGESTAT_GOLDEN_PRINT=1 prints the digests a build gives.
 #include <cstdlib>
 #include <filesystem>
@@ -111,7 +115,7 @@ const GoldenCase kCases[] = {
     {"cascade_per_stratum", "cascade data/judgebench/gpt4o_split.csv " JS_CASCADE_PAIR JS_FEES "--per-stratum ",
      "ed9ac9ef3f56bc5b8eeba48ccf53228a5d5505d27619bcb054e0508c9c8262b3"},
     {"readme_metrics_pairs", "metrics data/judgebench/gpt4o_split.csv --pairs all --diff acc,pa,brier,auroc_err ",
-     "a148200459f6e30fb1f98cb10b736eae027fa57c85e40d677884087374622814"},
+     "74b29bff2273a7e7707baffa696a7cf944d5fea45092eaf6efeb1c6358463cc5"},
     {"readme_llmbar_agreement",
      "metrics data/llmbar/natural_neighbor.csv " JS_LLMBAR_JUDGES "--reference GPT-4/Vanilla --diff acc "
      "--raters ChatGPT-0301/Vanilla,ChatGPT/Vanilla,Falcon/Vanilla,GPT-4/Vanilla,LLaMA2/Vanilla,PaLM2/Vanilla ",

@@ -166,6 +166,88 @@ void add_pair_kappa(const ItemMatrix& m, int32_t judge, int32_t reference, int o
   add_cohen_kappa(first, second, agreement_categories(m), prefix, std::move(label), plan);
 }
 
+namespace {
+
+std::string category_name(const ItemMatrix& m, int32_t category) {
+  if (category < m.n_labels()) return m.labels[category];
+  return category == m.n_labels() ? "tie" : "invalid";
+}
+
+}  // namespace
+
+void add_pair_disagreements(const ItemMatrix& m, int32_t judge, int32_t reference, int order, const ScopeView& scope,
+                            Plan& plan) {
+  check_order(m, order);
+  const size_t U = scope.size();
+  const int32_t C = agreement_categories(m);
+  std::vector<double> n(U, 0.0);
+  std::vector<std::vector<double>> said(C * C);  // [x * C + y]: judge x, reference y
+  std::vector<int64_t> seen(C * C, 0);
+  int64_t n_total = 0;
+  for (size_t u = 0; u < U; ++u) {
+    const AccuracyUnit& unit = scope.units[u];
+    const size_t a = m.cell(judge, unit.item, order, unit.variant),
+                 b = m.cell(reference, unit.item, order, unit.variant);
+    if (!scope.has(u) || !m.present(a) || !m.present(b)) continue;
+    const int32_t x = agreement_category(m, m.verdict[a]), y = agreement_category(m, m.verdict[b]);
+    n[u] = 1;
+    ++n_total;
+    if (x == y) continue;
+    if (said[x * C + y].empty()) said[x * C + y].assign(U, 0.0);
+    said[x * C + y][u] = 1;
+    ++seen[x * C + y];
+  }
+  if (n_total == 0) return;
+  const std::string prefix = scope.tag + "/disagree/" + m.judges[reference] + "/o" + std::to_string(order);
+  const int32_t k_n = add_values_column(plan, prefix + "/n", std::move(n));
+  for (int32_t x = 0; x < C; ++x)
+    for (int32_t y = 0; y < C; ++y) {
+      // Both directions of a pair of categories, once either is seen: "0 vs 5" shows its 0.
+      if (x == y || (seen[x * C + y] == 0 && seen[y * C + x] == 0)) continue;
+      std::vector<double> values = said[x * C + y].empty() ? std::vector<double>(U, 0.0) : said[x * C + y];
+      const int32_t k =
+          add_values_column(plan, prefix + "/" + std::to_string(x) + "-" + std::to_string(y), std::move(values));
+      StatLabel label = scope_label(scope, "disagree", m.judges[judge]);
+      label.reference = m.judges[reference];
+      label.order = order;
+      label.label = category_name(m, x) + "/" + category_name(m, y);
+      label.n = n_total;
+      plan.statistics.push_back({std::move(label), ratio_program(k, k_n)});
+    }
+}
+
+void add_label_shares(const ItemMatrix& m, int32_t judge, int order, const ScopeView& scope, Plan& plan) {
+  check_order(m, order);
+  const size_t U = scope.size();
+  const int32_t C = m.n_labels() + 1;  // the labels and tie: valid verdicts
+  std::vector<double> n(U, 0.0);
+  std::vector<std::vector<double>> gave(C, std::vector<double>(U, 0.0));
+  std::vector<int64_t> count(C, 0);
+  int64_t n_total = 0;
+  for (size_t u = 0; u < U; ++u) {
+    const size_t c = m.cell(judge, scope.units[u].item, order, scope.units[u].variant);
+    if (!scope.has(u) || !m.present(c) || !m.valid(c)) continue;
+    const int32_t category = agreement_category(m, m.verdict[c]);
+    n[u] = 1;
+    gave[category][u] = 1;
+    ++count[category];
+    ++n_total;
+  }
+  if (n_total == 0) return;
+  const std::string prefix = scope.tag + "/label_share/o" + std::to_string(order);
+  const int32_t k_n = add_values_column(plan, prefix + "/n", std::move(n));
+  for (int32_t category = 0; category < C; ++category) {
+    // Every label (a share of 0 says the rater never gave it); tie only when given.
+    if (category == m.n_labels() && count[category] == 0) continue;
+    const int32_t k = add_values_column(plan, prefix + "/" + std::to_string(category), std::move(gave[category]));
+    StatLabel label = scope_label(scope, "label_share", m.judges[judge]);
+    label.order = order;
+    label.label = category_name(m, category);
+    label.n = n_total;
+    plan.statistics.push_back({std::move(label), ratio_program(k, k_n)});
+  }
+}
+
 // κ = (P̄ − P̄e) / (1 − P̄e) with P̄ = Σ_i (Σ_k n_ik² − n) / (N n (n − 1)) and P̄e = Σ_k (Σ_i n_ik)² / (N n)²
 // over the N units all n raters rated: column sums of n_ik, Σ_k n_ik² − n and 1.
 void add_fleiss_kappa(const ItemMatrix& m, const std::vector<int32_t>& raters, int order, const ScopeView& scope,

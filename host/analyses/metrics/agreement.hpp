@@ -23,6 +23,18 @@ bool add_cohen_kappa(const std::vector<int32_t>& first, const std::vector<int32_
 void add_pair_kappa(const ItemMatrix& m, int32_t judge, int32_t reference, int order, const ScopeView& scope,
                     Plan& plan);
 
+/// CAP App. C's one-sided disagreements between two raters: per ordered pair of categories
+/// (x, y), x ≠ y, seen on the data, `disagree` (label "x/y") = the share of the units both rated in
+/// `order` on which `judge` says x and `reference` says y (n = those units). Categories are the
+/// labels, `tie` and `invalid`.
+void add_pair_disagreements(const ItemMatrix& m, int32_t judge, int32_t reference, int order, const ScopeView& scope,
+                            Plan& plan);
+
+/// CAP App. C's mean label per rater: per category c (a label or `tie`) the judge gives on the
+/// scope in `order`, `label_share` (label c) = the share of its valid verdicts there that are c
+/// (n = valid verdicts); on 0/1 labels the share of "1" is the mean label.
+void add_label_shares(const ItemMatrix& m, int32_t judge, int order, const ScopeView& scope, Plan& plan);
+
 /// `fleiss_kappa` (Fleiss 1971) over the scope's units every rater rated in `order`; judge =
 /// the raters' names joined with ",". std::invalid_argument for fewer than two raters or one
 /// named twice.

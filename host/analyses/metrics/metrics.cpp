@@ -377,13 +377,16 @@ void add_pair_comparisons(const ItemMatrix& m, const Selection& sel,
       label.judge = m.judges[j];
       label.reference = m.judges[r];
       const size_t before = built.plan.statistics.size();
-      add_pair_kappa(m, j, r, order, ScopeView{built.units, scope.mask, group_label(sel, scope.group), tag},
-                     built.plan);
+      const ScopeView pair_view{built.units, scope.mask, group_label(sel, scope.group), tag};
+      add_pair_kappa(m, j, r, order, pair_view, built.plan);
       if (built.plan.statistics.size() == before)
         built.notes.push_back("kappa of " + m.judges[j] + " vs " + m.judges[r] +
                               (scope.group ? " on " + *scope.group : "") +
                               " is left out: no items both rated in order " + std::to_string(order) +
                               ", or every verdict in one category (κ = 0/0)");
+      // One-sided disagreements and label shares (CAP App. C) describe raters compared with each
+      // other: with --pairs all, not with every judge's comparison against the reference.
+      if (options.all_pairs) add_pair_disagreements(m, j, r, order, pair_view, built.plan);
       // Oracle accuracy and complementarity compare with gold: the scope's units with gold (§8.1).
       const std::vector<double> gold_mask = gold_units(m, built.units, scope.mask);
       add_oracle_acc(zero[j], zero[r], gold_mask, label, tag, built.plan);
@@ -406,6 +409,18 @@ void add_pair_comparisons(const ItemMatrix& m, const Selection& sel,
         add_adjudicated_difference(m, built.units, zero[j], zero[r],
                                    decided_or_gold(m, built.units, scope.mask, options.indecisive_zero), label, tag,
                                    built.plan, options.indecisive_zero);
+    }
+  if (!options.all_pairs) return;
+  // Each compared judge's label shares once per scope, in the order the pairs name them.
+  std::vector<int32_t> raters;
+  for (const auto& [j, r] : pairs)
+    for (int32_t judge : {j, r})
+      if (std::find(raters.begin(), raters.end(), judge) == raters.end()) raters.push_back(judge);
+  for (int32_t judge : raters)
+    for (const MetricsScope& scope : built.scopes) {
+      const std::string tag = m.judges[judge] + "/shares" + (scope.group ? "/" + *scope.group : "");
+      add_label_shares(m, judge, order, ScopeView{built.units, scope.mask, group_label(sel, scope.group), tag},
+                       built.plan);
     }
 }
 

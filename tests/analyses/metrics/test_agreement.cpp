@@ -98,6 +98,38 @@ TEST(AgreementCohen, MatchesContingencyTableWithInvalidAndMissing) {
   EXPECT_EQ(label_of(f.plan, {"kappa"}).order, 1);
 }
 
+// CAP App. C's one-sided disagreement counts and mean label per rater on the Wikipedia table
+// above: A yes / B no on 5 of 50, A no / B yes on 10; A says yes on 25, B on 30. An invalid verdict
+// of A is its own category; a tie never seen gets no share.
+TEST(AgreementDirectional, DisagreementsBothWaysAndLabelSharesByHand) {
+  std::vector<std::vector<std::string>> rows;
+  for (int i = 0; i < 20; ++i) rows.push_back({"yes", "yes"});
+  for (int i = 0; i < 5; ++i) rows.push_back({"yes", "no"});
+  for (int i = 0; i < 10; ++i) rows.push_back({"no", "yes"});
+  for (int i = 0; i < 15; ++i) rows.push_back({"no", "no"});
+  rows.push_back({"", "yes"});  // A invalid: a disagreement invalid/yes; not among A's valid verdicts
+  rows.push_back({".", "no"});  // A absent: not co-rated
+  Fixture f = make_fixture(ratings_csv({"A", "B"}, rows, "yes"), "directional.csv", LoadOptions{{"yes", "no"}});
+  add_pair_disagreements(f.m, f.judge("A"), f.judge("B"), 0, f.scope(), f.plan);
+  EXPECT_NEAR(estimate(f.plan, {"disagree", "yes/no"}), 5.0 / 51, 1e-15);
+  EXPECT_NEAR(estimate(f.plan, {"disagree", "no/yes"}), 10.0 / 51, 1e-15);
+  EXPECT_NEAR(estimate(f.plan, {"disagree", "invalid/yes"}), 1.0 / 51, 1e-15);
+  EXPECT_NEAR(estimate(f.plan, {"disagree", "yes/invalid"}), 0.0, 0.0);  // the other direction, seen 0 times
+  EXPECT_EQ(f.plan.statistics.size(), 4u);  // no/invalid and invalid/no never seen: no rows
+  const StatLabel& label = label_of(f.plan, {"disagree", "yes/no"});
+  EXPECT_EQ(label.judge, "A");
+  EXPECT_EQ(label.reference, "B");
+  EXPECT_EQ(label.n, 51);
+  add_label_shares(f.m, f.judge("A"), 0, f.scope(), f.plan);
+  add_label_shares(f.m, f.judge("B"), 0, f.scope(), f.plan);
+  EXPECT_NEAR(estimate(f.plan, {"label_share", "yes", "A"}), 25.0 / 50, 1e-15);
+  EXPECT_NEAR(estimate(f.plan, {"label_share", "no", "A"}), 25.0 / 50, 1e-15);
+  EXPECT_NEAR(estimate(f.plan, {"label_share", "yes", "B"}), 31.0 / 52, 1e-15);
+  EXPECT_EQ(label_of(f.plan, {"label_share", "yes", "B"}).n, 52);
+  EXPECT_EQ(f.plan.statistics.size(), 8u);  // yes and no for each; no tie given
+  expect_stack_within_limit(f.plan);
+}
+
 // add_cohen_kappa on one judge's order-0 and order-1 categories is the metrics plan's order kappa.
 TEST(AgreementCohen, SharedHelperGivesTheOrderKappa) {
   std::ostringstream csv;
