@@ -293,10 +293,17 @@ std::vector<Op> spearman_binary_program(int32_t n, int32_t y, int32_t rank, cons
   return out;
 }
 
-/// assoc_rho: Spearman's ρ of the covariate and correctness on the units `den` counts (columns
-/// kn = den, ky = y already in the plan); a note instead when x takes too many values.
-void add_assoc_rho(const AssocFacts& f, const std::vector<double>& den, const std::vector<double>& y, int32_t kn,
-                   int32_t ky, const std::string& tag, StatLabel label, MetricsPlan& built) {
+/// One judgment of the association: its unit and whether it is right.
+struct AssocEntry {
+  int32_t unit;
+  bool right;
+};
+
+/// assoc_rho: Spearman's ρ of the covariate and correctness over `entries` (a judge's units, or
+/// every judge's on them when pooled; `den` counts each unit's entries, column kn = den and ky the
+/// right ones, already in the plan); a note instead when x takes too many values.
+void add_assoc_rho(const AssocFacts& f, const std::vector<double>& den, const std::vector<AssocEntry>& entries,
+                   int32_t kn, int32_t ky, const std::string& tag, StatLabel label, MetricsPlan& built) {
   const std::vector<double> values = distinct_values(f.value, den);
   if (values.size() > kMaxAssocRhoValues) {
     const std::optional<std::string>& group = label.benchmark ? label.benchmark : label.condition;
@@ -310,20 +317,34 @@ void add_assoc_rho(const AssocFacts& f, const std::vector<double>& den, const st
   std::vector<int32_t> units, counts;
   std::vector<double> scores;
   std::vector<uint8_t> positive;
-  for (size_t u = 0; u < den.size(); ++u)
-    if (den[u] > 0) {
-      units.push_back(static_cast<int32_t>(u));
-      scores.push_back(f.value[u]);
-      positive.push_back(y[u] > 0);
-    }
+  for (const AssocEntry& entry : entries) {
+    units.push_back(entry.unit);
+    scores.push_back(f.value[entry.unit]);
+    positive.push_back(entry.right);
+  }
   for (size_t v = 0; v < values.size(); ++v) {
     std::vector<double> at(den.size(), 0.0);
-    for (size_t u = 0; u < den.size(); ++u) at[u] = den[u] > 0 && f.value[u] == values[v];
+    for (size_t u = 0; u < den.size(); ++u) at[u] = f.value[u] == values[v] ? den[u] : 0.0;
     counts.push_back(add_column(plan, tag + "/rho/value" + std::to_string(v), at));
   }
   const int32_t rank = plan.add_rank_term(units, scores, positive);
   label.name = "assoc_rho";
   plan.statistics.push_back({std::move(label), spearman_binary_program(kn, ky, rank, counts)});
+}
+
+/// point_biserial and assoc_rho over the judgments `den` counts per unit (`right` of them right),
+/// the covariate values centred in f: Pearson's r from the sums, ρ from the entries.
+void add_assoc_correlations(const AssocFacts& f, const std::vector<double>& den, const std::vector<double>& right,
+                            const std::vector<AssocEntry>& entries, const std::string& tag, StatLabel label,
+                            MetricsPlan& built) {
+  Plan& plan = built.plan;
+  const std::vector<double> x = times(f.centred, den);
+  const int32_t kn = add_column(plan, tag + "/n", den), kx = add_column(plan, tag + "/x", x);
+  const int32_t ky = add_column(plan, tag + "/y", right), kxy = add_column(plan, tag + "/xy", times(f.centred, right));
+  const int32_t kxx = add_column(plan, tag + "/xx", times(f.centred, x));
+  label.name = "point_biserial";
+  plan.statistics.push_back({label, pearson_program(kn, kx, ky, kxy, kxx)});
+  add_assoc_rho(f, den, entries, kn, ky, tag, std::move(label), built);
 }
 
 /// One judge's point-biserial correlation, Spearman's ρ and accuracy per bin on one scope.
@@ -332,17 +353,15 @@ void add_assoc_scope(const ItemMatrix& m, const Selection& sel, const AssocFacts
   const std::vector<double> den = times(times(z.present, f.with_gold), scope.mask);
   const auto n = static_cast<int64_t>(total(den));
   if (n == 0) return;
-  const std::vector<double> x = times(f.centred, den), y = times(z.correct, den);
+  const std::vector<double> y = times(z.correct, den);
   const std::string tag = scope_tag(m, scope, j, "assoc");
   if (varies(f.centred, den) && varies(z.correct, den)) {
-    Plan& plan = built.plan;
-    const int32_t kn = add_column(plan, tag + "/n", den), kx = add_column(plan, tag + "/x", x);
-    const int32_t ky = add_column(plan, tag + "/y", y), kxy = add_column(plan, tag + "/xy", times(x, y));
-    const int32_t kxx = add_column(plan, tag + "/xx", times(x, x));
+    std::vector<AssocEntry> entries;
+    for (size_t u = 0; u < den.size(); ++u)
+      if (den[u] > 0) entries.push_back({static_cast<int32_t>(u), y[u] > 0});
     StatLabel label = scope_label(m, sel, scope, j, "point_biserial");
     label.n = n;
-    plan.statistics.push_back({label, pearson_program(kn, kx, ky, kxy, kxx)});
-    add_assoc_rho(f, den, y, kn, ky, tag, std::move(label), built);
+    add_assoc_correlations(f, den, y, entries, tag, std::move(label), built);
   } else {
     built.notes.push_back("point_biserial and assoc_rho of " + m.judges[j] +
                           (scope.group ? " on " + *scope.group : "") +
@@ -386,16 +405,51 @@ std::optional<std::string> items_without_value_note(const ItemMatrix& m, const s
          " of its " + std::to_string(items) + " items with gold: they have no value of " + name;
 }
 
+// CAP App. A.3's single correlation of an item covariate with correctness pooled over the judges:
+// every judge's order-0 judgment of an item is one observation (judge = the judges joined by ",").
+void add_assoc_pooled(const ItemMatrix& m, const Selection& sel, const AssocFacts& f, const std::vector<OrderZero>& zs,
+                      const MetricsScope& scope, MetricsPlan& built) {
+  const size_t U = f.value.size();
+  std::vector<double> den(U, 0.0), right(U, 0.0);
+  std::vector<AssocEntry> entries;
+  for (const OrderZero& z : zs)
+    for (size_t u = 0; u < U; ++u) {
+      if (!(z.present[u] > 0 && f.with_gold[u] > 0 && scope.mask[u] > 0)) continue;
+      den[u] += 1;
+      right[u] += z.correct[u];
+      entries.push_back({static_cast<int32_t>(u), z.correct[u] > 0});
+    }
+  const double n = total(den), n_right = total(right);
+  if (n == 0) return;
+  std::string judges;
+  for (int32_t j : sel.judges) judges += (judges.empty() ? "" : ",") + m.judges[j];
+  if (!varies(f.centred, den) || n_right == 0 || n_right == n) {
+    built.notes.push_back("point_biserial and assoc_rho pooled over the judges" +
+                          (scope.group ? " on " + *scope.group : std::string()) +
+                          " are left out: the covariate is constant or every judgment is right (or every one wrong)");
+    return;
+  }
+  StatLabel label = scope_label(m, sel, scope, sel.judges.front(), "point_biserial");
+  label.judge = judges;
+  label.n = static_cast<int64_t>(n);
+  const std::string tag = "pooled/assoc" + (scope.group ? "/" + *scope.group : std::string());
+  add_assoc_correlations(f, den, right, entries, tag, std::move(label), built);
+}
+
 void add_association(const ItemMatrix& m, const Selection& sel, const CovariateOptions& options, MetricsPlan& built) {
   const AssocFacts f = assoc_facts(m, built.units, options.assoc);
   const std::vector<double> edges =
       edges_over(m, built.units, f.value, f.with_gold, options.assoc_bins, "--assoc-bins", options.assoc + " = ");
+  std::vector<OrderZero> zs;
   for (int32_t j : sel.judges) {
-    const OrderZero z = order_zero_facts(m, j, built.units);
+    zs.push_back(order_zero_facts(m, j, built.units));
+    const OrderZero& z = zs.back();
     if (std::optional<std::string> note = items_without_value_note(m, built.units, f, z, j, options.assoc))
       built.notes.push_back(std::move(*note));
     for (const MetricsScope& scope : built.scopes) add_assoc_scope(m, sel, f, z, j, scope, edges, built);
   }
+  if (sel.judges.size() < 2) return;
+  for (const MetricsScope& scope : built.scopes) add_assoc_pooled(m, sel, f, zs, scope, built);
 }
 
 }  // namespace
