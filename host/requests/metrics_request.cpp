@@ -49,8 +49,11 @@ void add_metrics_options(cxxopts::Options& options) {
        cxxopts::value<std::string>()->default_value(""))
       ("length", "length bias: x.LEN_A,x.LEN_B, the lengths of candidates A and B (the first and second label)",
        cxxopts::value<std::string>()->default_value(""))
-      ("length-bins", "with --length: bins of len(gold) − len(other), K quantile bins or edges",
+      ("length-bins", "with --length: bins of the length measure, K quantile bins or edges",
        cxxopts::value<std::string>()->default_value("4"))
+      ("length-measure", "with --length: length_acc's bins over len(gold) − len(other) (difference) or "
+       "len(other) / len(gold), rejected over preferred (ratio; JEV Table 12)",
+       cxxopts::value<std::string>()->default_value("difference"))
       ("assoc", "a numeric covariate x.NAME against correctness: point-biserial r, Spearman rho and accuracy per bin",
        cxxopts::value<std::string>()->default_value(""))
       ("assoc-bins", "with --assoc: bins of the covariate, K quantile bins or edges",
@@ -82,8 +85,14 @@ MetricsOptions read_metrics_options(const OptionReader& r, const CommonOptions& 
   metrics.variants = r.list("variant", ListSplit::kDropEmpty, ListOf::kWords);
   metrics.by = r.text("by");
   metrics.strata_mode = r.text("strata");
-  metrics.covariates = {r.text_or_number("bins"), r.text("length"), r.text_or_number("length-bins"), r.text("assoc"),
-                        r.text_or_number("assoc-bins")};  // docs/statistics.md §8.3
+  metrics.covariates = {r.text_or_number("bins"),        r.text("length"),
+                        r.text_or_number("length-bins"), r.text("assoc"),
+                        r.text_or_number("assoc-bins"),  r.text("length-measure")};  // docs/statistics.md §8.3
+  const std::string& measure = metrics.covariates.length_measure;
+  if (measure != "difference" && measure != "ratio")
+    throw UsageError("--length-measure: expected difference or ratio, got '" + measure + "'");
+  if (measure == "ratio" && metrics.covariates.length.empty())
+    throw UsageError("--length-measure ratio: give --length x.LEN_A,x.LEN_B, the lengths it divides");
   if (!metrics.strata_mode.empty() && metrics.strata_mode != "by" && metrics.strata_mode != "none")
     throw UsageError("--strata: expected by or none, got '" + metrics.strata_mode + "'");
   metrics.hard_only = r.given("hard");

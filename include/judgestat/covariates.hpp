@@ -18,13 +18,16 @@ struct CovariateOptions {
   /// `--length x.A,x.B`: the lengths of canonical candidate A's (label 0) and B's (label 1)
   /// responses of two-label pairwise items; "" = no length-bias statistics.
   std::string length;
-  /// `--length-bins`: bins of len(gold) − len(other) for length_acc ("K" quantile bins or edges).
+  /// `--length-bins`: bins of the length measure for length_acc ("K" quantile bins or edges).
   std::string length_bins = "4";
   /// `--assoc x.NAME`: a numeric covariate's point-biserial correlation and Spearman's ρ with
   /// order-0 correctness.
   std::string assoc;
   /// `--assoc-bins`: bins of the covariate for assoc_acc ("K" quantile bins or edges).
   std::string assoc_bins = "4";
+  /// `--length-measure`: length_acc's bins over len(gold) − len(other) ("difference") or
+  /// len(other) / len(gold), rejected over preferred ("ratio", JEV Table 12).
+  std::string length_measure = "difference";
 };
 
 }  // namespace judgestat

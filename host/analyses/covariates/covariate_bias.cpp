@@ -119,8 +119,9 @@ void add_binned_accuracy(Plan& plan, StatLabel label, const std::string& tag, co
 // len(gold) − len(other) (NaN without gold or a length).
 struct LengthFacts {
   std::vector<int32_t> longer, gold;
-  std::vector<double> with_gold, gold_minus_other;
+  std::vector<double> with_gold, gold_minus_other;  // with --length-measure ratio: len(other) / len(gold)
   int64_t items_without_length = 0, items = 0;
+  int64_t items_without_ratio = 0;  // units whose gold response has length 0: no ratio
 };
 
 std::vector<std::string> length_columns(const ItemMatrix& m, const std::string& text) {
@@ -140,7 +141,8 @@ std::vector<std::string> length_columns(const ItemMatrix& m, const std::string& 
   return names;
 }
 
-LengthFacts length_facts(const ItemMatrix& m, const std::vector<AccuracyUnit>& units, const std::string& text) {
+LengthFacts length_facts(const ItemMatrix& m, const std::vector<AccuracyUnit>& units, const std::string& text,
+                         bool ratio) {
   const std::vector<std::string> names = length_columns(m, text);
   const std::vector<double> a = unit_covariate(m, units, names[0], "--length");
   const std::vector<double> b = unit_covariate(m, units, names[1], "--length");
@@ -159,7 +161,15 @@ LengthFacts length_facts(const ItemMatrix& m, const std::vector<AccuracyUnit>& u
     f.with_gold[u] = m.has_gold(item);
     if (!known) continue;
     f.longer[u] = a[u] > b[u] ? 0 : b[u] > a[u] ? 1 : -1;
-    if (m.has_gold(item)) f.gold_minus_other[u] = m.gold[item] == 0 ? a[u] - b[u] : b[u] - a[u];
+    if (!m.has_gold(item)) continue;
+    const double gold = m.gold[item] == 0 ? a[u] : b[u], other = m.gold[item] == 0 ? b[u] : a[u];
+    if (!ratio) {
+      f.gold_minus_other[u] = gold - other;
+    } else if (gold > 0) {
+      f.gold_minus_other[u] = other / gold;  // rejected over preferred [JEV Table 12]
+    } else {
+      ++f.items_without_ratio;
+    }
   }
   return f;
 }
@@ -374,9 +384,14 @@ void add_assoc_scope(const ItemMatrix& m, const Selection& sel, const AssocFacts
 }
 
 void add_length_bias(const ItemMatrix& m, const Selection& sel, const CovariateOptions& options, MetricsPlan& built) {
-  const LengthFacts f = length_facts(m, built.units, options.length);
-  const std::vector<double> edges = edges_over(m, built.units, f.gold_minus_other, f.with_gold, options.length_bins,
-                                               "--length-bins", "a length difference of ");
+  const bool ratio = options.length_measure == "ratio";
+  const LengthFacts f = length_facts(m, built.units, options.length, ratio);
+  const std::vector<double> edges =
+      edges_over(m, built.units, f.gold_minus_other, f.with_gold, options.length_bins, "--length-bins",
+                 ratio ? "a length ratio (rejected / preferred) of " : "a length difference of ");
+  if (f.items_without_ratio > 0)
+    built.notes.push_back("length_acc by ratio leaves out " + std::to_string(f.items_without_ratio) +
+                          " units whose gold response has length 0 (no ratio)");
   if (f.items_without_length > 0)
     built.notes.push_back("length statistics leave out " + std::to_string(f.items_without_length) + " of the " +
                           std::to_string(f.items) + " analysed items: they have no value in one of " + options.length);

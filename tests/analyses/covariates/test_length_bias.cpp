@@ -100,6 +100,31 @@ TEST(LengthBias, AccuracyByBinsOfTheLengthDifference) {
   EXPECT_EQ(stats.at({"length_acc", "G", "[-inf, -1)"}), V(1.0, 3));
 }
 
+// JEV Table 12's bins of the length ratio, rejected over preferred: len(other) / len(gold) is
+// a 0.5, b 2, c 0.333…, d 3, e 0.5, f 1, g 4, h 0.25.
+TEST(LengthBias, AccuracyByBinsOfTheLengthRatio) {
+  CovariateOptions options = length_options();
+  options.length_measure = "ratio";
+  options.length_bins = "0,0.8,1.25,inf";
+  const auto stats = length_statistics(load_item_matrix(planted_file()), options);
+  using V = std::pair<double, int64_t>;
+  // Below 0.8 (gold the longer one: a, c, e, h) L is right on all; at 1 (f) wrong; above (b, d, g) wrong.
+  EXPECT_EQ(stats.at({"length_acc", "L", "[0, 0.8)"}), V(1.0, 4));
+  EXPECT_EQ(stats.at({"length_acc", "L", "[0.8, 1.25)"}), V(0.0, 1));
+  EXPECT_EQ(stats.at({"length_acc", "L", "[1.25, inf]"}), V(0.0, 3));
+  EXPECT_EQ(stats.at({"length_acc", "G", "[1.25, inf]"}), V(1.0, 3));
+  // The other length statistics do not depend on the measure.
+  EXPECT_EQ(stats.at({"longer_rate", "L", ""}), V(1.0, 7));
+  // The CLI refuses an unknown measure, and a ratio without the lengths to divide.
+  const std::string path = planted_file();
+  const CliRun unknown = run_cli("metrics " + path + " --length x.len_a,x.len_b --length-measure share");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_TRUE(contains(unknown.out, "--length-measure: expected difference or ratio, got 'share'")) << unknown.out;
+  const CliRun alone = run_cli("metrics " + path + " --length-measure ratio");
+  EXPECT_EQ(alone.status, 2);
+  EXPECT_TRUE(contains(alone.out, "--length-measure ratio: give --length")) << alone.out;
+}
+
 TEST(LengthBias, BadRequestsNameTheFlag) {
   const std::string path = planted_file();
   const ItemMatrix m = load_item_matrix(path);
