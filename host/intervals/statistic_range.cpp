@@ -16,6 +16,7 @@ namespace {
 const std::set<std::string>& unit_names() {
   static const std::set<std::string> names{"acc",
                                            "disagree",
+                                           "failure_rate",
                                            "label_share",
                                            "acc_adjudicated",
                                            "pa",

@@ -64,7 +64,7 @@ const std::vector<Section>& sections() {
        {"position_rate", "always_first", "always_second"}},
       {"cost",
        "Cost and speed (§7.1): fee per 1,000 records with CI; latency quantiles over records (no CI)",
-       {"fee_per_1k", "latency_p50", "latency_p95"}},
+       {"fee_per_1k", "latency_p50", "latency_p95", "failure_rate"}},
       {"probability quality",
        "Probability quality (§3.2): valid records only",
        {"brier", "nll", "mean_q", "ece", "auroc_err"}},

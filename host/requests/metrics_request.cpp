@@ -71,6 +71,8 @@ void add_metrics_options(cxxopts::Options& options) {
       ("temperature-fit", "fit each judge's temperature on this records file and apply it here (a frozen calibration)",
        cxxopts::value<std::string>()->default_value(""))
       ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)")
+      ("failure-type", "a covariate x.NAME holding each invalid record's failure type: failure_rate per judge and "
+       "type (JEV Table 19)", cxxopts::value<std::string>()->default_value(""))
       ("full", "print every table (default: the summary, judges × headline statistics, within 100 columns)")
       ("plots", "write the forest plot of the accuracy family per group and JEV's figures (SVG + CSV) into DIR",
        cxxopts::value<std::string>()->default_value(""));
@@ -102,6 +104,7 @@ MetricsOptions read_metrics_options(const OptionReader& r, const CommonOptions& 
   metrics.difficulty_others = difficulty_from == "others";
   metrics.difficulty_bins = r.text("difficulty-bins");
   metrics.invalid_match = r.given("invalid-match");
+  metrics.failure_type = r.text("failure-type");
   metrics.full_text = r.given("full");
   metrics.reference = r.text("reference");
   metrics.diff = r.list("diff", ListSplit::kTrimmed, ListOf::kWords);

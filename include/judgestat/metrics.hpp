@@ -43,7 +43,9 @@ struct MetricsOptions {
   bool difficulty_others = false;
   std::string difficulty_bins;
   bool invalid_match = false;  // two invalid verdicts agree in `cons` (LLMBar's `equal`)
-  std::string reference;       // judge for `diff`; empty: the first selected judge
+  /// `--failure-type x.NAME`: failure_rate per judge and type of invalid record (JEV Table 19).
+  std::string failure_type;
+  std::string reference;  // judge for `diff`; empty: the first selected judge
   /// Per-judge statistics to difference (docs/statistics.md §7.3 `--diff`).
   std::vector<std::string> diff{"acc", "pa", "bc"};
   bool all_pairs = false;  // every pair j − i (i < j, selection order) instead of − reference

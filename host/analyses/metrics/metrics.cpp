@@ -271,6 +271,7 @@ class MetricsPlanBuilder {
     const auto fee = per_call(options_.fee, j), latency = per_call(options_.latency, j);
     if (m_.has_fee || fee) add_fee_per_1k(m_, j, view, fee, plan_);
     if (m_.has_fee && !fee && !scope.group) note_missing_fees(j);
+    if (!options_.failure_type.empty()) add_failure_rates(m_, j, view, failure_covariate(), plan_);
     if (!m_.has_latency && !latency) return;
     const LatencyQuantiles q = latency_quantiles(m_, j, view, latency);
     if (q.n == 0) return;
@@ -281,6 +282,15 @@ class MetricsPlanBuilder {
     out_.point_statistics.push_back({label, q.p50});
     label.name = "latency_p95";
     out_.point_statistics.push_back({label, q.p95});
+  }
+
+  // The covariate --failure-type names (a usage error naming the flag when the file lacks it).
+  const Covariate& failure_covariate() const {
+    try {
+      return m_.covariate(options_.failure_type);
+    } catch (const UsageError& error) {
+      throw UsageError(std::string("--failure-type: ") + error.what());
+    }
   }
 
   // fee_per_1k averages over the records that carry a fee; say how many do not.

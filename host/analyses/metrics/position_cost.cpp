@@ -125,6 +125,26 @@ void add_fee_per_1k(const ItemMatrix& m, int32_t judge, const ScopeView& scope,
                   scope_label(scope, "fee_per_1k", m.judges[judge]), plan);
 }
 
+void add_failure_rates(const ItemMatrix& m, int32_t judge, const ScopeView& scope, const Covariate& type, Plan& plan) {
+  const size_t untyped = type.levels.size();  // the slot of failures without a type
+  std::vector<std::vector<double>> failed(untyped + 1);
+  std::vector<double> records(scope.size(), 0.0);
+  for_each_record(m, judge, scope, [&](size_t u, size_t c) {
+    ++records[u];
+    if (m.valid(c)) return;
+    const size_t slot = type.cell_level[c] >= 0 ? static_cast<size_t>(type.cell_level[c]) : untyped;
+    if (failed[slot].empty()) failed[slot].assign(scope.size(), 0.0);
+    ++failed[slot][u];
+  });
+  for (size_t slot = 0; slot <= untyped; ++slot) {
+    if (failed[slot].empty()) continue;  // a type this judge never failed with: no row
+    StatLabel label = scope_label(scope, "failure_rate", m.judges[judge]);
+    label.label = slot < untyped ? type.levels[slot] : "(no type)";
+    add_scope_ratio(scope.tag + "/failure/" + std::to_string(slot), std::move(failed[slot]), records, 1.0,
+                    std::move(label), plan);
+  }
+}
+
 LatencyQuantiles latency_quantiles(const ItemMatrix& m, int32_t judge, const ScopeView& scope,
                                    const std::optional<double>& latency_per_call) {
   check_per_call(latency_per_call, "latency_per_call");

@@ -36,6 +36,12 @@ struct LatencyQuantiles {
   double p50 = std::numeric_limits<double>::quiet_NaN(), p95 = std::numeric_limits<double>::quiet_NaN();
 };
 
+/// JEV Table 19's failures by type (`--failure-type x.NAME`): per value t of the covariate on
+/// `judge`'s invalid records on the scope (every order; "(no type)" for an invalid record without
+/// one), `failure_rate` (label t) = invalid records of type t / records; n = records. A type the
+/// judge never failed with gets no row.
+void add_failure_rates(const ItemMatrix& m, int32_t judge, const ScopeView& scope, const Covariate& type, Plan& plan);
+
 /// Type-7 quantiles of `judge`'s latencies over its records on the scope (every order) that carry
 /// one; with latency_per_call, every present record takes that instead. NaN quantiles when n = 0.
 LatencyQuantiles latency_quantiles(const ItemMatrix& m, int32_t judge, const ScopeView& scope,
