@@ -77,6 +77,15 @@ double spearman_of_resample(const std::vector<double>& weight, bool Item::*right
   return pearson(mid_ranks(x), mid_ranks(y));
 }
 
+/// Replicate r's weight of each item: how often its cluster (c0: i0, i1; …) was drawn, the seven
+/// draws taken as the CPU backend takes them.
+std::vector<double> item_weights(const PhiloxKey& key, uint32_t r) {
+  std::vector<double> cluster_draws(7, 0.0), weight(kItems.size());
+  for (uint32_t draw = 0; draw < 7; ++draw) ++cluster_draws[scale_to(draw_word(key, draw, r, bootstrap_stream(0)), 7)];
+  for (size_t i = 0; i < kItems.size(); ++i) weight[i] = cluster_draws[i / 2];
+  return weight;
+}
+
 MetricsOptions assoc_options() {
   MetricsOptions options;
   options.covariates.assoc = "x.subtlety";
@@ -128,10 +137,7 @@ TEST(AssocRho, EveryReplicateIsSpearmanOfItsResample) {
   const PhiloxKey key(options.seed);
   int defined = 0;
   for (uint32_t r = 0; r < options.replicates; ++r) {
-    std::vector<double> cluster_draws(7, 0.0), weight(kItems.size());
-    for (uint32_t draw = 0; draw < 7; ++draw)
-      ++cluster_draws[scale_to(draw_word(key, draw, r, bootstrap_stream(0)), 7)];
-    for (size_t i = 0; i < kItems.size(); ++i) weight[i] = cluster_draws[i / 2];
+    const std::vector<double> weight = item_weights(key, r);
     for (const auto& [s, right] : {std::pair{j, &Item::j_right}, std::pair{k, &Item::k_right}}) {
       const double expected = spearman_of_resample(weight, right), got = result.replicates[r * S + s];
       if (std::isnan(expected)) {
@@ -182,10 +188,7 @@ TEST(AssocRho, PooledOverTheJudgesIsTheCorrelationOfEveryJudgment) {
   const PhiloxKey key(options.seed);
   int defined = 0;
   for (uint32_t b = 0; b < options.replicates; ++b) {
-    std::vector<double> cluster_draws(7, 0.0), weight(kItems.size());
-    for (uint32_t draw = 0; draw < 7; ++draw)
-      ++cluster_draws[scale_to(draw_word(key, draw, b, bootstrap_stream(0)), 7)];
-    for (size_t i = 0; i < kItems.size(); ++i) weight[i] = cluster_draws[i / 2];
+    const std::vector<double> weight = item_weights(key, b);
     const double want = pooled_correlation(weight, true), got = result.replicates[b * S + rho];
     if (std::isnan(want)) {
       EXPECT_TRUE(std::isnan(got)) << "replicate " << b;
