@@ -74,7 +74,8 @@ TEST(FailureTypes, RatesPerJudgeAndTypeAreTheRecount) {
   // Valid-only accuracy (the table's other column): --invalid exclude.
   const CliRun valid = run_cli("metrics " + kFile + " --invalid exclude --replicates 50 --format json");
   ASSERT_EQ(valid.status, 0) << valid.out;
-  for (const Json& row : Json::parse(valid.out)["statistics"])
+  const Json valid_json = Json::parse(valid.out);  // named: a range-for over a temporary's member dangles
+  for (const Json& row : valid_json["statistics"])
     if (row["name"] == "acc" && row["order"] == 0 && row["benchmark"].is_null()) {
       const std::string judge = row["judge"];
       EXPECT_DOUBLE_EQ(row["estimate"].get<double>(),
