@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "support/quantile.hpp"
+
 namespace judgestat {
 
 const char* family_name(RepeatFamily family) {
@@ -81,15 +83,6 @@ AgreementCounts item_counts(const ItemMatrix& m, const Selection& sel, int32_t j
 }
 
 namespace {
-
-// The type-7 quantile at ½: the middle value, or the mean of the two middle values.
-double median_of(std::vector<double> values) {
-  const size_t half = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + half, values.end());
-  const double upper = values[half];
-  if (values.size() % 2 == 1) return upper;
-  return 0.5 * (*std::max_element(values.begin(), values.begin() + half) + upper);
-}
 
 // The plan step by step: units (the analysed items), scopes, then per judge × scope × family the
 // six count columns and the statistics whose denominators are not all zero.
@@ -233,7 +226,8 @@ void RepeatsPlanBuilder::add_family_scope(int32_t j, RepeatFamily family, const 
     add("q_range", q_range_sum, q_groups, total.q_groups);
     label.name = name + "_q_range_median";
     label.n = total.q_groups;
-    out_.point_statistics.push_back({label, median_of(total.q_ranges)});
+    std::vector<double> ranges = total.q_ranges;  // the type-7 median reorders them
+    out_.point_statistics.push_back({label, quantile_type7_unsorted(ranges, 0.5)});
   } else if (m_.has_probs) {
     out_.notes.push_back(name + "_tv and " + name + "_q_range of " + scope_words(j, scope) + " are left out: no two " +
                          members_of(family) + " of one request both carry probabilities");
