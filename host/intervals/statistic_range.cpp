@@ -32,6 +32,7 @@ const std::set<std::string>& unit_names() {
                                            "macro_recall",
                                            "ece",
                                            "auroc_err",
+                                           "native_auroc_err",
                                            "position_rate",
                                            "longer_rate",
                                            "gold_longer_rate",
@@ -57,9 +58,9 @@ const std::set<std::string>& unit_names() {
 // Coefficients in [−1, 1] (Krippendorff's α is not: it can fall below −1) and differences of two
 // shares named as such.
 const std::set<std::string>& signed_names() {
-  static const std::set<std::string> names{"kappa",         "fleiss_kappa",    "spearman",
-                                           "spearman_rho",  "assoc_rho",       "point_biserial",
-                                           "win_rate_diff", "length_acc_diff", "cascade_delta"};
+  static const std::set<std::string> names{"kappa",         "fleiss_kappa",   "spearman",      "spearman_rho",
+                                           "assoc_rho",     "point_biserial", "win_rate_diff", "length_acc_diff",
+                                           "cascade_delta", "native_q_rho"};
   return names;
 }
 

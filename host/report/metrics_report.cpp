@@ -67,7 +67,7 @@ const std::vector<Section>& sections() {
        {"fee_per_1k", "latency_p50", "latency_p95", "failure_rate"}},
       {"probability quality",
        "Probability quality (§3.2): valid records only",
-       {"brier", "nll", "mean_q", "ece", "auroc_err"}},
+       {"brier", "nll", "mean_q", "ece", "auroc_err", "native_auroc_err", "native_q_rho"}},
       {"covariates",
        "Covariates (§8.3): order 0; length bias on length-mismatched pairs (rates over verdicts picking A or B); "
        "point-biserial r and Spearman's ρ of a covariate with correctness; a binned row names its bin",
@@ -360,7 +360,7 @@ Json statistics_rows(const MetricsReport& report) {
                     {"of", nullptr},
                     {"benchmark", label.benchmark ? Json(*label.benchmark) : Json(nullptr)},
                     {"condition", label.condition ? Json(*label.condition) : Json(nullptr)},
-                    {"order", nullptr},
+                    {"order", label.order ? Json(*label.order) : Json(nullptr)},
                     {"variant", nullptr},
                     {"threshold", nullptr},
                     {"n", label.n},

@@ -73,6 +73,9 @@ void add_metrics_options(cxxopts::Options& options) {
       ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)")
       ("failure-type", "a covariate x.NAME holding each invalid record's failure type: failure_rate per judge and "
        "type (JEV Table 19)", cxxopts::value<std::string>()->default_value(""))
+      ("native-confidence", "a numeric covariate x.NAME holding a second confidence score per record (JEV App. I): "
+       "its error-detection AUROC (native_auroc_err) and Spearman's rho with q (native_q_rho)",
+       cxxopts::value<std::string>()->default_value(""))
       ("full", "print every table (default: the summary, judges × headline statistics, within 100 columns)")
       ("plots", "write the forest plot of the accuracy family per group and JEV's figures (SVG + CSV) into DIR",
        cxxopts::value<std::string>()->default_value(""));
@@ -105,6 +108,7 @@ MetricsOptions read_metrics_options(const OptionReader& r, const CommonOptions& 
   metrics.difficulty_bins = r.text("difficulty-bins");
   metrics.invalid_match = r.given("invalid-match");
   metrics.failure_type = r.text("failure-type");
+  metrics.native_confidence = r.text("native-confidence");
   metrics.full_text = r.given("full");
   metrics.reference = r.text("reference");
   metrics.diff = r.list("diff", ListSplit::kTrimmed, ListOf::kWords);

@@ -45,6 +45,9 @@ struct MetricsOptions {
   bool invalid_match = false;  // two invalid verdicts agree in `cons` (LLMBar's `equal`)
   /// `--failure-type x.NAME`: failure_rate per judge and type of invalid record (JEV Table 19).
   std::string failure_type;
+  /// `--native-confidence x.NAME`: a second confidence score per record (JEV App. I), its
+  /// native_auroc_err and its Spearman ρ with q, native_q_rho (docs/statistics.md §3.2).
+  std::string native_confidence;
   std::string reference;  // judge for `diff`; empty: the first selected judge
   /// Per-judge statistics to difference (docs/statistics.md §7.3 `--diff`).
   std::vector<std::string> diff{"acc", "pa", "bc"};

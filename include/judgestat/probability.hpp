@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "judgestat/plan.hpp"
 
 namespace judgestat {
 
@@ -71,6 +74,9 @@ struct ProbabilityQuality {
   std::vector<ProbabilitySummary> summaries;
   std::vector<FlipSummary> flips;
   std::vector<std::string> notes;
+  /// `--native-confidence` (docs/statistics.md §3.2): native_q_rho per judge, scope and presentation
+  /// (no CI); the run's point statistics.
+  std::vector<std::pair<StatLabel, double>> point_statistics;
   bool empty() const { return summaries.empty(); }
 };
 

@@ -24,6 +24,10 @@ ANALYSES = [
     ("metrics_llmbar_raters", "metrics", LLMBAR,
      dict(replicates=300, reference="GPT-4/Vanilla", raters=["ChatGPT/Vanilla", "GPT-4/Vanilla", "PaLM2/Vanilla"]),
      ["--replicates", "300", "--reference", "GPT-4/Vanilla", "--raters", "ChatGPT/Vanilla,GPT-4/Vanilla,PaLM2/Vanilla"]),
+    # JEV App. I: a second confidence per record in a covariate (NaN in a DataFrame where a record has none).
+    ("metrics_native_confidence", "metrics", os.path.join(SOURCE_DIR, "data", "examples", "jev_native.csv"),
+     dict(replicates=300, by="benchmark", native_confidence="x.native"),
+     ["--replicates", "300", "--by", "benchmark", "--native-confidence", "x.native"]),
     ("cascade", "cascade", JUDGEBENCH, dict(first=FIRST, fallback=FALLBACK, fee=FEES, replicates=300),
      ["--first", FIRST, "--fallback", FALLBACK, "--fee", f"{FIRST}=0", "--fee", f"{FALLBACK}=0.0076",
       "--replicates", "300"]),

@@ -474,6 +474,26 @@ StatLabel group_label(const Selection& sel, const std::optional<std::string>& gr
   return label;
 }
 
+namespace {
+
+// `--native-confidence x.NAME` (docs/statistics.md §3.2): a numeric covariate; nullptr when not asked for.
+const Covariate* native_confidence(const ItemMatrix& m, const std::string& name) {
+  if (name.empty()) return nullptr;
+  const Covariate* native = nullptr;
+  try {
+    native = &m.covariate(name);
+  } catch (const UsageError& error) {
+    throw UsageError(std::string("--native-confidence: ") + error.what());
+  }
+  for (size_t k = 0; k < native->levels.size(); ++k)
+    if (!std::isfinite(native->numbers[k]))
+      throw UsageError("--native-confidence: x." + native->name + " has the value '" + native->levels[k] +
+                       "', not a finite number");
+  return native;
+}
+
+}  // namespace
+
 MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options) {
   MetricsPlan built = build_metrics_plan(m, sel, options);
   const int32_t reference = options.reference.empty() ? sel.judges.front() : m.judge_index(options.reference);
@@ -492,7 +512,10 @@ MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, co
     return name == "brier" || name == "nll" || name == "ece";
   });
   built.probability = add_probability_quality(m, sel, options.per_group, built.plan, &built.units,
-                                              diff_reads_fractions ? FractionColumns::kKept : FractionColumns::kFolded);
+                                              diff_reads_fractions ? FractionColumns::kKept : FractionColumns::kFolded,
+                                              native_confidence(m, options.native_confidence));
+  for (auto& point : built.probability.point_statistics) built.point_statistics.push_back(std::move(point));
+  built.probability.point_statistics.clear();
   for (std::string& note : add_paired_differences(m, options.diff, pairs, built.plan))
     built.notes.push_back(std::move(note));
   return built;

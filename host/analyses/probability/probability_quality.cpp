@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <limits>
 #include <numeric>
+#include <set>
 
 #include "analyses/metrics/metrics_plan.hpp"
+#include "analyses/probability/native_confidence.hpp"
 
 namespace judgestat {
 
@@ -203,6 +205,7 @@ struct Presentation {
   std::optional<int> order;  // nullopt: order-averaged
   std::vector<uint8_t> has;  // the unit has a valid output with probabilities
   std::vector<double> q, correct, brier, nll;
+  std::vector<double> native;  // --native-confidence per unit (NaN: none); empty when not asked for
   explicit Presentation(size_t units) : has(units, 0), q(units, 0), correct(units, 0), brier(units, 0), nll(units, 0) {}
 };
 
@@ -263,8 +266,15 @@ int64_t append_units(Plan& plan, const std::vector<int32_t>& clusters) {
 class ProbabilityPlanBuilder {
  public:
   ProbabilityPlanBuilder(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan,
-                         const std::vector<AccuracyUnit>* plan_units, FractionColumns fractions)
-      : m_(m), sel_(sel), per_group_(per_group), plan_(plan), plan_units_(plan_units), fractions_(fractions) {
+                         const std::vector<AccuracyUnit>* plan_units, FractionColumns fractions,
+                         const Covariate* native)
+      : m_(m),
+        sel_(sel),
+        per_group_(per_group),
+        plan_(plan),
+        plan_units_(plan_units),
+        fractions_(fractions),
+        native_(native) {
     out_.strata = per_group ? sel.strata : "";
   }
 
@@ -280,6 +290,7 @@ class ProbabilityPlanBuilder {
       for (const auto& name : without_) names += (names.empty() ? "" : ", ") + name;
       out_.notes.push_back("probability quality is left out for " + names + ": no valid records with probabilities");
     }
+    if (native_ != nullptr) note_native(judges);
     out_.notes.push_back(
         "brier, nll, ece, auroc_err: n = valid records with probabilities; rows without [order] "
         "use order-averaged probabilities (docs/statistics.md §3.2); auroc_err ranks errors by 1 − q, ties ½");
@@ -370,6 +381,8 @@ class ProbabilityPlanBuilder {
     std::vector<Presentation> presentations;
     for (int o = 0; o < orders; ++o) presentations.push_back(single_order(m_, j, units_, o));
     if (orders >= 2) presentations.push_back(order_averaged(m_, j, units_, orders));
+    if (native_ != nullptr)
+      for (Presentation& pres : presentations) attach_native(j, pres);
     for (size_t s = 0; s < scopes_.size(); ++s) {
       for (const Presentation& pres : presentations) add_presentation(j, scopes_[s], pres, invalid_outputs(j, s, pres));
       if (orders >= 2) add_flips(j, scopes_[s], presentations[0]);
@@ -473,23 +486,74 @@ class ProbabilityPlanBuilder {
         set(k_pos, u, error);
         set(k_neg, u, !error);
       }
-      plan_.statistics.push_back({label_for("auroc_err", j, scope, pres.order, n),
-                                  {{OpCode::kRank, term},
-                                   {OpCode::kColumn, k_pos},
-                                   {OpCode::kColumn, k_neg},
-                                   {OpCode::kMul},
-                                   {OpCode::kConstant, 0, 2.0},
-                                   {OpCode::kMul},
-                                   {OpCode::kDiv}}});
+      plan_.statistics.push_back({label_for("auroc_err", j, scope, pres.order, n), auroc_program(term, k_pos, k_neg)});
     } else {
       out_.notes.push_back("auroc_err of " + scope_tag + " (" + presentation_name(pres.order) +
                            ") is left out: it needs both errors and correct outputs, and " +
                            (n_positive == 0 ? "there are no errors" : "every output is an error"));
     }
+    if (native_ != nullptr) add_native(j, scope, pres, tag);
     ReliabilityTable reliability = reliability_table(scope_q, scope_correct);
     reliability.invalid = invalid;
     out_.summaries.push_back(
         {m_.judges[j], scope.group, pres.order, std::move(reliability), risk_coverage(scope_q, scope_correct)});
+  }
+
+  // The native confidence of each unit of `pres` (docs/statistics.md §3.2): its record's in a single
+  // order; averaged, the mean over the orders that carry probabilities (NaN when one lacks it).
+  void attach_native(int32_t j, Presentation& pres) {
+    pres.native.assign(units_.size(), kMissing);
+    std::vector<double> p(m_.n_labels());
+    for (size_t u = 0; u < units_.size(); ++u) {
+      if (!pres.has[u]) continue;
+      double sum = 0;
+      int used = 0;
+      for (int o = 0; o < m_.orders; ++o) {
+        if (pres.order && o != *pres.order) continue;
+        const size_t cell = m_.cell(j, units_[u].item, o, units_[u].variant);
+        if (!cell_probabilities(m_, cell, p)) continue;
+        sum += native_value(*native_, cell);
+        ++used;
+      }
+      pres.native[u] = sum / used;  // NaN when an order lacks it; used >= 1 since pres.has[u]
+      if (std::isfinite(pres.native[u])) native_judges_.insert(j);
+    }
+  }
+
+  void add_native(int32_t j, const Scope& scope, const Presentation& pres, const std::string& tag) {
+    NativeConfidenceUnits units;
+    for (size_t u = 0; u < units_.size(); ++u) {
+      if (!scope.in[u] || !pres.has[u]) continue;
+      units.plan_unit.push_back(static_cast<int32_t>(unit_index_[u]));
+      units.q.push_back(pres.q[u]);
+      units.correct.push_back(pres.correct[u]);
+      units.native.push_back(pres.native[u]);
+    }
+    const std::string who =
+        m_.judges[j] + (scope.group ? " on " + *scope.group : "") + " (" + presentation_name(pres.order) + ")";
+    const bool none_here =
+        std::none_of(units.native.begin(), units.native.end(), [](double v) { return std::isfinite(v); });
+    if (none_here && !units.native.empty() && native_judges_.count(j) > 0)  // elsewhere it has some: say so here
+      out_.notes.push_back("native_auroc_err and native_q_rho of " + who + " are left out: none of its " +
+                           std::to_string(units.native.size()) + " records with probabilities carries x." +
+                           native_->name);
+    NativeConfidenceRows rows;
+    add_native_confidence(units, label_for("", j, scope, pres.order, 0), who, tag, plan_, rows);
+    for (auto& point : rows.points) out_.point_statistics.push_back(std::move(point));
+    for (auto& note : rows.notes) out_.notes.push_back(std::move(note));
+  }
+
+  // Which covariate the native statistics read, and the judges that give it nowhere.
+  void note_native(const std::vector<int32_t>& judges) {
+    std::string names;
+    for (int32_t j : judges)
+      if (native_judges_.count(j) == 0) names += (names.empty() ? "" : ", ") + m_.judges[j];
+    out_.notes.push_back("native_auroc_err and native_q_rho read the native confidence from x." + native_->name +
+                         "; native_auroc_err ranks errors by 1 − native confidence, ties ½; native_q_rho is "
+                         "Spearman's ρ of native confidence and q (a point value, no CI)");
+    if (!names.empty())
+      out_.notes.push_back("native_auroc_err and native_q_rho are left out for " + names + ": no x." + native_->name +
+                           " value on a record with probabilities");
   }
 
   // Flip rate by base-order confidence: items with every order present and a valid base
@@ -534,13 +598,16 @@ class ProbabilityPlanBuilder {
   const std::vector<AccuracyUnit>* plan_units_;
   const FractionColumns fractions_;
   std::vector<int64_t> unit_index_;  // per unit: its plan unit
+  const Covariate* native_;          // --native-confidence's covariate; nullptr when not asked for
+  std::set<int32_t> native_judges_;  // judges with a native value on some unit
 };
 
 }  // namespace
 
 ProbabilityQuality add_probability_quality(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan,
-                                           const std::vector<AccuracyUnit>* plan_units, FractionColumns fractions) {
-  return ProbabilityPlanBuilder(m, sel, per_group, plan, plan_units, fractions).build();
+                                           const std::vector<AccuracyUnit>* plan_units, FractionColumns fractions,
+                                           const Covariate* native) {
+  return ProbabilityPlanBuilder(m, sel, per_group, plan, plan_units, fractions, native).build();
 }
 
 }  // namespace judgestat

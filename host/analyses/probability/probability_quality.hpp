@@ -71,10 +71,12 @@ enum class FractionColumns { kKept, kFolded };
 /// columns are zero on the other units, so the cluster sums and every statistic are the same and
 /// the plan's columns are not lengthened. Adds nothing when no selected judge has probabilities. With
 /// FractionColumns::kFolded, each presentation's brier, nll and ece columns are folded once written, so that they
-/// never all exist at once; the plan compiles to the same CompiledPlan.
+/// never all exist at once; the plan compiles to the same CompiledPlan. With `native` (a numeric record covariate,
+/// `--native-confidence`), each presentation also gets native_auroc_err and native_q_rho (native_confidence.hpp).
 ProbabilityQuality add_probability_quality(const ItemMatrix& matrix, const Selection& selection, bool per_group,
                                            Plan& plan, const std::vector<AccuracyUnit>* plan_units = nullptr,
-                                           FractionColumns fractions = FractionColumns::kKept);
+                                           FractionColumns fractions = FractionColumns::kKept,
+                                           const Covariate* native = nullptr);
 
 /// "[0.9, 1.0]" style name of a confidence bin.
 std::string confidence_bin_name(int bin);

@@ -514,3 +514,58 @@ TEST(CascadeCuda, CudaEqualsCpu) {
     }
   }
 }
+
+// JEV App. K's alternative first stages break a coverage tie by the lower selection-set fee and then
+// the higher threshold; judgestat's rule by the higher threshold alone (§3.4). The gate is nested in τ
+// (accepted at τ' > τ ⇒ accepted at τ), so equal coverage means the same accepted items and the same
+// fee: the paper's rule, computed here from the pool item by item, chooses what the library does.
+TEST(CascadeRules, CoverageTiesBrokenByFeeChooseAsTheStricterThreshold) {
+  // JEV App. K's grid; its 1.01 (escalate every pair) is the choice `all`.
+  const ThresholdGrid grid = parse_grid("0,0.5,0.6,0.7,0.8,0.9,0.95,0.99,1");
+  std::mt19937 random(20261203);
+  int coverage_ties = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    CascadePool pool = named_pool({"all"});
+    const int n = 20 + trial % 60;
+    for (int i = 0; i < n; ++i) {
+      pool.item.push_back(i);
+      // Few distinct q, so that neighbouring thresholds often accept the same items.
+      pool.q.push_back(std::array<double, 4>{0.55, 0.75, 0.92, 1.0}[random() % 4]);
+      pool.gate_ok.push_back(random() % 10 != 0);  // an invalid order always escalates
+      const int outcome = static_cast<int>(random() % 8);
+      pool.c1.push_back(outcome == 0 ? 0.0 : outcome == 1 ? 0.5 : 1.0);
+      pool.c2.push_back(outcome == 2 ? 0.0 : 1.0);
+      pool.fee_first.push_back(1e-4 * static_cast<double>(1 + random() % 5));
+      pool.fee_fallback.push_back(1e-2 * static_cast<double>(1 + random() % 7));
+      pool.latency_first.push_back(0.2);
+      pool.latency_fallback.push_back(2.0);
+      pool.stratum.push_back(0);
+    }
+    const std::vector<uint8_t> all(pool.size(), 1);
+    for (ThresholdRule which : {ThresholdRule::kPoint, ThresholdRule::kLower}) {
+      const auto trials = selection_trials(pool, grid, all, rule(which));
+      // The paper's order: coverage descending, then selection-set fee ascending, then τ descending.
+      int32_t best = grid.size();
+      int64_t best_coverage = -1;
+      double best_fee = 0;
+      for (int32_t g = 0; g < grid.size(); ++g) {
+        if (!(which == ThresholdRule::kPoint ? trials[g].point_passes : trials[g].lower_passes)) continue;
+        int64_t coverage = 0;
+        double fee = 0;
+        for (int i = 0; i < n; ++i) {
+          const bool accepted = pool.gate_ok[i] && pool.q[i] >= grid.values[g];
+          coverage += accepted;
+          fee += pool.fee_first[i] + (accepted ? 0.0 : pool.fee_fallback[i]);
+        }
+        coverage_ties += coverage == best_coverage;
+        if (coverage > best_coverage || (coverage == best_coverage && (fee < best_fee || fee == best_fee))) {
+          best = g;
+          best_coverage = coverage;
+          best_fee = fee;
+        }
+      }
+      EXPECT_EQ(choose_from_trials(trials, rule(which)), best) << "trial " << trial;
+    }
+  }
+  EXPECT_GT(coverage_ties, 100);  // the tie-break was exercised
+}

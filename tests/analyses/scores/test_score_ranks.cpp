@@ -20,6 +20,7 @@
 #include "judgestat/backend.hpp"
 #include "judgestat/metrics.hpp"
 #include "judgestat/philox.hpp"
+#include "plain_correlations.hpp"
 #include "test_support.hpp"
 
 using namespace judgestat;
@@ -63,30 +64,9 @@ std::vector<double> repeated(const std::vector<double>& v, const std::vector<int
   return out;
 }
 
-// Average ranks: 1 + (values below) + (ties − 1) / 2.
-std::vector<double> average_ranks(const std::vector<double>& v) {
-  std::vector<double> out;
-  for (double a : v) {
-    double below = 0, equal = 0;
-    for (double b : v) below += b < a, equal += b == a;
-    out.push_back(1 + below + (equal - 1) / 2);
-  }
-  return out;
-}
-
-double pearson(const std::vector<double>& x, const std::vector<double>& y) {
-  double mx = 0, my = 0;
-  for (size_t i = 0; i < x.size(); ++i) mx += x[i] / double(x.size()), my += y[i] / double(y.size());
-  double sxy = 0, sxx = 0, syy = 0;
-  for (size_t i = 0; i < x.size(); ++i)
-    sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx), syy += (y[i] - my) * (y[i] - my);
-  return sxy / std::sqrt(sxx * syy);
-}
-
-// Tie-corrected Spearman: Pearson's r of the average ranks.
-double spearman(const std::vector<double>& x, const std::vector<double>& y) {
-  return pearson(average_ranks(x), average_ranks(y));
-}
+using plain_formulas::average_ranks;
+using plain_formulas::pearson;
+using plain_formulas::spearman;
 
 // Kendall's τ_b by counting pairs.
 double kendall_tau_b(const std::vector<double>& x, const std::vector<double>& y) {

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <numeric>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -16,6 +15,7 @@
 
 #include "judgestat/analysis.hpp"
 #include "judgestat/metrics.hpp"
+#include "plain_correlations.hpp"
 #include "support/text.hpp"
 #include "test_support.hpp"
 
@@ -66,29 +66,8 @@ std::optional<double> estimate(const MetricsReport& report, const std::string& n
 
 // ---- Direct computations ----
 
-double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size()); }
-
-double pearson(const std::vector<double>& x, const std::vector<double>& y) {
-  const double mx = mean(x), my = mean(y);
-  double sxy = 0, sxx = 0, syy = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    sxy += (x[i] - mx) * (y[i] - my);
-    sxx += (x[i] - mx) * (x[i] - mx);
-    syy += (y[i] - my) * (y[i] - my);
-  }
-  return sxy / std::sqrt(sxx * syy);
-}
-
-// Average ranks: 1 + (values below) + (ties − 1) / 2.
-std::vector<double> ranks(const std::vector<double>& v) {
-  std::vector<double> out;
-  for (double a : v) {
-    double below = 0, equal = 0;
-    for (double b : v) below += b < a, equal += b == a;
-    out.push_back(1 + below + (equal - 1) / 2);
-  }
-  return out;
-}
+using plain_formulas::pearson;
+const auto& ranks = plain_formulas::average_ranks;
 
 double kendall_tau_b(const std::vector<double>& x, const std::vector<double>& y) {
   double concordant = 0, discordant = 0, tied_x = 0, tied_y = 0, pairs = 0;
