@@ -85,6 +85,10 @@ StatisticRange statistic_range(const StatLabel& label) {
   // A diff row differences two values of `of`: two shares differ by at most 1 either way.
   if (label.name == "diff")
     return label.of && unit_names().count(*label.of) ? StatisticRange::kSigned : StatisticRange::kUnbounded;
+  // group_diff: two groups' shares (in [−1, 1]); with a reference, two such differences (in [−2, 2]).
+  if (label.name == "group_diff")
+    return !label.reference && label.of && unit_names().count(*label.of) ? StatisticRange::kSigned
+                                                                         : StatisticRange::kUnbounded;
   if (unit_names().count(label.name)) return StatisticRange::kUnit;
   if (signed_names().count(label.name)) return StatisticRange::kSigned;
   return StatisticRange::kUnbounded;

@@ -21,13 +21,13 @@ namespace judgestat {
 namespace {
 
 std::string statistic_title(const StatLabel& label) {
-  std::string title = label.name == "diff" ? "diff " + *label.of : label.name;
+  const bool difference = label.name == "diff" || label.name == "group_diff";  // both name what they difference
+  std::string title = difference ? label.name + " " + *label.of : label.name;
   if (label.label) title += " " + *label.label;
   if (label.position) title += " [position " + std::to_string(*label.position) + "]";
   if (label.order) title += " [order " + std::to_string(*label.order) + "]";
   // A within-judge gain (both orders averaged − order 0, JEV Table 25) has no other judge.
-  if (label.reference && label.reference != label.judge)
-    title += (label.name == "diff" ? " − " : " vs ") + *label.reference;
+  if (label.reference && label.reference != label.judge) title += (difference ? " − " : " vs ") + *label.reference;
   return title;
 }
 
@@ -77,7 +77,7 @@ const std::vector<Section>& sections() {
        "Differences (§7.3): judge − reference on the same replicates; p two-sided (bootstrap, cluster "
        "sign-flip); Holm and BH adjust p over the run's differences; diff order_gain (acc_avg − acc [order 0], "
        "JEV Table 25): Holm over each group's judges",
-       {"diff", "oracle_acc"}},
+       {"diff", "oracle_acc", "group_diff"}},
   };
   return all;
 }

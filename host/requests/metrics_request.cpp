@@ -73,6 +73,9 @@ void add_metrics_options(cxxopts::Options& options) {
       ("invalid-match", "two invalid verdicts agree in cons (LLMBar's equal)")
       ("failure-type", "a covariate x.NAME holding each invalid record's failure type: failure_rate per judge and "
        "type (JEV Table 19)", cxxopts::value<std::string>()->default_value(""))
+      ("group-diff", "with --by: A,B, each judge's --diff statistics on group A minus on group B (group_diff, same "
+       "replicates) and that difference between judges (difference of differences)",
+       cxxopts::value<std::string>()->default_value(""))
       ("native-confidence", "a numeric covariate x.NAME holding a second confidence score per record (JEV App. I): "
        "its error-detection AUROC (native_auroc_err) and Spearman's rho with q (native_q_rho)",
        cxxopts::value<std::string>()->default_value(""))
@@ -109,6 +112,7 @@ MetricsOptions read_metrics_options(const OptionReader& r, const CommonOptions& 
   metrics.invalid_match = r.given("invalid-match");
   metrics.failure_type = r.text("failure-type");
   metrics.native_confidence = r.text("native-confidence");
+  metrics.group_diff = r.list("group-diff", ListSplit::kTrimmed, ListOf::kWords);
   metrics.full_text = r.given("full");
   metrics.reference = r.text("reference");
   metrics.diff = r.list("diff", ListSplit::kTrimmed, ListOf::kWords);

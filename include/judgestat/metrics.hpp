@@ -48,6 +48,9 @@ struct MetricsOptions {
   /// `--native-confidence x.NAME`: a second confidence score per record (JEV App. I), its
   /// native_auroc_err and its Spearman ρ with q, native_q_rho (docs/statistics.md §3.2).
   std::string native_confidence;
+  /// `--group-diff A,B` with `by`: group_diff = each `diff` statistic on group A − on group B per
+  /// judge, and its difference between judges (JEV §6's style effect; docs/statistics.md §7.3).
+  std::vector<std::string> group_diff;
   std::string reference;  // judge for `diff`; empty: the first selected judge
   /// Per-judge statistics to difference (docs/statistics.md §7.3 `--diff`).
   std::vector<std::string> diff{"acc", "pa", "bc"};

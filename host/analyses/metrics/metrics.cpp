@@ -10,6 +10,7 @@
 #include "analyses/covariates/covariate_bias.hpp"
 #include "analyses/metrics/agreement.hpp"
 #include "analyses/metrics/classification.hpp"
+#include "analyses/metrics/group_differences.hpp"
 #include "analyses/metrics/order_averaging.hpp"
 #include "analyses/metrics/order_guard.hpp"
 #include "analyses/metrics/paired.hpp"
@@ -516,6 +517,8 @@ MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, co
                                               native_confidence(m, options.native_confidence));
   for (auto& point : built.probability.point_statistics) built.point_statistics.push_back(std::move(point));
   built.probability.point_statistics.clear();
+  for (std::string& note : add_group_differences(m, sel, options.group_diff, options.diff, pairs, built.plan))
+    built.notes.push_back(std::move(note));
   for (std::string& note : add_paired_differences(m, options.diff, pairs, built.plan))
     built.notes.push_back(std::move(note));
   return built;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "analyses/common/judge_validity.hpp"
+#include "analyses/metrics/group_differences.hpp"
 #include "analyses/metrics/paired.hpp"
 #include "analyses/scores/score_calibration.hpp"
 #include "analyses/scores/score_judge.hpp"
@@ -151,9 +152,10 @@ class ScoresPlanBuilder {
                                   "' is not among the analysed judges; add it to --judges");
     const std::vector<std::string> names =
         options_.diff == MetricsOptions{}.diff ? default_score_diff() : options_.diff;
-    for (std::string& note :
-         add_paired_differences(m_, names, judge_pairs(sel_.judges, reference, options_.all_pairs), out_.plan))
+    const auto pairs = judge_pairs(sel_.judges, reference, options_.all_pairs);
+    for (std::string& note : add_group_differences(m_, sel_, options_.group_diff, names, pairs, out_.plan))
       out_.notes.push_back(std::move(note));
+    for (std::string& note : add_paired_differences(m_, names, pairs, out_.plan)) out_.notes.push_back(std::move(note));
   }
 
   void add_validity() {
