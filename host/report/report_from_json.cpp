@@ -541,7 +541,8 @@ namespace {
 // Metrics rows carry no threshold value: its text would not come back from the number.
 StatLabel stat_label(const Json& row, const std::string& where) {
   StatLabel l = label_fields(row, where);
-  if (l.name == "diff" && !l.of) bad_field(where + ".of", "a diff row names the statistic it differences");
+  if ((l.name == "diff" || l.name == "group_diff") && !l.of)
+    bad_field(where + ".of", "a " + l.name + " row names the statistic it differences");
   const Json& threshold = field(row, "threshold", where);
   if (threshold.is_string() && threshold.get<std::string>() == "all")
     l.threshold = "all";

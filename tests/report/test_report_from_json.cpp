@@ -247,6 +247,8 @@ TEST(ReportFromJson, AMetricsResultItsReportDoesNotWriteAgainIsRefused) {
        [](Json& j, Json&) { j["statistics"][1]["threshold"] = 0.5; }},
       {"result.statistics[0].of: a diff row names the statistic it differences",
        [](Json& j, Json&) { j["statistics"][0]["name"] = "diff"; }},
+      {"result.statistics[0].of: a group_diff row names the statistic it differences",
+       [](Json& j, Json&) { j["statistics"][0]["name"] = "group_diff"; }},
       {"result.settings.ci: not a CI method", [](Json& j, Json&) { j["settings"]["ci"] = "magic"; }},
       {"result.confusion[0].counts[0]: expected one count per verdict label",
        [](Json& j, Json&) { j["confusion"][0]["counts"][0].push_back(1); }},
