@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <string>
 
+#include "analyses/metrics/replicates_identical.hpp"
 #include "judgestat/metrics.hpp"
 #include "report/render_support.hpp"
 #include "test_support.hpp"
@@ -93,10 +93,7 @@ TEST(GroupDifferences, SameSeedSameReplicatesOnAnyThreadCount) {
   options.bootstrap.seed = 3;
   options.bootstrap.keep_replicates = true;
   const MetricsReport one = run_on(options, 1), two = run_on(options, 2);
-  ASSERT_EQ(one.statistics.replicates.size(), two.statistics.replicates.size());
-  EXPECT_EQ(std::memcmp(one.statistics.replicates.data(), two.statistics.replicates.data(),
-                        one.statistics.replicates.size() * sizeof(double)),
-            0);
+  expect_same_replicates(one.statistics.replicates, two.statistics.replicates);
 }
 
 TEST(GroupDifferences, BadGroupsNameTheFlag) {

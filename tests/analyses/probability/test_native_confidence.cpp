@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "analyses/metrics/replicates_identical.hpp"
 #include "judgestat/metrics.hpp"
 #include "plain_correlations.hpp"
 #include "report/render_support.hpp"
@@ -116,10 +116,7 @@ TEST(NativeConfidence, SameSeedSameReplicatesOnAnyThreadCount) {
   options.bootstrap.keep_replicates = true;
   const MetricsReport one = run_on(kNativeCsv, options, 1), two = run_on(kNativeCsv, options, 2);
   ASSERT_NE(interval_of(one, "native_auroc_err", "J"), nullptr);
-  ASSERT_EQ(one.statistics.replicates.size(), two.statistics.replicates.size());
-  EXPECT_EQ(std::memcmp(one.statistics.replicates.data(), two.statistics.replicates.data(),
-                        one.statistics.replicates.size() * sizeof(double)),
-            0);
+  expect_same_replicates(one.statistics.replicates, two.statistics.replicates);
 }
 
 TEST(NativeConfidence, BadColumnsNameTheFlag) {
