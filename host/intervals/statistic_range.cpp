@@ -30,6 +30,7 @@ const std::set<std::string>& unit_names() {
                                            "macro_f1",
                                            "macro_precision",
                                            "macro_recall",
+                                           "composition_acc",
                                            "ece",
                                            "auroc_err",
                                            "native_auroc_err",

@@ -53,8 +53,9 @@ const std::vector<Section>& sections() {
        {"pearson", "spearman", "kendall_tau_b", "mae", "rmse", "exact", "within_one", "qwk", "pair_acc",
         "pair_tie_rate", "mean_score", "mean_gold"}},
       {"classification",
-       "Classification (§7.1): order 0; macro averages over the gold labels; per label P/R/F1",
-       {"macro_precision", "macro_recall", "macro_f1", "precision", "recall", "f1"}},
+       "Classification (§7.1): order 0; macro averages over the gold labels; per label P/R/F1; composition_acc, "
+       "agreement per verdict reweighted to --verdict-composition's shares",
+       {"macro_precision", "macro_recall", "macro_f1", "precision", "recall", "f1", "composition_acc"}},
       {"agreement",
        "Agreement (§3.1, §7.1): κ between a judge's orders or with another rater; Fleiss' κ and "
        "Krippendorff's α over the raters",

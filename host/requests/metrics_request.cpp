@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analyses/probability/calibration.hpp"
 #include "judgestat/metrics.hpp"
@@ -79,10 +82,31 @@ void add_metrics_options(cxxopts::Options& options) {
       ("native-confidence", "a numeric covariate x.NAME holding a second confidence score per record (JEV App. I): "
        "its error-detection AUROC (native_auroc_err) and Spearman's rho with q (native_q_rho)",
        cxxopts::value<std::string>()->default_value(""))
+      ("verdict-composition", "LABEL=SHARE,... for every label (CAP App. C): composition_acc, each verdict's "
+       "agreement with gold reweighted to these verdict shares (counts or shares; normalised to sum 1)",
+       cxxopts::value<std::string>()->default_value(""))
       ("full", "print every table (default: the summary, judges × headline statistics, within 100 columns)")
       ("plots", "write the forest plot of the accuracy family per group and JEV's figures (SVG + CSV) into DIR",
        cxxopts::value<std::string>()->default_value(""));
   // clang-format on
+}
+
+// --verdict-composition LABEL=SHARE,…: the pairs as given (the analysis checks the labels and normalises).
+std::vector<std::pair<std::string, double>> verdict_composition(const std::vector<std::string>& entries) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const std::string& entry : entries) {
+    const size_t eq = entry.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError("--verdict-composition: expected LABEL=SHARE, got '" + entry + "'");
+    const std::string text = entry.substr(eq + 1);
+    char* end = nullptr;
+    const double share = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(share) || share < 0)
+      throw UsageError("--verdict-composition: the share of '" + entry.substr(0, eq) +
+                       "' must be a finite number >= 0, got '" + text + "'");
+    out.emplace_back(entry.substr(0, eq), share);
+  }
+  return out;
 }
 
 MetricsOptions read_metrics_options(const OptionReader& r, const CommonOptions& common) {
@@ -113,6 +137,7 @@ MetricsOptions read_metrics_options(const OptionReader& r, const CommonOptions& 
   metrics.failure_type = r.text("failure-type");
   metrics.native_confidence = r.text("native-confidence");
   metrics.group_diff = r.list("group-diff", ListSplit::kTrimmed, ListOf::kWords);
+  metrics.verdict_composition = verdict_composition(r.list("verdict-composition", ListSplit::kTrimmed, ListOf::kWords));
   metrics.full_text = r.given("full");
   metrics.reference = r.text("reference");
   metrics.diff = r.list("diff", ListSplit::kTrimmed, ListOf::kWords);

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "judgestat/bootstrap.hpp"
@@ -51,6 +52,10 @@ struct MetricsOptions {
   /// `--group-diff A,B` with `by`: group_diff = each `diff` statistic on group A − on group B per
   /// judge, and its difference between judges (JEV §6's style effect; docs/statistics.md §7.3).
   std::vector<std::string> group_diff;
+  /// `--verdict-composition LABEL=W,…` (CAP App. C): composition_acc = Σ_k w_k · Pr[gold = k | verdict = k],
+  /// the agreement given each verdict reweighted to another population's verdict shares (w as given,
+  /// normalised to sum 1; every label named once; docs/statistics.md §7.1). Empty: not computed.
+  std::vector<std::pair<std::string, double>> verdict_composition;
   std::string reference;  // judge for `diff`; empty: the first selected judge
   /// Per-judge statistics to difference (docs/statistics.md §7.3 `--diff`).
   std::vector<std::string> diff{"acc", "pa", "bc"};

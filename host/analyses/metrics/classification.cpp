@@ -1,5 +1,6 @@
 #include "analyses/metrics/classification.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace judgestat {
@@ -77,11 +78,34 @@ std::vector<Op> share_or_zero(int32_t numerator, double scale, int32_t denominat
           {OpCode::kDivOrZero}};
 }
 
+// composition_acc = Σ_k w_k · TP_k / P_k over the weighted labels (kDiv: undefined on a replicate where a
+// weighted label is never the verdict); a note instead when one is never the verdict on the data.
+template <typename Add>
+std::optional<std::string> add_composition_agreement(const ItemMatrix& m, const OrderZero& z,
+                                                     const std::vector<LabelColumns>& columns,
+                                                     const std::vector<double>& composition, Add add) {
+  std::vector<Op> program;
+  for (int32_t k = 0; k < m.n_labels(); ++k) {
+    if (composition[k] == 0) continue;
+    const auto at = std::find(z.labels.begin(), z.labels.end(), k);
+    const LabelColumns* c = at == z.labels.end() ? nullptr : &columns[at - z.labels.begin()];
+    if (!c || c->n_pred == 0) return "no verdict '" + m.labels[k] + "' to condition on";
+    add_term(program, {{OpCode::kColumn, c->tp},
+                       {OpCode::kColumn, c->pred},
+                       {OpCode::kDiv},
+                       {OpCode::kConstant, 0, composition[k]},
+                       {OpCode::kMul}});
+  }
+  add(std::move(program));
+  return std::nullopt;
+}
+
 }  // namespace
 
-void add_classification(const ItemMatrix& m, int32_t judge, const ScopeView& scope, Plan& plan) {
+std::optional<std::string> add_classification(const ItemMatrix& m, int32_t judge, const ScopeView& scope, Plan& plan,
+                                              const std::vector<double>& composition) {
   const OrderZero z = order_zero(m, judge, scope);
-  if (z.n == 0) return;
+  if (z.n == 0) return std::nullopt;
   std::vector<LabelColumns> columns;
   for (size_t k = 0; k < z.labels.size(); ++k) columns.push_back(label_columns(m, scope, z, z.labels[k], k, plan));
   const std::string& judge_name = m.judges[judge];
@@ -115,6 +139,10 @@ void add_classification(const ItemMatrix& m, int32_t judge, const ScopeView& sco
     add("recall", share_or_zero(c.tp, 1.0, c.gold), c.n_gold, &label);
     add("f1", share_or_zero(c.tp, 2.0, c.pred_gold), c.n_either, &label);
   }
+  if (composition.empty()) return std::nullopt;
+  return add_composition_agreement(m, z, columns, composition, [&](std::vector<Op> program) {
+    add("composition_acc", std::move(program), z.n, nullptr);
+  });
 }
 
 Confusion confusion_counts(const ItemMatrix& m, int32_t judge, const ScopeView& scope) {

@@ -3,6 +3,7 @@
 // definitions, zero_division=0), and the confusion matrix of counts.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,13 @@ namespace judgestat {
 /// tp / (gold k + verdicts k), each 0 when its denominator is 0 (sklearn's zero_division=0). An invalid or tie verdict
 /// predicts no label. All rows have order 0; macro n = the units, per-label n = the statistic's denominator (verdicts
 /// k, gold k, units with either). Nothing without units.
-void add_classification(const ItemMatrix& m, int32_t judge, const ScopeView& scope, Plan& plan);
+///
+/// With `composition` (one weight per label index, summing to 1; empty: none) also `composition_acc` = Σ_k w_k ·
+/// TP_k / P_k (CAP App. C's deployment-composition agreement): each verdict's agreement with gold reweighted to
+/// another population's verdict shares; a replicate where a weighted label is never the verdict leaves it undefined.
+/// Returns a note when it is left out: a weighted label the judge never gives on the scope.
+std::optional<std::string> add_classification(const ItemMatrix& m, int32_t judge, const ScopeView& scope, Plan& plan,
+                                              const std::vector<double>& composition = {});
 
 /// Gold × verdict counts (Confusion: include/judgestat/metrics.hpp) of one judge's order-0 records on a scope.
 Confusion confusion_counts(const ItemMatrix& m, int32_t judge, const ScopeView& scope);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 
@@ -22,6 +23,7 @@
 #include "judgestat/exec_target.hpp"
 #include "records/memory.hpp"
 #include "records/validity.hpp"
+#include "support/text.hpp"
 
 namespace judgestat {
 
@@ -127,6 +129,43 @@ std::vector<AccuracyUnit> accuracy_units(const ItemMatrix& m, const Selection& s
 
 namespace {
 
+// --verdict-composition (docs/statistics.md §7.1): one weight per label index, normalised to sum 1;
+// empty when not asked for. Every label is given exactly once, with a finite share ≥ 0.
+std::vector<double> composition_weights(const ItemMatrix& m, const std::vector<std::pair<std::string, double>>& given) {
+  if (given.empty()) return {};
+  const std::string flag = "--verdict-composition: ";
+  std::vector<double> weights(m.n_labels(), NAN);
+  double sum = 0;
+  for (const auto& [label, weight] : given) {
+    const auto at = std::find(m.labels.begin(), m.labels.end(), label);
+    if (at == m.labels.end())
+      throw UsageError(flag + "'" + label + "' is not a label of " + m.path + " (labels: " + join(m.labels) + ")");
+    double& w = weights[at - m.labels.begin()];
+    if (!std::isnan(w)) throw UsageError(flag + "the label '" + label + "' is given twice");
+    if (!std::isfinite(weight) || weight < 0)
+      throw UsageError(flag + "the share of '" + label + "' must be a finite number >= 0");
+    w = weight;
+    sum += weight;
+  }
+  for (int32_t k = 0; k < m.n_labels(); ++k)
+    if (std::isnan(weights[k])) throw UsageError(flag + "give a share for every label; '" + m.labels[k] + "' has none");
+  if (!(sum > 0)) throw UsageError(flag + "the shares sum to 0");
+  for (double& w : weights) w /= sum;
+  return weights;
+}
+
+// What the run's note says of the composition: each label's normalised share.
+std::string composition_note(const ItemMatrix& m, const std::vector<double>& weights) {
+  std::vector<std::string> shares;
+  for (int32_t k = 0; k < m.n_labels(); ++k) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%.4f", weights[k]);
+    shares.push_back(m.labels[k] + " " + share);
+  }
+  return "composition_acc: each verdict's agreement with gold, reweighted to the verdict shares " + join(shares) +
+         " (--verdict-composition, CAP App. C)";
+}
+
 // The accuracy family of one selection, built step by step: the units, the scopes (overall,
 // then each stratum when reporting per group), per judge × scope the ratio statistics, the
 // order family and macro-F1, then the paired differences and each judge's validity.
@@ -146,6 +185,8 @@ class MetricsPlanBuilder {
           "bc, cons, stable_wrong and jb_score are left out: the data has one "
           "presentation order (they compare orders)");
     make_scopes();
+    composition_ = composition_weights(m_, options_.verdict_composition);
+    if (!composition_.empty()) out_.notes.push_back(composition_note(m_, composition_));
     std::vector<JudgeUnits> facts;
     for (int32_t j : sel_.judges)
       facts.push_back(
@@ -266,7 +307,9 @@ class MetricsPlanBuilder {
     const ScopeView view{units_, scope.mask, group_label(sel_, scope.group), tag};
     // Classification compares verdicts with gold: the scope's units with gold (§8.1).
     const ScopeView gold_view{units_, gold_masks_[s], view.base, tag};
-    add_classification(m_, j, gold_view, plan_);
+    if (auto why = add_classification(m_, j, gold_view, plan_, composition_))
+      out_.notes.push_back("composition_acc of " + m_.judges[j] + (scope.group ? " [" + *scope.group + "]" : "") +
+                           " is left out: " + *why);
     out_.confusion.push_back(confusion_counts(m_, j, gold_view));
     add_position_bias(m_, j, orders_, view, plan_);
     const auto fee = per_call(options_.fee, j), latency = per_call(options_.latency, j);
@@ -341,6 +384,7 @@ class MetricsPlanBuilder {
   std::vector<Unit> units_;
   size_t U_ = 0;
   std::vector<double> averaged_credit_;  // the current judge's order_averaged_credit
+  std::vector<double> composition_;      // --verdict-composition's weight per label (empty: none)
   int orders_ = 0;
   bool multi_order_ = false;
   std::vector<MetricsScope> scopes_;
@@ -668,6 +712,8 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   check_plan_fits(matrix, selection);
   report.order_warnings = order_guard_warnings(matrix, selection);
   // Score judges (docs/statistics.md §8.2) have their own statistics in place of the categorical ones.
+  if (matrix.scored && !options.verdict_composition.empty())
+    throw UsageError("--verdict-composition: score judges give scores, not verdicts to condition on");
   MetricsPlan built = matrix.scored ? build_scores_run_plan(matrix, selection, options)
                                     : build_metrics_run_plan(matrix, selection, options);
   report.plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -23,6 +23,7 @@ const std::vector<std::string>& differenceable_statistics() {
                                               "precision",
                                               "recall",
                                               "f1",
+                                              "composition_acc",
                                               "position_rate",
                                               "always_first",
                                               "always_second",
