@@ -31,6 +31,7 @@ const std::set<std::string>& unit_names() {
                                            "macro_precision",
                                            "macro_recall",
                                            "composition_acc",
+                                           "high_q_error_rate",
                                            "ece",
                                            "auroc_err",
                                            "native_auroc_err",

@@ -54,7 +54,7 @@ const std::vector<Section>& sections() {
         "pair_tie_rate", "mean_score", "mean_gold"}},
       {"classification",
        "Classification (§7.1): order 0; macro averages over the gold labels; per label P/R/F1; composition_acc, "
-       "agreement per verdict reweighted to --verdict-composition's shares",
+       "agreement per verdict reweighted to --verdict-shares's shares",
        {"macro_precision", "macro_recall", "macro_f1", "precision", "recall", "f1", "composition_acc"}},
       {"agreement",
        "Agreement (§3.1, §7.1): κ between a judge's orders or with another rater; Fleiss' κ and "
@@ -67,8 +67,9 @@ const std::vector<Section>& sections() {
        "Cost and speed (§7.1): fee per 1,000 records with CI; latency quantiles over records (no CI)",
        {"fee_per_1k", "latency_p50", "latency_p95", "failure_rate"}},
       {"probability quality",
-       "Probability quality (§3.2): valid records only",
-       {"brier", "nll", "mean_q", "ece", "auroc_err", "native_auroc_err", "native_q_rho"}},
+       "Probability quality (§3.2): valid records only; 'orders pooled' rows take every order's record as a "
+       "judgment (--pooled-orders)",
+       {"brier", "nll", "mean_q", "ece", "auroc_err", "high_q_error_rate", "native_auroc_err", "native_q_rho"}},
       {"covariates",
        "Covariates (§8.3): order 0; length bias on length-mismatched pairs (rates over verdicts picking A or B); "
        "point-biserial r and Spearman's ρ of a covariate with correctness; a binned row names its bin",

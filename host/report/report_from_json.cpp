@@ -728,6 +728,8 @@ ReliabilityTable reliability_table(const Json& row, const std::string& at) {
   const Json& high = field(row, "high_confidence", at);
   t.n_high = signed_count(field(high, "n", at + ".high_confidence"), at + ".high_confidence.n");
   t.errors_high = number(field(high, "errors", at + ".high_confidence"), at + ".high_confidence.errors");
+  // JEV Table 30's invalid outputs (counted among the errors of error_share_with_invalid).
+  t.invalid = signed_count(field(high, "invalid", at + ".high_confidence"), at + ".high_confidence.invalid");
   return t;
 }
 

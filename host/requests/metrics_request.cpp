@@ -82,7 +82,9 @@ void add_metrics_options(cxxopts::Options& options) {
       ("native-confidence", "a numeric covariate x.NAME holding a second confidence score per record (JEV App. I): "
        "its error-detection AUROC (native_auroc_err) and Spearman's rho with q (native_q_rho)",
        cxxopts::value<std::string>()->default_value(""))
-      ("verdict-composition", "LABEL=SHARE,... for every label (CAP App. C): composition_acc, each verdict's "
+      ("pooled-orders", "probability quality also with every order's record a separate judgment (JEV Table 15): rows "
+       "'orders pooled' with high_q_error_rate, the error rate at q >= 0.9")
+      ("verdict-shares", "LABEL=SHARE,... for every label (CAP App. C): composition_acc, each verdict's "
        "agreement with gold reweighted to these verdict shares (counts or shares; normalised to sum 1)",
        cxxopts::value<std::string>()->default_value(""))
       ("full", "print every table (default: the summary, judges × headline statistics, within 100 columns)")
@@ -91,18 +93,18 @@ void add_metrics_options(cxxopts::Options& options) {
   // clang-format on
 }
 
-// --verdict-composition LABEL=SHARE,…: the pairs as given (the analysis checks the labels and normalises).
-std::vector<std::pair<std::string, double>> verdict_composition(const std::vector<std::string>& entries) {
+// --verdict-shares LABEL=SHARE,…: the pairs as given (the analysis checks the labels and normalises).
+std::vector<std::pair<std::string, double>> verdict_shares(const std::vector<std::string>& entries) {
   std::vector<std::pair<std::string, double>> out;
   for (const std::string& entry : entries) {
     const size_t eq = entry.rfind('=');
     if (eq == std::string::npos || eq == 0)
-      throw UsageError("--verdict-composition: expected LABEL=SHARE, got '" + entry + "'");
+      throw UsageError("--verdict-shares: expected LABEL=SHARE, got '" + entry + "'");
     const std::string text = entry.substr(eq + 1);
     char* end = nullptr;
     const double share = std::strtod(text.c_str(), &end);
     if (text.empty() || *end != '\0' || !std::isfinite(share) || share < 0)
-      throw UsageError("--verdict-composition: the share of '" + entry.substr(0, eq) +
+      throw UsageError("--verdict-shares: the share of '" + entry.substr(0, eq) +
                        "' must be a finite number >= 0, got '" + text + "'");
     out.emplace_back(entry.substr(0, eq), share);
   }
@@ -136,8 +138,9 @@ MetricsOptions read_metrics_options(const OptionReader& r, const CommonOptions& 
   metrics.invalid_match = r.given("invalid-match");
   metrics.failure_type = r.text("failure-type");
   metrics.native_confidence = r.text("native-confidence");
+  metrics.pooled_orders = r.given("pooled-orders");
   metrics.group_diff = r.list("group-diff", ListSplit::kTrimmed, ListOf::kWords);
-  metrics.verdict_composition = verdict_composition(r.list("verdict-composition", ListSplit::kTrimmed, ListOf::kWords));
+  metrics.verdict_shares = verdict_shares(r.list("verdict-shares", ListSplit::kTrimmed, ListOf::kWords));
   metrics.full_text = r.given("full");
   metrics.reference = r.text("reference");
   metrics.diff = r.list("diff", ListSplit::kTrimmed, ListOf::kWords);

@@ -49,13 +49,16 @@ struct MetricsOptions {
   /// `--native-confidence x.NAME`: a second confidence score per record (JEV App. I), its
   /// native_auroc_err and its Spearman ρ with q, native_q_rho (docs/statistics.md §3.2).
   std::string native_confidence;
+  /// `--pooled-orders` (JEV Table 15): with two or more orders, probability quality also with every order's record
+  /// a separate judgment (rows labelled "orders pooled", with high_q_error_rate; docs/statistics.md §3.2).
+  bool pooled_orders = false;
   /// `--group-diff A,B` with `by`: group_diff = each `diff` statistic on group A − on group B per
   /// judge, and its difference between judges (JEV §6's style effect; docs/statistics.md §7.3).
   std::vector<std::string> group_diff;
-  /// `--verdict-composition LABEL=W,…` (CAP App. C): composition_acc = Σ_k w_k · Pr[gold = k | verdict = k],
+  /// `--verdict-shares LABEL=W,…` (CAP App. C): composition_acc = Σ_k w_k · Pr[gold = k | verdict = k],
   /// the agreement given each verdict reweighted to another population's verdict shares (w as given,
   /// normalised to sum 1; every label named once; docs/statistics.md §7.1). Empty: not computed.
-  std::vector<std::pair<std::string, double>> verdict_composition;
+  std::vector<std::pair<std::string, double>> verdict_shares;
   std::string reference;  // judge for `diff`; empty: the first selected judge
   /// Per-judge statistics to difference (docs/statistics.md §7.3 `--diff`).
   std::vector<std::string> diff{"acc", "pa", "bc"};

@@ -129,11 +129,11 @@ std::vector<AccuracyUnit> accuracy_units(const ItemMatrix& m, const Selection& s
 
 namespace {
 
-// --verdict-composition (docs/statistics.md §7.1): one weight per label index, normalised to sum 1;
+// --verdict-shares (docs/statistics.md §7.1): one weight per label index, normalised to sum 1;
 // empty when not asked for. Every label is given exactly once, with a finite share ≥ 0.
 std::vector<double> composition_weights(const ItemMatrix& m, const std::vector<std::pair<std::string, double>>& given) {
   if (given.empty()) return {};
-  const std::string flag = "--verdict-composition: ";
+  const std::string flag = "--verdict-shares: ";
   std::vector<double> weights(m.n_labels(), NAN);
   double sum = 0;
   for (const auto& [label, weight] : given) {
@@ -163,7 +163,7 @@ std::string composition_note(const ItemMatrix& m, const std::vector<double>& wei
     shares.push_back(m.labels[k] + " " + share);
   }
   return "composition_acc: each verdict's agreement with gold, reweighted to the verdict shares " + join(shares) +
-         " (--verdict-composition, CAP App. C)";
+         " (--verdict-shares, CAP App. C)";
 }
 
 // The accuracy family of one selection, built step by step: the units, the scopes (overall,
@@ -185,7 +185,7 @@ class MetricsPlanBuilder {
           "bc, cons, stable_wrong and jb_score are left out: the data has one "
           "presentation order (they compare orders)");
     make_scopes();
-    composition_ = composition_weights(m_, options_.verdict_composition);
+    composition_ = composition_weights(m_, options_.verdict_shares);
     if (!composition_.empty()) out_.notes.push_back(composition_note(m_, composition_));
     std::vector<JudgeUnits> facts;
     for (int32_t j : sel_.judges)
@@ -384,7 +384,7 @@ class MetricsPlanBuilder {
   std::vector<Unit> units_;
   size_t U_ = 0;
   std::vector<double> averaged_credit_;  // the current judge's order_averaged_credit
-  std::vector<double> composition_;      // --verdict-composition's weight per label (empty: none)
+  std::vector<double> composition_;      // --verdict-shares's weight per label (empty: none)
   int orders_ = 0;
   bool multi_order_ = false;
   std::vector<MetricsScope> scopes_;
@@ -558,7 +558,7 @@ MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, co
   });
   built.probability = add_probability_quality(m, sel, options.per_group, built.plan, &built.units,
                                               diff_reads_fractions ? FractionColumns::kKept : FractionColumns::kFolded,
-                                              native_confidence(m, options.native_confidence));
+                                              native_confidence(m, options.native_confidence), options.pooled_orders);
   for (auto& point : built.probability.point_statistics) built.point_statistics.push_back(std::move(point));
   built.probability.point_statistics.clear();
   for (std::string& note : add_group_differences(m, sel, options.group_diff, options.diff, pairs, built.plan))
@@ -712,8 +712,8 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   check_plan_fits(matrix, selection);
   report.order_warnings = order_guard_warnings(matrix, selection);
   // Score judges (docs/statistics.md §8.2) have their own statistics in place of the categorical ones.
-  if (matrix.scored && !options.verdict_composition.empty())
-    throw UsageError("--verdict-composition: score judges give scores, not verdicts to condition on");
+  if (matrix.scored && !options.verdict_shares.empty())
+    throw UsageError("--verdict-shares: score judges give scores, not verdicts to condition on");
   MetricsPlan built = matrix.scored ? build_scores_run_plan(matrix, selection, options)
                                     : build_metrics_run_plan(matrix, selection, options);
   report.plan_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

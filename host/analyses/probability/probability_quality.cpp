@@ -267,14 +267,15 @@ class ProbabilityPlanBuilder {
  public:
   ProbabilityPlanBuilder(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan,
                          const std::vector<AccuracyUnit>* plan_units, FractionColumns fractions,
-                         const Covariate* native)
+                         const Covariate* native, bool pooled_orders)
       : m_(m),
         sel_(sel),
         per_group_(per_group),
         plan_(plan),
         plan_units_(plan_units),
         fractions_(fractions),
-        native_(native) {
+        native_(native),
+        pooled_orders_(pooled_orders) {
     out_.strata = per_group ? sel.strata : "";
   }
 
@@ -365,6 +366,8 @@ class ProbabilityPlanBuilder {
   // Columns are non-zero on this builder's units only: set(k, u, v) writes unit u's entry of column k.
   int32_t add_column(const std::string& name) { return plan_.add_column(name); }
   void set(int32_t k, size_t u, double v) { plan_.columns[k].set(unit_index_[u], v); }
+  // add(k, u, v) adds v to it (a pooled presentation's unit sums its judgments; on a zero entry, the same as set).
+  void add(int32_t k, size_t u, double v) { plan_.columns[k].add(unit_index_[u], v); }
 
   StatLabel label_for(const std::string& name, int32_t judge, const Scope& scope, const std::optional<int>& order,
                       int64_t n) const {
@@ -383,8 +386,12 @@ class ProbabilityPlanBuilder {
     if (orders >= 2) presentations.push_back(order_averaged(m_, j, units_, orders));
     if (native_ != nullptr)
       for (Presentation& pres : presentations) attach_native(j, pres);
+    std::vector<const Presentation*> single_orders;
+    for (int o = 0; o < orders; ++o) single_orders.push_back(&presentations[o]);
     for (size_t s = 0; s < scopes_.size(); ++s) {
-      for (const Presentation& pres : presentations) add_presentation(j, scopes_[s], pres, invalid_outputs(j, s, pres));
+      for (const Presentation& pres : presentations)
+        add_presentation(j, scopes_[s], {&pres}, invalid_outputs(j, s, pres));
+      if (orders >= 2 && pooled_orders_) add_presentation(j, scopes_[s], single_orders, 0);
       if (orders >= 2) add_flips(j, scopes_[s], presentations[0]);
     }
   }
@@ -410,21 +417,35 @@ class ProbabilityPlanBuilder {
     return n;
   }
 
-  // The statistics and point summaries of judge j's presentation `pres` on `scope`. The first
-  // pass finds the units and the confidence bins used; the columns are then added in their
-  // fixed order and written in place (no per-unit copies: at millions of units those were most
-  // of the plan builder's peak).
-  void add_presentation(int32_t j, const Scope& scope, const Presentation& pres, int64_t invalid) {
+  // The statistics and point summaries of judge j's presentation on `scope`: `parts` = {the presentation}, or
+  // (--pooled-orders) every single order, each valid record a separate judgment of its unit (the unit's columns
+  // sum its judgments; the rank term lists the unit once per judgment). The first pass finds the judgments and
+  // the confidence bins used; the columns are then added in their fixed order and written in place (no per-unit
+  // copies: at millions of units those were most of the plan builder's peak).
+  void add_presentation(int32_t j, const Scope& scope, const std::vector<const Presentation*>& parts, int64_t invalid) {
     const size_t U = units_.size();
+    const bool pooled = parts.size() > 1;
+    const std::optional<int> order = pooled ? std::nullopt : parts.front()->order;
     const std::string scope_tag = m_.judges[j] + (scope.group ? "/" + *scope.group : "");
-    const std::string tag = scope_tag + "/prob/" + presentation_name(pres.order);
+    const std::string tag = scope_tag + "/prob/" + (pooled ? std::string("pooled") : presentation_name(order));
+    auto label = [&](const std::string& name, int64_t n) {
+      StatLabel out = label_for(name, j, scope, order, n);
+      if (pooled) out.label = kOrdersPooled;
+      return out;
+    };
+    // Calls f(u, part) for every judgment of the scope, unit by unit.
+    auto each_judgment = [&](auto f) {
+      for (size_t u = 0; u < U; ++u)
+        if (scope.in[u])
+          for (const Presentation* part : parts)
+            if (part->has[u]) f(u, *part);
+    };
     std::vector<double> scope_q, scope_correct;
     std::vector<int32_t> rank_units;
     std::vector<double> rank_scores;
     std::vector<uint8_t> rank_positive;
     std::vector<uint8_t> bin_used(kConfidenceBins, 0);
-    for (size_t u = 0; u < U; ++u) {
-      if (!scope.in[u] || !pres.has[u]) continue;
+    each_judgment([&](size_t u, const Presentation& pres) {
       bin_used[confidence_bin(pres.q[u])] = 1;
       // Error detection: errors (anything short of fully correct) are the positives,
       // scored by 1 − q; −q ranks identically and is exact.
@@ -433,7 +454,7 @@ class ProbabilityPlanBuilder {
       rank_positive.push_back(pres.correct[u] < 1.0);
       scope_q.push_back(pres.q[u]);
       scope_correct.push_back(pres.correct[u]);
-    }
+    });
     const int64_t n = static_cast<int64_t>(scope_q.size());
     if (n == 0) return;
     const int32_t k_n = add_column(tag + "/n");
@@ -443,14 +464,13 @@ class ProbabilityPlanBuilder {
     std::vector<int32_t> k_gap(kConfidenceBins, -1);
     for (int b = 0; b < kConfidenceBins; ++b)
       if (bin_used[b]) k_gap[b] = add_column(tag + "/ece/" + std::to_string(b));
-    for (size_t u = 0; u < U; ++u) {
-      if (!scope.in[u] || !pres.has[u]) continue;
-      set(k_n, u, 1);
-      set(k_brier, u, pres.brier[u]);
-      set(k_nll, u, pres.nll[u]);
-      set(k_q, u, pres.q[u]);
-      set(k_gap[confidence_bin(pres.q[u])], u, pres.correct[u] - pres.q[u]);
-    }
+    each_judgment([&](size_t u, const Presentation& pres) {
+      add(k_n, u, 1);
+      add(k_brier, u, pres.brier[u]);
+      add(k_nll, u, pres.nll[u]);
+      add(k_q, u, pres.q[u]);
+      add(k_gap[confidence_bin(pres.q[u])], u, pres.correct[u] - pres.q[u]);
+    });
     if (fractions_ == FractionColumns::kFolded) {
       // Written in full and read only by compile(): their cluster sums from now on.
       plan_.fold_column(k_brier);
@@ -459,9 +479,9 @@ class ProbabilityPlanBuilder {
       for (int32_t k : k_gap)
         if (k >= 0) plan_.fold_column(k);
     }
-    plan_.statistics.push_back({label_for("brier", j, scope, pres.order, n), ratio_program(k_brier, k_n)});
-    plan_.statistics.push_back({label_for("nll", j, scope, pres.order, n), ratio_program(k_nll, k_n)});
-    plan_.statistics.push_back({label_for("mean_q", j, scope, pres.order, n), ratio_program(k_q, k_n)});
+    plan_.statistics.push_back({label("brier", n), ratio_program(k_brier, k_n)});
+    plan_.statistics.push_back({label("nll", n), ratio_program(k_nll, k_n)});
+    plan_.statistics.push_back({label("mean_q", n), ratio_program(k_q, k_n)});
     // ECE = Σ_bins |Σ (correct − q)| / n; a bin empty on the data is empty on every replicate.
     std::vector<Op> ece;
     for (int b = 0; b < kConfidenceBins; ++b) {
@@ -472,7 +492,7 @@ class ProbabilityPlanBuilder {
     }
     ece.push_back({OpCode::kColumn, k_n});
     ece.push_back({OpCode::kDiv});
-    plan_.statistics.push_back({label_for("ece", j, scope, pres.order, n), ece});
+    plan_.statistics.push_back({label("ece", n), ece});
     // AUROC = 2U / (2·P·N) on each replicate, with P and N the replicate's error and
     // correct counts.
     const int64_t n_positive = static_cast<int64_t>(std::count(rank_positive.begin(), rank_positive.end(), 1));
@@ -480,23 +500,47 @@ class ProbabilityPlanBuilder {
       const int32_t term = plan_.add_rank_term(rank_units, rank_scores, rank_positive);
       const int32_t k_pos = add_column(tag + "/auroc/pos");
       const int32_t k_neg = add_column(tag + "/auroc/neg");
-      for (size_t u = 0; u < U; ++u) {
-        if (!scope.in[u] || !pres.has[u]) continue;
+      each_judgment([&](size_t u, const Presentation& pres) {
         const bool error = pres.correct[u] < 1.0;
-        set(k_pos, u, error);
-        set(k_neg, u, !error);
-      }
-      plan_.statistics.push_back({label_for("auroc_err", j, scope, pres.order, n), auroc_program(term, k_pos, k_neg)});
+        add(k_pos, u, error);
+        add(k_neg, u, !error);
+      });
+      plan_.statistics.push_back({label("auroc_err", n), auroc_program(term, k_pos, k_neg)});
     } else {
-      out_.notes.push_back("auroc_err of " + scope_tag + " (" + presentation_name(pres.order) +
+      out_.notes.push_back("auroc_err of " + scope_tag + " (" + (pooled ? kOrdersPooled : presentation_name(order)) +
                            ") is left out: it needs both errors and correct outputs, and " +
                            (n_positive == 0 ? "there are no errors" : "every output is an error"));
     }
+    if (pooled) return add_high_q_error_rate(j, scope, parts, tag, label("high_q_error_rate", 0));
+    const Presentation& pres = *parts.front();
     if (native_ != nullptr) add_native(j, scope, pres, tag);
     ReliabilityTable reliability = reliability_table(scope_q, scope_correct);
     reliability.invalid = invalid;
     out_.summaries.push_back(
         {m_.judges[j], scope.group, pres.order, std::move(reliability), risk_coverage(scope_q, scope_correct)});
+  }
+
+  // JEV Table 15's "Errors / q ≥ .9" as a ratio with its interval: the errors among the judgments at q ≥ 0.9 over
+  // those judgments (n), the reliability table's error rate at q ≥ 0.9; a note instead when none reaches 0.9.
+  void add_high_q_error_rate(int32_t j, const Scope& scope, const std::vector<const Presentation*>& parts,
+                             const std::string& tag, StatLabel label) {
+    std::vector<std::pair<size_t, double>> high;  // (unit, error = 1 − credit, as the reliability table counts)
+    for (size_t u = 0; u < units_.size(); ++u)
+      if (scope.in[u])
+        for (const Presentation* part : parts)
+          if (part->has[u] && part->q[u] >= kHighConfidence) high.push_back({u, 1.0 - part->correct[u]});
+    if (high.empty()) {
+      out_.notes.push_back("high_q_error_rate of " + m_.judges[j] + (scope.group ? " [" + *scope.group + "]" : "") +
+                           " is left out: no judgment has q >= 0.9");
+      return;
+    }
+    const int32_t k_high = add_column(tag + "/high/n"), k_errors = add_column(tag + "/high/errors");
+    for (const auto& [u, error] : high) {
+      add(k_high, u, 1);
+      add(k_errors, u, error);
+    }
+    label.n = static_cast<int64_t>(high.size());
+    plan_.statistics.push_back({std::move(label), ratio_program(k_errors, k_high)});
   }
 
   // The native confidence of each unit of `pres` (docs/statistics.md §3.2): its record's in a single
@@ -599,6 +643,7 @@ class ProbabilityPlanBuilder {
   const FractionColumns fractions_;
   std::vector<int64_t> unit_index_;  // per unit: its plan unit
   const Covariate* native_;          // --native-confidence's covariate; nullptr when not asked for
+  bool pooled_orders_;               // --pooled-orders: every order's record a separate judgment too
   std::set<int32_t> native_judges_;  // judges with a native value on some unit
 };
 
@@ -606,8 +651,8 @@ class ProbabilityPlanBuilder {
 
 ProbabilityQuality add_probability_quality(const ItemMatrix& m, const Selection& sel, bool per_group, Plan& plan,
                                            const std::vector<AccuracyUnit>* plan_units, FractionColumns fractions,
-                                           const Covariate* native) {
-  return ProbabilityPlanBuilder(m, sel, per_group, plan, plan_units, fractions, native).build();
+                                           const Covariate* native, bool pooled_orders) {
+  return ProbabilityPlanBuilder(m, sel, per_group, plan, plan_units, fractions, native, pooled_orders).build();
 }
 
 }  // namespace judgestat

@@ -73,10 +73,16 @@ enum class FractionColumns { kKept, kFolded };
 /// FractionColumns::kFolded, each presentation's brier, nll and ece columns are folded once written, so that they
 /// never all exist at once; the plan compiles to the same CompiledPlan. With `native` (a numeric record covariate,
 /// `--native-confidence`), each presentation also gets native_auroc_err and native_q_rho (native_confidence.hpp).
+/// With `pooled_orders` (`--pooled-orders`, JEV Table 15) and two or more orders, one more presentation per judge and
+/// scope takes every order's valid record as a separate judgment: brier, nll, mean_q, ece, auroc_err and
+/// high_q_error_rate with `label` = kOrdersPooled (no point summaries, no native rows).
 ProbabilityQuality add_probability_quality(const ItemMatrix& matrix, const Selection& selection, bool per_group,
                                            Plan& plan, const std::vector<AccuracyUnit>* plan_units = nullptr,
                                            FractionColumns fractions = FractionColumns::kKept,
-                                           const Covariate* native = nullptr);
+                                           const Covariate* native = nullptr, bool pooled_orders = false);
+
+/// The `label` of the pooled presentation's rows: every order's record a separate judgment.
+inline constexpr const char* kOrdersPooled = "orders pooled";
 
 /// "[0.9, 1.0]" style name of a confidence bin.
 std::string confidence_bin_name(int bin);

@@ -1,4 +1,4 @@
-// `metrics --verdict-composition LABEL=SHARE,…` (docs/statistics.md §7.1; CAP App. C): each verdict's
+// `metrics --verdict-shares LABEL=SHARE,…` (docs/statistics.md §7.1; CAP App. C): each verdict's
 // agreement with gold, Pr[gold = k | verdict = k], reweighted to another population's verdict shares.
 // Checked on the paper's own validation sample: the evaluator e against the human h, (e=0,h=0) = 68,
 // (e=0,h=1) = 10, (e=1,h=0) = 0, (e=1,h=1) = 42, reweighted to the deployment's Pr[e=1] = 622/700:
@@ -34,7 +34,7 @@ std::string validation_csv() {
 }
 
 MetricsReport run_on(MetricsOptions options, int threads = 1) {
-  if (options.verdict_composition.empty()) options.verdict_composition = {{"supported", 622}, {"unsupported", 78}};
+  if (options.verdict_shares.empty()) options.verdict_shares = {{"supported", 622}, {"unsupported", 78}};
   options.bootstrap.replicates = 400;
   return run_metrics(load_item_matrix(write_temp("composition.csv", validation_csv())), options, cpu_target(threads));
 }
@@ -70,47 +70,46 @@ TEST(CompositionAgreement, ReproducesCapAppendixC) {
 
 TEST(CompositionAgreement, SharesAreNormalisedAndZeroDropsALabel) {
   MetricsOptions shares;
-  shares.verdict_composition = {{"supported", 0.25}, {"unsupported", 0.75}};
+  shares.verdict_shares = {{"supported", 0.25}, {"unsupported", 0.75}};
   EXPECT_NEAR(row(run_on(shares), "composition_acc").estimate, 0.25 * 1.0 + 0.75 * 68.0 / 78, 1e-15);
   MetricsOptions counts;
-  counts.verdict_composition = {{"supported", 1}, {"unsupported", 3}};
+  counts.verdict_shares = {{"supported", 1}, {"unsupported", 3}};
   EXPECT_EQ(row(run_on(counts), "composition_acc").estimate, row(run_on(shares), "composition_acc").estimate);
   MetricsOptions only;
-  only.verdict_composition = {{"supported", 0}, {"unsupported", 5}};
+  only.verdict_shares = {{"supported", 0}, {"unsupported", 5}};
   EXPECT_NEAR(row(run_on(only), "composition_acc").estimate, 68.0 / 78, 1e-15);  // = precision unsupported
 }
 
 TEST(CompositionAgreement, BadCompositionsNameTheFlag) {
   MetricsOptions missing;
-  missing.verdict_composition = {{"supported", 1}};
+  missing.verdict_shares = {{"supported", 1}};
   EXPECT_TRUE(contains(thrown_message([&] { run_on(missing); }),
-                       "--verdict-composition: give a share for every label; 'unsupported' has none"));
+                       "--verdict-shares: give a share for every label; 'unsupported' has none"));
   MetricsOptions unknown;
-  unknown.verdict_composition = {{"supported", 1}, {"yes", 1}};
-  EXPECT_TRUE(contains(thrown_message([&] { run_on(unknown); }), "--verdict-composition: 'yes' is not a label of"));
+  unknown.verdict_shares = {{"supported", 1}, {"yes", 1}};
+  EXPECT_TRUE(contains(thrown_message([&] { run_on(unknown); }), "--verdict-shares: 'yes' is not a label of"));
   MetricsOptions twice;
-  twice.verdict_composition = {{"supported", 1}, {"supported", 2}, {"unsupported", 1}};
+  twice.verdict_shares = {{"supported", 1}, {"supported", 2}, {"unsupported", 1}};
   EXPECT_TRUE(contains(thrown_message([&] { run_on(twice); }), "the label 'supported' is given twice"));
   MetricsOptions zero;
-  zero.verdict_composition = {{"supported", 0}, {"unsupported", 0}};
-  EXPECT_TRUE(contains(thrown_message([&] { run_on(zero); }), "--verdict-composition: the shares sum to 0"));
+  zero.verdict_shares = {{"supported", 0}, {"unsupported", 0}};
+  EXPECT_TRUE(contains(thrown_message([&] { run_on(zero); }), "--verdict-shares: the shares sum to 0"));
   const std::string file = write_temp("composition_flag.csv", validation_csv());
-  EXPECT_TRUE(
-      contains(thrown_message([&] {
-                 render_support::run_on(file, {"metrics", {"--verdict-composition", "supported=x,unsupported=1"}});
-               }),
-               "--verdict-composition: the share of 'supported' must be a finite number >= 0, got 'x'"));
   EXPECT_TRUE(contains(thrown_message([&] {
-                         render_support::run_on(file, {"metrics", {"--verdict-composition", "supported"}});
+                         render_support::run_on(file, {"metrics", {"--verdict-shares", "supported=x,unsupported=1"}});
                        }),
-                       "--verdict-composition: expected LABEL=SHARE, got 'supported'"));
+                       "--verdict-shares: the share of 'supported' must be a finite number >= 0, got 'x'"));
+  EXPECT_TRUE(contains(thrown_message([&] {
+                         render_support::run_on(file, {"metrics", {"--verdict-shares", "supported"}});
+                       }),
+                       "--verdict-shares: expected LABEL=SHARE, got 'supported'"));
 }
 
 TEST(CompositionAgreement, AVerdictNeverGivenIsNotedNotGuessed) {
   // Only the 78 unsupported verdicts: no Pr[agree | e=1] to reweight.
   const std::string csv = "judge,item,gold,verdict\nE,a,supported,unsupported\nE,b,unsupported,unsupported\n";
   MetricsOptions options;
-  options.verdict_composition = {{"supported", 1}, {"unsupported", 1}};
+  options.verdict_shares = {{"supported", 1}, {"unsupported", 1}};
   options.bootstrap.replicates = 50;
   const MetricsReport r = run_metrics(load_item_matrix(write_temp("composition_one.csv", csv)), options, cpu_target(1));
   for (const StatLabel& label : r.statistics.labels) EXPECT_NE(label.name, "composition_acc");
@@ -123,7 +122,7 @@ TEST(CompositionAgreement, AVerdictNeverGivenIsNotedNotGuessed) {
 TEST(CompositionAgreement, TheReportRendersAgainFromItsJson) {
   const AnalysisResult run = render_support::run_on(
       write_temp("composition_render.csv", validation_csv()),
-      {"metrics", {"--verdict-composition", "supported=622,unsupported=78", "--full", "--replicates", "200"}});
+      {"metrics", {"--verdict-shares", "supported=622,unsupported=78", "--full", "--replicates", "200"}});
   EXPECT_TRUE(contains(run.text, "composition_acc [order 0]")) << run.text;
   render_support::expect_renders_the_run("metrics", run);
 }
