@@ -537,6 +537,14 @@ const Covariate* native_confidence(const ItemMatrix& m, const std::string& name)
   return native;
 }
 
+// What --pooled-orders did (docs/statistics.md §3.2), or why it had nothing to pool.
+std::string pooled_orders_note(const Selection& sel, const ProbabilityQuality& probability) {
+  if (sel.orders < 2) return "--pooled-orders: the analysed records have one presentation order; nothing to pool";
+  if (probability.empty()) return "--pooled-orders: no analysed judge has probabilities; nothing to pool";
+  return std::string("rows '") + kOrdersPooled +
+         "' (--pooled-orders, JEV Table 15): every order's valid record with probabilities is a judgment of its own";
+}
+
 }  // namespace
 
 MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, const MetricsOptions& options) {
@@ -559,6 +567,7 @@ MetricsPlan build_metrics_run_plan(const ItemMatrix& m, const Selection& sel, co
   built.probability = add_probability_quality(m, sel, options.per_group, built.plan, &built.units,
                                               diff_reads_fractions ? FractionColumns::kKept : FractionColumns::kFolded,
                                               native_confidence(m, options.native_confidence), options.pooled_orders);
+  if (options.pooled_orders) built.notes.push_back(pooled_orders_note(sel, built.probability));
   for (auto& point : built.probability.point_statistics) built.point_statistics.push_back(std::move(point));
   built.probability.point_statistics.clear();
   for (std::string& note : add_group_differences(m, sel, options.group_diff, options.diff, pairs, built.plan))
@@ -712,6 +721,8 @@ MetricsReport run_metrics(const ItemMatrix& input, const MetricsOptions& options
   check_plan_fits(matrix, selection);
   report.order_warnings = order_guard_warnings(matrix, selection);
   // Score judges (docs/statistics.md §8.2) have their own statistics in place of the categorical ones.
+  if (matrix.scored && options.pooled_orders)
+    throw UsageError("--pooled-orders: score judges give scores, not probabilities to pool");
   if (matrix.scored && !options.verdict_shares.empty())
     throw UsageError("--verdict-shares: score judges give scores, not verdicts to condition on");
   MetricsPlan built = matrix.scored ? build_scores_run_plan(matrix, selection, options)

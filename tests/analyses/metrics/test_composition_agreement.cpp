@@ -61,7 +61,8 @@ TEST(CompositionAgreement, ReproducesCapAppendixC) {
   EXPECT_NEAR(row(r, "acc").estimate, 110.0 / 120, 1e-15);  // the raw 91.7% on the enriched sample
   const Interval& ci = row(r, "composition_acc");
   EXPECT_LT(ci.lo, ci.estimate);
-  EXPECT_LE(ci.hi, 1.0);
+  // Only a replicate without any of the ten false negatives reaches 1 (chance about e^−10).
+  EXPECT_LT(ci.hi, 1.0);
   bool noted = false;
   for (const std::string& note : r.notes)
     noted = noted || contains(note, "verdict shares unsupported 0.1114, supported 0.8886");

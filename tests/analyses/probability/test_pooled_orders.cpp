@@ -63,6 +63,12 @@ const Interval* pooled_row(const MetricsReport& r, const std::string& name, int6
   return nullptr;
 }
 
+bool has_note(const MetricsReport& r, const std::string& text) {
+  for (const std::string& note : r.notes)
+    if (contains(note, text)) return true;
+  return false;
+}
+
 }  // namespace
 
 TEST(PooledOrders, EveryStatisticIsTheMeanOverJudgments) {
@@ -111,17 +117,53 @@ TEST(PooledOrders, ErrorAurocCountsPairsOfJudgmentsAndHighConfidenceErrors) {
 
 TEST(PooledOrders, OnlyWhenAskedAndOnlyWithTwoOrders) {
   EXPECT_EQ(pooled_row(run_on({}), "brier"), nullptr);
+  const MetricsReport asked = run_on(pooled());
+  EXPECT_TRUE(has_note(asked, "rows 'orders pooled' (--pooled-orders, JEV Table 15)"));
+  // Asked for where there is nothing to pool: no rows, and a note says why.
   const std::string one_order = "judge,item,gold,verdict,p.A,p.B\nJ,i1,A,A,0.9,0.1\nJ,i2,B,A,0.6,0.4\n";
-  EXPECT_EQ(pooled_row(run_on(pooled(), 1, one_order), "brier"), nullptr);
-  // The single-order and averaged rows are unchanged by the flag, bit for bit.
-  const MetricsReport with = run_on(pooled()), without = run_on({});
-  ASSERT_GT(with.statistics.labels.size(), without.statistics.labels.size());
-  for (size_t s = 0; s < without.statistics.labels.size(); ++s) {  // the pooled rows come after them
-    EXPECT_EQ(with.statistics.labels[s].name, without.statistics.labels[s].name);
-    EXPECT_EQ(with.statistics.labels[s].order, without.statistics.labels[s].order);
-    EXPECT_EQ(with.statistics.intervals[s].estimate, without.statistics.intervals[s].estimate)
-        << without.statistics.labels[s].name;
-  }
+  const MetricsReport single = run_on(pooled(), 1, one_order);
+  EXPECT_EQ(pooled_row(single, "brier"), nullptr);
+  EXPECT_TRUE(has_note(single, "--pooled-orders: the analysed records have one presentation order; nothing to pool"));
+  const std::string no_probabilities = "judge,item,order,gold,verdict\nJ,i1,0,A,A\nJ,i1,1,A,B\n";
+  EXPECT_TRUE(has_note(run_on(pooled(), 1, no_probabilities),
+                       "--pooled-orders: no analysed judge has probabilities; nothing to pool"));
+  LoadOptions on_a_scale;  // score judges (docs/statistics.md §8.2): nothing to pool
+  on_a_scale.scale = ScoreScale{1, 5};
+  const ItemMatrix scored =
+      load_item_matrix(write_temp("pooled_scores.csv", "judge,item,gold,verdict\nJ,i1,3,3\nJ,i2,1,2\n"), on_a_scale);
+  EXPECT_TRUE(contains(thrown_message([&] { run_metrics(scored, pooled(), cpu_target(1)); }),
+                       "--pooled-orders: score judges give scores, not probabilities to pool"));
+}
+
+TEST(PooledOrders, OtherRowsAreUnchangedBitForBit) {
+  // Two judges (J and a copy K with other numbers) and --diff brier: every row of the run without the flag is in
+  // the run with it, with the same estimate; matched by the whole label, not by position.
+  std::string csv = kPooledCsv;
+  csv +=
+      "K,i1,0,A,A,0.85,0.15\nK,i1,1,A,A,0.80,0.20\nK,i2,0,A,B,0.45,0.55\nK,i2,1,A,A,0.60,0.40\n"
+      "K,i3,0,B,B,0.30,0.70\nK,i3,1,B,B,0.25,0.75\nK,i4,0,B,B,0.10,0.90\n";
+  MetricsOptions plain, with = pooled();
+  plain.diff = with.diff = {"acc", "brier"};
+  const MetricsReport a = run_on(plain, 1, csv), b = run_on(with, 1, csv);
+  auto key = [](const StatLabel& l) {
+    return l.name + "|" + l.judge + "|" + l.of.value_or("") + "|" + l.reference.value_or("") + "|" +
+           l.label.value_or("") + "|" + (l.order ? std::to_string(*l.order) : "avg") + "|" +
+           (l.position ? std::to_string(*l.position) : "");
+  };
+  size_t matched = 0;
+  for (size_t s = 0; s < a.statistics.labels.size(); ++s)
+    for (size_t t = 0; t < b.statistics.labels.size(); ++t)
+      if (key(a.statistics.labels[s]) == key(b.statistics.labels[t])) {
+        EXPECT_EQ(a.statistics.intervals[s].estimate, b.statistics.intervals[t].estimate)
+            << key(a.statistics.labels[s]);
+        ++matched;
+      }
+  EXPECT_EQ(matched, a.statistics.labels.size());
+  // The pooled brier rows are differenced too (K − J), as every presentation's are.
+  bool pooled_diff = false;
+  for (const StatLabel& l : b.statistics.labels)
+    pooled_diff = pooled_diff || (l.name == "diff" && l.of == std::string("brier") && l.label == kOrdersPooled);
+  EXPECT_TRUE(pooled_diff);
 }
 
 TEST(PooledOrders, SameSeedSameReplicatesOnAnyThreadCount) {
