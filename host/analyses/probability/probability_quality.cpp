@@ -433,13 +433,7 @@ class ProbabilityPlanBuilder {
       if (pooled) out.label = kOrdersPooled;
       return out;
     };
-    // Calls f(u, part) for every judgment of the scope, unit by unit.
-    auto each_judgment = [&](auto f) {
-      for (size_t u = 0; u < U; ++u)
-        if (scope.in[u])
-          for (const Presentation* part : parts)
-            if (part->has[u]) f(u, *part);
-    };
+    auto each_judgment = [&](auto f) { for_each_judgment(scope, parts, f); };
     std::vector<double> scope_q, scope_correct;
     std::vector<int32_t> rank_units;
     std::vector<double> rank_scores;
@@ -520,15 +514,23 @@ class ProbabilityPlanBuilder {
         {m_.judges[j], scope.group, pres.order, std::move(reliability), risk_coverage(scope_q, scope_correct)});
   }
 
+  // Calls f(u, part) for every judgment of `parts` on `scope` (a unit with a valid output there), unit by unit.
+  template <typename F>
+  void for_each_judgment(const Scope& scope, const std::vector<const Presentation*>& parts, F f) const {
+    for (size_t u = 0; u < units_.size(); ++u)
+      if (scope.in[u])
+        for (const Presentation* part : parts)
+          if (part->has[u]) f(u, *part);
+  }
+
   // JEV Table 15's "Errors / q ≥ .9" as a ratio with its interval: the errors among the judgments at q ≥ 0.9 over
   // those judgments (n), the reliability table's error rate at q ≥ 0.9; a note instead when none reaches 0.9.
   void add_high_q_error_rate(int32_t j, const Scope& scope, const std::vector<const Presentation*>& parts,
                              const std::string& tag, StatLabel label) {
     std::vector<std::pair<size_t, double>> high;  // (unit, error = 1 − credit, as the reliability table counts)
-    for (size_t u = 0; u < units_.size(); ++u)
-      if (scope.in[u])
-        for (const Presentation* part : parts)
-          if (part->has[u] && part->q[u] >= kHighConfidence) high.push_back({u, 1.0 - part->correct[u]});
+    for_each_judgment(scope, parts, [&](size_t u, const Presentation& part) {
+      if (part.q[u] >= kHighConfidence) high.push_back({u, 1.0 - part.correct[u]});
+    });
     if (high.empty()) {
       out_.notes.push_back("high_q_error_rate of " + m_.judges[j] + (scope.group ? " [" + *scope.group + "]" : "") +
                            " is left out: no judgment has q >= 0.9");

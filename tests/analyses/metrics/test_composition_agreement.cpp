@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analyses/metrics/replicates_identical.hpp"
+#include "analyses/metrics/report_notes.hpp"
 #include "judgestat/metrics.hpp"
 #include "report/render_support.hpp"
 #include "test_support.hpp"
@@ -63,10 +64,7 @@ TEST(CompositionAgreement, ReproducesCapAppendixC) {
   EXPECT_LT(ci.lo, ci.estimate);
   // Only a replicate without any of the ten false negatives reaches 1 (chance about e^−10).
   EXPECT_LT(ci.hi, 1.0);
-  bool noted = false;
-  for (const std::string& note : r.notes)
-    noted = noted || contains(note, "verdict shares unsupported 0.1114, supported 0.8886");
-  EXPECT_TRUE(noted);
+  EXPECT_TRUE(has_note(r, "verdict shares unsupported 0.1114, supported 0.8886"));
 }
 
 TEST(CompositionAgreement, SharesAreNormalisedAndZeroDropsALabel) {
@@ -114,10 +112,7 @@ TEST(CompositionAgreement, AVerdictNeverGivenIsNotedNotGuessed) {
   options.bootstrap.replicates = 50;
   const MetricsReport r = run_metrics(load_item_matrix(write_temp("composition_one.csv", csv)), options, cpu_target(1));
   for (const StatLabel& label : r.statistics.labels) EXPECT_NE(label.name, "composition_acc");
-  bool noted = false;
-  for (const std::string& note : r.notes)
-    noted = noted || contains(note, "composition_acc of E is left out: no verdict 'supported' to condition on");
-  EXPECT_TRUE(noted);
+  EXPECT_TRUE(has_note(r, "composition_acc of E is left out: no verdict 'supported' to condition on"));
 }
 
 TEST(CompositionAgreement, TheReportRendersAgainFromItsJson) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyses/metrics/replicates_identical.hpp"
+#include "analyses/metrics/report_notes.hpp"
 #include "analyses/probability/probability_quality.hpp"
 #include "judgestat/metrics.hpp"
 #include "report/render_support.hpp"
@@ -61,12 +62,6 @@ const Interval* pooled_row(const MetricsReport& r, const std::string& name, int6
     return &r.statistics.intervals[s];
   }
   return nullptr;
-}
-
-bool has_note(const MetricsReport& r, const std::string& text) {
-  for (const std::string& note : r.notes)
-    if (contains(note, text)) return true;
-  return false;
 }
 
 }  // namespace
