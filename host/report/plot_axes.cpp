@@ -81,6 +81,10 @@ std::string legend_sample(const LegendEntry& e, double x, double y) {
     case LegendMark::kBar:
       return "<rect x=\"" + svg_number(x + 4) + "\" y=\"" + svg_number(y - 6) +
              "\" width=\"16\" height=\"12\" fill=\"" + c + "\"/>\n";
+    case LegendMark::kPoint:
+      return svg_circle(x + 12, y, 3.5, c);
+    case LegendMark::kCross:
+      return svg_cross(x + 12, y, 4, c);
     case LegendMark::kLine:
     default:
       return svg_line(x, y, x + 24, y, ("stroke:" + c + ";stroke-width:2").c_str());

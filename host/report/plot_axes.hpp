@@ -37,7 +37,7 @@ double text_width(const std::string& text, int size);
 inline constexpr int kTitleSize = 14, kAxisTitleSize = 13, kTickSize = 12, kLegendSize = 12, kNoteSize = 11;
 
 /// How a legend entry is drawn.
-enum class LegendMark { kLine, kDashed, kPointWithBar, kBand, kBar };
+enum class LegendMark { kLine, kDashed, kPointWithBar, kBand, kBar, kPoint, kCross };
 
 struct LegendEntry {
   std::string label, colour;

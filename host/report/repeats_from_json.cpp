@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "report/from_json_fields.hpp"
@@ -128,6 +129,40 @@ void read_repeats_statistics(const Json& json, RepeatsReport& r) {
   }
 }
 
+RepeatRequestMember read_request_member(const Json& row, const std::string& at) {
+  return {text(field(row, "member", at), at + ".member"), text(field(row, "verdict", at), at + ".verdict"),
+          number(field(row, "q", at), at + ".q"), number(field(row, "p_gold", at), at + ".p_gold")};
+}
+
+RepeatRequest read_request(const Json& row, const std::string& at) {
+  const auto value = [&](const char* key) -> const Json& { return field(row, key, at); };
+  const auto where = [&](const char* key) { return at + "." + key; };
+  RepeatRequest r;
+  r.judge = text(value("judge"), where("judge"));
+  r.family = text(value("family"), where("family"));
+  r.item = text(value("item"), where("item"));
+  r.gold = optional_text(value("gold"), where("gold")).value_or("");
+  r.order = optional_int(value("order"), where("order")).value_or(-1);
+  r.variant = optional_text(value("variant"), where("variant")).value_or("");
+  r.all_agree = flag(value("all_agree"), where("all_agree"));
+  for (auto [key, out] :
+       {std::pair{"q_mean", &r.q_mean}, std::pair{"q_range", &r.q_range}, std::pair{"tv_mean", &r.tv_mean}})
+    *out = number(value(key), where(key));
+  const Json& members = array_of(value("members"), where("members"));
+  for (size_t k = 0; k < members.size(); ++k)
+    r.members.push_back(read_request_member(members[k], where("members") + "[" + std::to_string(k) + "]"));
+  return r;
+}
+
+// `requests`, present when the run asked for them (RepeatsOptions::requests).
+void read_repeats_requests(const Json& json, RepeatsReport& r) {
+  if (!json.contains("requests")) return;
+  r.with_requests = true;
+  const Json& rows = array_of(json.at("requests"), "requests");
+  for (size_t k = 0; k < rows.size(); ++k)
+    r.requests.push_back(read_request(rows[k], "requests[" + std::to_string(k) + "]"));
+}
+
 }  // namespace
 
 Json render_state(const RepeatsReport& report) { return interval_render_state(report.statistics, false); }
@@ -137,6 +172,7 @@ RepeatsReport repeats_report_from_json(const Json& json, const Json& render) {
   read_bootstrap_head(json, r.statistics);
   read_repeats_settings(json, r);
   read_repeats_statistics(json, r);
+  read_repeats_requests(json, r);
   read_interval_render(render, false, r.statistics);
   read_validity_and_notes(json, r.validity, r.notes);
   return r;

@@ -31,6 +31,36 @@ std::string number_cell(double value) {
   return out;
 }
 
+std::string fixed_cell(double value) { return std::isfinite(value) ? fixed(value) : ""; }
+
+// What a request holds fixed, in words: "order 0, variant plain".
+std::string fixed_coordinates(const RepeatRequest& r) {
+  std::string words;
+  if (r.order >= 0) words = "order " + std::to_string(r.order);
+  if (!r.variant.empty()) words += (words.empty() ? "" : ", ") + std::string("variant ") + r.variant;
+  return words;
+}
+
+// The members' verdicts, space-separated in member order ("A A B").
+std::string verdicts_cell(const RepeatRequest& r) {
+  std::string out;
+  for (const RepeatRequestMember& m : r.members) out += (out.empty() ? "" : " ") + m.verdict;
+  return out;
+}
+
+// docs/statistics.md §8.5 "Per request": after the statistics, one row per request.
+std::string requests_table(const RepeatsReport& report, const std::string& format) {
+  Table table;
+  table.header = {"judge", "family", "item", "gold", "fixed", "verdicts", "all agree", "mean q", "q range", "mean tv"};
+  for (const RepeatRequest& r : report.requests)
+    table.rows.push_back({r.judge, r.family, r.item, r.gold, fixed_coordinates(r), verdicts_cell(r),
+                          r.all_agree ? "yes" : "no", fixed_cell(r.q_mean), fixed_cell(r.q_range),
+                          fixed_cell(r.tv_mean)});
+  return "Per request (--requests): " + std::to_string(report.requests.size()) +
+         " request(s) with two present members; q and tv over the members with probabilities\n" + table.render(format) +
+         "\n";
+}
+
 // The lines under the table: validity, notes, the interval warnings and the run's settings.
 std::vector<std::string> footer(const RepeatsReport& report) {
   std::vector<std::string> lines;
@@ -68,6 +98,7 @@ std::string people_table(const RepeatsReport& report, const std::string& format)
   std::string out = all_invalid_warnings(report.validity, format);
   out += "Repeat statistics (§8.5): agreement across repeats, variants and orders\n" + table.render(format) + "\n";
   for (const auto& line : footer(report)) out += line + "\n";
+  if (report.with_requests) out += "\n" + requests_table(report, format);
   return out;
 }
 
@@ -89,6 +120,38 @@ std::string tidy_csv(const RepeatsReport& report) {
                           optional_cell(l.variant), optional_cell(l.label), std::to_string(l.n), number_cell(value), "",
                           "", "", "", "", ""});
   return table.render("csv");
+}
+
+}  // namespace
+
+namespace {
+
+Json number_or_null(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+Json text_or_null(const std::string& value) { return value.empty() ? Json(nullptr) : Json(value); }
+
+// docs/statistics.md §4 "repeats": `requests`, one object per request with its members.
+Json requests_json(const std::vector<RepeatRequest>& requests) {
+  Json rows = Json::array();
+  for (const RepeatRequest& r : requests) {
+    Json members = Json::array();
+    for (const RepeatRequestMember& m : r.members)
+      members.push_back({{"member", m.member},
+                         {"verdict", m.verdict},
+                         {"q", number_or_null(m.q)},
+                         {"p_gold", number_or_null(m.p_gold)}});
+    rows.push_back({{"judge", r.judge},
+                    {"family", r.family},
+                    {"item", r.item},
+                    {"gold", text_or_null(r.gold)},
+                    {"order", r.order >= 0 ? Json(r.order) : Json(nullptr)},
+                    {"variant", text_or_null(r.variant)},
+                    {"all_agree", r.all_agree},
+                    {"q_mean", number_or_null(r.q_mean)},
+                    {"q_range", number_or_null(r.q_range)},
+                    {"tv_mean", number_or_null(r.tv_mean)},
+                    {"members", members}});
+  }
+  return rows;
 }
 
 }  // namespace
@@ -116,6 +179,7 @@ Json to_json(const RepeatsReport& report, const ReportHead& head) {
     rows.push_back(row);
   }
   json["statistics"] = rows;
+  if (report.with_requests) json["requests"] = requests_json(report.requests);
   json["validity"] = validity_json(report.validity);
   json["notes"] = notes_after_validity(report.validity, report.notes);
   json["timing"] = bootstrap_timing_json(head.load_s + report.plan_s, report.statistics);
@@ -154,8 +218,8 @@ std::vector<PlotFile> repeats_paper_plot_files(const RepeatsReport& report) {
        "Per judge and family (repeat: the same request again; variant: another wording; rotation: another order) the "
        "mean total-variation distance between the probability vectors of one request, with its clustered bootstrap " +
            level +
-           "; judges without probabilities are not drawn. The per-item spread of JEV Fig. 17 is not in the report "
-           "(JEV Figs. 17–19)."},
+           "; judges without probabilities are not drawn. The per-request spread (JEV Fig. 17) is "
+           "repeats_variation_spread, drawn with --requests."},
       {[](const std::string& name) {
          return ends_with(name, "_agree") || ends_with(name, "_flip") || name == "repeat_match";
        },
@@ -178,6 +242,10 @@ std::string tables(const RepeatsReport& report, const std::string& format) {
   return people_table(report, format);
 }
 
-std::vector<PlotFile> plot_files(const RepeatsReport& report) { return repeats_paper_plot_files(report); }
+std::vector<PlotFile> plot_files(const RepeatsReport& report) {
+  std::vector<PlotFile> out = repeats_paper_plot_files(report);
+  for (PlotFile& file : repeats_request_plot_files(report)) out.push_back(std::move(file));
+  return out;
+}
 
 }  // namespace judgestat

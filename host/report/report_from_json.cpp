@@ -915,7 +915,7 @@ RenderedReport render_as_written(const std::string& command, const Json& json, c
          "frozen", "groups", "confidence_bins", "reliability", "risk_coverage", "notes", "timing"});
   if (command == "repeats")
     return rendered(repeats_report_from_json(json, render), json,
-                    {"settings", "statistics", "validity", "notes", "timing"});
+                    {"settings", "statistics", "requests", "validity", "notes", "timing"});
   if (command == "systems")
     return rendered(systems_report_from_json(json, render), json,
                     {"settings", "systems", "statistics", "validity", "notes", "timing"});

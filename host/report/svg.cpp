@@ -68,14 +68,31 @@ std::vector<double> even_ticks(double lo, double hi, int count) {
   return ticks;
 }
 
+namespace {
+
+// A hover tooltip element (<title>), its text escaped.
+std::string title_element(const std::string& title) {
+  std::string escaped;
+  for (char ch : title)
+    escaped += ch == '<' ? std::string("&lt;") : ch == '&' ? std::string("&amp;") : std::string(1, ch);
+  return "<title>" + escaped + "</title>";
+}
+
+}  // namespace
+
 std::string svg_circle(double cx, double cy, double r, const std::string& fill, const std::string& title) {
   std::string out = "<circle cx=\"" + svg_number(cx) + "\" cy=\"" + svg_number(cy) + "\" r=\"" + svg_number(r) +
                     "\" fill=\"" + fill + "\"";
   if (title.empty()) return out + "/>\n";
-  std::string escaped;
-  for (char ch : title)
-    escaped += ch == '<' ? std::string("&lt;") : ch == '&' ? std::string("&amp;") : std::string(1, ch);
-  return out + "><title>" + escaped + "</title></circle>\n";
+  return out + ">" + title_element(title) + "</circle>\n";
+}
+
+std::string svg_cross(double cx, double cy, double r, const std::string& colour, const std::string& title) {
+  const std::string style = "stroke:" + colour + ";stroke-width:1.6";
+  std::string out = "<g>" + svg_line(cx - r, cy - r, cx + r, cy + r, style.c_str()) +
+                    svg_line(cx - r, cy + r, cx + r, cy - r, style.c_str());
+  if (!title.empty()) out += title_element(title);
+  return out + "</g>\n";
 }
 
 std::string svg_polyline(const std::vector<std::pair<double, double>>& points, const std::string& stroke, double width,

@@ -43,6 +43,9 @@ std::vector<double> even_ticks(double lo, double hi, int count);
 /// A filled circle; `title` (when not empty) becomes a hover tooltip.
 std::string svg_circle(double cx, double cy, double r, const std::string& fill, const std::string& title = "");
 
+/// A cross (×) of half-width r at (cx, cy): a scatter's second mark beside svg_circle.
+std::string svg_cross(double cx, double cy, double r, const std::string& colour, const std::string& title = "");
+
 /// A polyline through the points (pixel coordinates).
 std::string svg_polyline(const std::vector<std::pair<double, double>>& points, const std::string& stroke,
                          double width = 2.0, const std::string& dash = "");

@@ -26,7 +26,8 @@ cxxopts::Options make_repeats_cli() {
       ("variant", "only these variants, comma-separated", cxxopts::value<std::string>()->default_value(""))
       ("by", "report per group as well: benchmark, condition, variant or repeat (each repeat against repeat 0)", cxxopts::value<std::string>()->default_value(""))
       ("invalid-match", "two invalid verdicts agree (LLMBar's equal); by default an invalid verdict agrees with nothing")
-      ("plots", "write the probability-variation and decision-change forests (JEV Figs. 17-19; SVG + CSV) into DIR",
+      ("requests", "report every compared request with its members (on with --plots)")
+      ("plots", "write the repeat figures (JEV Figs. 7c, 17-19; SVG + CSV) into DIR",
        cxxopts::value<std::string>()->default_value(""));
   // clang-format on
   add_scale_option(options);  // scores compared as labels
@@ -44,8 +45,9 @@ void read_repeats(const OptionReader& r, ParsedAnalysis& out) {
   repeats.by = r.text("by");
   repeats.invalid_match = r.given("invalid-match");
   repeats.bootstrap = bootstrap_options(out.common);
-  out.options = std::move(repeats);
   out.plots_dir = r.text("plots");
+  repeats.requests = r.given("requests") || !out.plots_dir.empty();  // the per-request figures need them
+  out.options = std::move(repeats);
 }
 
 bool parse_repeats_args(int argc, char** argv, bool file_required, ParsedAnalysis& out) {

@@ -20,6 +20,7 @@ SCORES = os.path.join(EXAMPLES, "score_judges.csv")
 # (id, command, records, keyword arguments, the same as CLI flags)
 CASES = [
     ("repeats", "repeats", REPEATS, dict(replicates=300, by="variant"), ["--replicates", "300", "--by", "variant"]),
+    ("repeats_requests", "repeats", REPEATS, dict(replicates=100, requests=True), ["--replicates", "100", "--requests"]),
     ("systems", "systems", WIN_RATES, dict(systems=["x.model_a", "x.model_b"], baseline="mistral-7b", replicates=300),
      ["--systems", "x.model_a,x.model_b", "--baseline", "mistral-7b", "--replicates", "300"]),
     ("systems_self", "systems", WIN_RATES,
@@ -44,6 +45,21 @@ def test_result_is_the_cli_json(name, command, path, options, flags):
     assert estimates(result.to_json()) == estimates(cli)
     assert len(estimates(cli)) > 0
     assert without_argv_and_timing(result.to_json()) == without_argv_and_timing(cli)
+
+
+def test_requests_are_every_compared_request():
+    """requests=True: one row per request with two members; agree is the mean of all_agree (docs §8.5)."""
+    document = json.loads(judgestat.repeats(REPEATS, replicates=100, requests=True, backend="cpu").to_json())
+    rows = pd.DataFrame(document["requests"])
+    assert len(rows) == 2 * (60 + 30 + 30)  # two judges; 30 items x 2 orders repeated, 30 paraphrased, 30 swapped
+    records = pd.read_csv(REPEATS)
+    calm_swaps = rows[(rows.judge == "calm") & (rows.family == "rotation")]
+    plain = records[(records.judge == "calm") & (records.variant == "plain") & (records.repeat == 0)]
+    same = plain.groupby("item")["verdict"].nunique() == 1
+    assert list(calm_swaps["all_agree"]) == list(same.loc[list(calm_swaps["item"])])
+    agree = [r for r in document["statistics"] if r["name"] == "rotation_agree" and r["judge"] == "calm"
+             and r.get("variant") is None]
+    assert agree[0]["estimate"] == pytest.approx(calm_swaps["all_agree"].mean(), abs=1e-12)
 
 
 def test_scale_keyword_gives_the_cli_pearson_and_pearsons_r():

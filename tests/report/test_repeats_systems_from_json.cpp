@@ -35,12 +35,28 @@ TEST(RepeatsSystemsFromJson, RepeatsRendersTheSameBytesAsTheRun) {
        std::vector<std::vector<std::string>>{{},
                                              {"--by", "repeat"},
                                              {"--by", "variant", "--invalid-match"},
-                                             {"--judges", "calm", "--ci", "studentized"}}) {
+                                             {"--judges", "calm", "--ci", "studentized"},
+                                             {"--requests"},
+                                             {"--requests", "--by", "variant", "--variant", "plain,para"}}) {
     std::vector<std::string> with = args;
     with.insert(with.end(), {"--replicates", "200", "--seed", "3"});
     SCOPED_TRACE(testing::PrintToString(with));
     expect_renders_the_run("repeats", run_on(kRepeats, {"repeats", with}));
   }
+}
+
+TEST(RepeatsSystemsFromJson, ARequestsFieldMissingOrOfTheWrongTypeIsRefusedNamingIt) {
+  const AnalysisResult run = run_on(kRepeats, {"repeats", {"--requests", "--replicates", "50"}});
+  const auto refusal = [&](const Json& json) {
+    return thrown_message<std::invalid_argument>([&] { render_from_json("repeats", json, stored(run.render)); });
+  };
+  Json json = stored(run.json);
+  json["requests"][3]["members"][1]["q"] = "0.5";
+  EXPECT_EQ(refusal(json), "result.requests[3].members[1].q: expected a number or null");
+  json = stored(run.json);
+  json["requests"][0].erase("all_agree");
+  EXPECT_EQ(refusal(json), "result.requests[0].all_agree: missing");
+  EXPECT_EQ(stored(run.json)["requests"].size(), 2u * (60 + 30 + 30));  // two judges: repeat, variant, rotation
 }
 
 TEST(RepeatsSystemsFromJson, SystemsRendersTheSameBytesAndFiguresAsTheRun) {

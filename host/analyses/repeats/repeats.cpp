@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "analyses/common/judge_validity.hpp"
+#include "analyses/repeats/repeat_requests.hpp"
 #include "analyses/repeats/repeats_plan.hpp"
 #include "judgestat/bootstrap.hpp"
 #include "judgestat/exec_target.hpp"
@@ -112,6 +113,8 @@ RepeatsReport run_repeats(const ItemMatrix& matrix, const RepeatsOptions& option
   for (int32_t j : selection.judges) report.validity.push_back(every_repeat_validity(matrix, j));
   report.notes = std::move(built.notes);
   report.point_statistics = std::move(built.point_statistics);
+  report.with_requests = options.requests;
+  if (options.requests) report.requests = request_rows(matrix, selection, built.families, options.invalid_match);
   if (std::string note = repeat_only_items_note(matrix, selection, options); !note.empty())
     report.notes.push_back(std::move(note));
   report.by = options.by;

@@ -34,9 +34,11 @@ const char* members_of(RepeatFamily family) {
   return "";
 }
 
-// Cell c's record in repeat r as a member, when there is one. Probabilities count on a valid record
-// that gives at least one (the others read as 0, as in the probability metrics, §1 "Validity").
-void add_member(const ItemMatrix& m, size_t c, int32_t r, std::vector<RepeatMember>& members) {
+// Cell c's record in repeat r as a member with its index, when there is one. Probabilities count on
+// a valid record that gives at least one (the others read as 0, as in the probability metrics, §1
+// "Validity").
+void add_member(const ItemMatrix& m, size_t c, int32_t r, int32_t index, std::vector<RepeatMember>& members,
+                std::vector<int32_t>& indices) {
   const int16_t verdict = m.verdict_at(c, r);
   if (verdict == kAbsent) return;
   RepeatMember member{verdict, nullptr};
@@ -45,40 +47,51 @@ void add_member(const ItemMatrix& m, size_t c, int32_t r, std::vector<RepeatMemb
     if (std::any_of(p, p + m.n_labels(), [](double x) { return std::isfinite(x); })) member.probs = p;
   }
   members.push_back(member);
+  indices.push_back(index);
 }
 
 }  // namespace
 
-AgreementCounts item_counts(const ItemMatrix& m, const Selection& sel, int32_t j, int32_t i, RepeatFamily family,
-                            const RepeatScope& scope, bool invalid_match) {
-  AgreementCounts out;
-  if (scope.stratum >= 0 && sel.item_stratum[i] != scope.stratum) return out;
-  if (family == RepeatFamily::kVariant && scope.variant >= 0) return out;
+void for_each_request(const ItemMatrix& m, const Selection& sel, int32_t j, int32_t i, RepeatFamily family,
+                      const RepeatScope& scope, const RequestVisitor& visit) {
+  if (scope.stratum >= 0 && sel.item_stratum[i] != scope.stratum) return;
+  if (family == RepeatFamily::kVariant && scope.variant >= 0) return;
   const auto in_scope = [&](int32_t v) { return scope.variant < 0 || v == scope.variant; };
   std::vector<RepeatMember> members;
-  const auto add_group = [&] {
-    out += group_counts(members, m.n_labels(), invalid_match);
+  std::vector<int32_t> indices;
+  const auto visit_request = [&](RequestKey key) {
+    visit(key, members, indices);
     members.clear();
+    indices.clear();
   };
   if (family == RepeatFamily::kRepeat) {  // a request: one (order, variant), across repeats
     for (int32_t o = 0; o < m.orders; ++o)
       for (int32_t v : sel.variants) {
         if (!in_scope(v)) continue;
-        for (int32_t r = 0; r < m.repeats; ++r) add_member(m, m.cell(j, i, o, v), r, members);
-        add_group();
+        for (int32_t r = 0; r < m.repeats; ++r) add_member(m, m.cell(j, i, o, v), r, r, members, indices);
+        visit_request({o, v});
       }
   } else if (family == RepeatFamily::kVariant) {  // one order of repeat 0, across variants
     for (int32_t o = 0; o < m.orders; ++o) {
-      for (int32_t v : sel.variants) add_member(m, m.cell(j, i, o, v), 0, members);
-      add_group();
+      for (int32_t v : sel.variants) add_member(m, m.cell(j, i, o, v), 0, v, members, indices);
+      visit_request({o, -1});
     }
   } else {  // one variant of repeat 0, across orders
     for (int32_t v : sel.variants) {
       if (!in_scope(v)) continue;
-      for (int32_t o = 0; o < m.orders; ++o) add_member(m, m.cell(j, i, o, v), 0, members);
-      add_group();
+      for (int32_t o = 0; o < m.orders; ++o) add_member(m, m.cell(j, i, o, v), 0, o, members, indices);
+      visit_request({-1, v});
     }
   }
+}
+
+AgreementCounts item_counts(const ItemMatrix& m, const Selection& sel, int32_t j, int32_t i, RepeatFamily family,
+                            const RepeatScope& scope, bool invalid_match) {
+  AgreementCounts out;
+  for_each_request(m, sel, j, i, family, scope,
+                   [&](const RequestKey&, const std::vector<RepeatMember>& members, const std::vector<int32_t>&) {
+                     out += group_counts(members, m.n_labels(), invalid_match);
+                   });
   return out;
 }
 
@@ -96,6 +109,7 @@ class RepeatsPlanBuilder {
     for (int32_t i : sel_.items) out_.plan.unit_cluster.push_back(sel_.item_cluster[i]);
     make_scopes();
     const std::vector<RepeatFamily> families = available_families();
+    out_.families = families;
     for (int32_t j : sel_.judges)
       for (const RepeatScope& scope : scopes_)
         for (RepeatFamily family : families) add_family_scope(j, family, scope);
