@@ -511,6 +511,10 @@ Json render_state(const CascadeReport& r) {
     state["frozen"] = {{"applied", named_thresholds_state(r.frozen->applied)},
                        {"result", result_state(r.frozen->result, listed_frozen(*r.frozen))},
                        {"scopes", scopes_state(r.frozen->scopes)}};
+  if (r.other_gate)  // the JSON lists every statistic of the other gate's sweep
+    state["other_gate"] = {
+        {"result", result_state(r.other_gate->result, std::vector<bool>(r.other_gate->result.intervals.size(), true))},
+        {"scopes", scopes_state(r.other_gate->scopes)}};
   return state;
 }
 
@@ -564,6 +568,11 @@ void read_cascade_settings(const Json& json, const Json& render, CascadeReport& 
   o.by = optional_text(field(settings, "by", at), at + ".by").value_or("");
   if (settings.contains("bins")) o.bin_edges = numbers(settings["bins"], at + ".bins");
   if (settings.contains("compare_gate")) o.compare_gate = text(settings["compare_gate"], at + ".compare_gate");
+  if (settings.contains("compare_gate_orders")) {
+    const int64_t gate = signed_count(settings["compare_gate_orders"], at + ".compare_gate_orders");
+    if (gate != 1 && gate != 2) bad_field(at + ".compare_gate_orders", "expected 1 or 2");
+    o.compare_gate_orders = static_cast<int>(gate);
+  }
   o.benchmarks = texts_or_null(field(settings, "benchmarks", at), at + ".benchmarks");
   r.sweep.result.seed = run.seed;  // replicates_run: render.sweep's (to_json then gives the settings again)
   r.sweep.result.ci = run.ci;
@@ -659,6 +668,15 @@ void read_trials(const Json& json, const ThresholdGrid& grid, RuleChoice& choice
   }
 }
 
+// The run's bootstrap settings, which a result read back from its render state shares with the sweep.
+void share_run_settings(const BootstrapResult& sweep, BootstrapResult& result) {
+  result.seed = sweep.seed;
+  result.ci = sweep.ci;
+  result.level = sweep.level;
+  result.backend = sweep.backend;
+  result.device = sweep.device;
+}
+
 void read_rules(const Json& json, const Json& render, CascadeReport& r) {
   if (field(json, "rules", "").is_null()) {
     if (render.contains("rules")) bad_field("render.rules", "rules the result does not have");
@@ -701,11 +719,7 @@ void read_rules(const Json& json, const Json& render, CascadeReport& r) {
     }
   }
   read_result(heldout_state, "render.rules.heldout", placed, rules.heldout);
-  rules.heldout.seed = r.sweep.result.seed;
-  rules.heldout.ci = r.sweep.result.ci;
-  rules.heldout.level = r.sweep.result.level;
-  rules.heldout.backend = r.sweep.result.backend;
-  rules.heldout.device = r.sweep.result.device;
+  share_run_settings(r.sweep.result, rules.heldout);
   rules.temperature = read_temperature(field(state, "temperature", "render.rules"), "render.rules.temperature");
   r.rules = std::move(rules);
 }
@@ -750,12 +764,44 @@ void read_frozen(const Json& json, const Json& render, CascadeReport& r) {
   }
   read_result(result_state, "render.frozen.result", placed, f.result);
   if (frozen.contains("gate_comparison")) f.gate_comparison = read_gate_comparison(frozen["gate_comparison"]);
-  f.result.seed = r.sweep.result.seed;
-  f.result.ci = r.sweep.result.ci;
-  f.result.level = r.sweep.result.level;
-  f.result.backend = r.sweep.result.backend;
-  f.result.device = r.sweep.result.device;
+  share_run_settings(r.sweep.result, f.result);
   r.frozen = std::move(f);
+}
+
+// --compare-gate-orders: the other gate's sweep, its statistics from result.other_gate (every one, in
+// order), its scopes from the render state.
+void read_other_gate(const Json& json, const Json& render, CascadeReport& r) {
+  if (!json.contains("other_gate")) {
+    if (r.options.compare_gate_orders != 0) bad_field("other_gate", "missing (settings.compare_gate_orders)");
+    if (render.contains("other_gate")) bad_field("render.other_gate", "a sweep the result does not have");
+    return;
+  }
+  const Json& other = json["other_gate"];
+  const Json& state = field(render, "other_gate", "render");
+  OtherGateSweep g;
+  const int64_t gate = signed_count_of(other, "gate_orders", "other_gate");
+  if (gate != r.options.compare_gate_orders)
+    bad_field("other_gate.gate_orders", "expected settings.compare_gate_orders");
+  g.gate_orders = static_cast<int>(gate);
+  const Json& pool = field(other, "pool", "other_gate");
+  const int64_t items = signed_count_of(pool, "items", "other_gate.pool");
+  const int64_t clusters = signed_count_of(pool, "clusters", "other_gate.pool");
+  const int64_t orders = signed_count_of(pool, "first_orders", "other_gate.pool");
+  for (int64_t v : {items, clusters, orders})
+    if (v < 0 || v > std::numeric_limits<int32_t>::max()) bad_field("other_gate.pool", "a count out of range");
+  g.items = static_cast<int32_t>(items);
+  g.clusters = static_cast<int32_t>(clusters);
+  g.first_orders = static_cast<int32_t>(orders);
+  g.gate_ok = signed_count_of(pool, "gate_ok", "other_gate.pool");
+  g.fewer_orders = signed_count_of(pool, "fewer_orders", "other_gate.pool");
+  g.scopes = read_scopes(field(state, "scopes", "render.other_gate"), "render.other_gate.scopes");
+  const Json& rows = array_of(field(other, "statistics", "other_gate"), "other_gate.statistics");
+  PlacedRows placed = placed_of(rows.size());
+  for (size_t s = 0; s < rows.size(); ++s)
+    placed.place(static_cast<int32_t>(s), rows[s], at_index("other_gate.statistics", s));
+  read_result(field(state, "result", "render.other_gate"), "render.other_gate.result", placed, g.result);
+  share_run_settings(r.sweep.result, g.result);
+  r.other_gate = std::move(g);
 }
 
 // Every index the writers follow points into its bootstrap, and every scope has what the
@@ -843,6 +889,9 @@ void check_indices(const CascadeReport& r) {
     if (f.tau.empty() || (f.tau.per_benchmark.empty() && !f.tau.every)) bad_field("render.tau", "expected a frozen τ");
     check_scopes(f.scopes, 2, f.result.intervals.size(), r.fees, grouped, "render.frozen.scopes", false);
   }
+  if (r.other_gate)
+    check_scopes(r.other_gate->scopes, grid + 1, r.other_gate->result.intervals.size(), r.fees, grouped,
+                 "render.other_gate.scopes", true);
 }
 
 // The first stage's gate pairs, as cascade_run writes them: at most one per pool item, q the
@@ -880,6 +929,9 @@ void read_timing(const Json& json, CascadeReport& r) {
     r.rules->heldout.resample_s = number(field(timing, "heldout_resample_s", "timing"), "timing.heldout_resample_s");
   if (r.frozen)
     r.frozen->result.resample_s = number(field(timing, "frozen_resample_s", "timing"), "timing.frozen_resample_s");
+  if (r.other_gate)
+    r.other_gate->result.resample_s =
+        number(field(timing, "other_gate_resample_s", "timing"), "timing.other_gate_resample_s");
 }
 
 }  // namespace
@@ -904,6 +956,7 @@ CascadeReport cascade_report_from_json(const Json& json, const Json& render) {
     r.sweep.group_selective.push_back(read_selective(groups[g], at_index("render.group_selective", g)));
   read_rules(json, render, r);
   read_frozen(json, render, r);
+  read_other_gate(json, render, r);
   r.validity = read_validity(field(render, "validity", "render"), "render.validity");
   read_cascade_notes(json, r);
   read_gate(render, r);

@@ -115,6 +115,7 @@ Json settings_json(const CascadeReport& r) {
   // New keys only when asked, so that the JSON of a run without them keeps its bytes.
   if (!o.bin_edges.empty()) js["bins"] = o.bin_edges;
   if (!o.compare_gate.empty()) js["compare_gate"] = o.compare_gate;
+  if (o.compare_gate_orders != 0) js["compare_gate_orders"] = o.compare_gate_orders;
   return js;
 }
 
@@ -161,9 +162,10 @@ Json with_groups(const CascadeReport& r, const std::vector<CascadeScope>& scopes
   return out;
 }
 
-Json sweep_latency_json(const CascadeReport& r) {
+// The sweep's latency per threshold in each of `scopes` (the run's sweep, or the other gate's).
+Json sweep_latency_json(const CascadeReport& r, const std::vector<CascadeScope>& scopes) {
   if (!r.latency) return nullptr;
-  return with_groups(r, r.sweep.scopes, [&](const CascadeScope& s) -> Json {
+  return with_groups(r, scopes, [&](const CascadeScope& s) -> Json {
     Json rows = Json::array();
     for (size_t p = 0; p < s.latencies.size(); ++p) {
       Json row = latency_json(s.latencies[p]);
@@ -401,6 +403,22 @@ Json edge_bins_json(const CascadeReport& r) {
   return rows;
 }
 
+// --compare-gate-orders (JEV Fig. 9): the other gate's sweep in the shape of the run's own (its pool,
+// statistics, baselines and latency per threshold).
+Json other_gate_json(const CascadeReport& r) {
+  const OtherGateSweep& g = *r.other_gate;
+  return {{"gate_orders", g.gate_orders},
+          {"pool",
+           {{"items", g.items},
+            {"gate_ok", g.gate_ok},
+            {"clusters", g.clusters},
+            {"first_orders", g.first_orders},
+            {"fewer_orders", g.fewer_orders}}},
+          {"statistics", sweep_statistics_json(g.result)},
+          {"baselines", with_groups(r, g.scopes, [&](const CascadeScope& s) { return baselines_json(r, s); })},
+          {"latency", sweep_latency_json(r, g.scopes)}};
+}
+
 Json groups_json(const CascadeReport& r) {
   if (!r.grouping) return nullptr;
   return {{"key", r.grouping->key},
@@ -413,6 +431,7 @@ Json timing_json(const CascadeReport& r, double load_s) {
   Json timing = bootstrap_timing_json(load_s, r.sweep.result);
   if (r.rules && r.rules->scored()) timing["heldout_resample_s"] = r.rules->heldout.resample_s;
   if (r.frozen) timing["frozen_resample_s"] = r.frozen->result.resample_s;
+  if (r.other_gate) timing["other_gate_resample_s"] = r.other_gate->result.resample_s;
   return timing;
 }
 
@@ -623,6 +642,27 @@ std::string frozen_tau_text(const CascadeReport& r, const CascadeScope& scope) {
   return "per benchmark";
 }
 
+// The chosen pooled threshold index of each rule (−1 when the rules chose per stratum or there are none).
+std::vector<int32_t> chosen_indices(const CascadeReport& r) {
+  std::vector<int32_t> out;
+  if (!r.rules || r.options.per_stratum) return out;
+  for (const RuleChoice& choice : r.rules->choices) out.push_back(choice.chosen.front());
+  return out;
+}
+
+// The frozen τ of a scope as a grid index, or −1 (not on the grid, per benchmark across the scope, `all`).
+int32_t frozen_grid_index(const CascadeReport& r, const CascadeScope& scope) {
+  if (!r.frozen) return -1;
+  const std::string label = frozen_tau_text(r, scope);
+  char* end = nullptr;
+  const double value = std::strtod(label.c_str(), &end);
+  if (label.empty() || *end != '\0') return -1;  // `all` or "per benchmark"
+  const ThresholdGrid& grid = r.options.grid;
+  for (int32_t g = 0; g < grid.size(); ++g)
+    if (std::fabs(grid.values[g] - value) < 1e-12) return g;
+  return -1;
+}
+
 // A table of the frozen policy's scopes: the grouping key's column (with --by), then `header`.
 Table frozen_scopes_table(const CascadeReport& r, const std::vector<std::string>& header) {
   Table table;
@@ -725,6 +765,98 @@ Table gate_comparison_table(const CascadeReport& r) {
                         std::to_string(g.accepted_here_only), std::to_string(g.accepted_there_only),
                         std::to_string(g.only_here)});
   table.notes.push_back("the other run: " + g.file + ", gated by the same rule at the same τ; items matched by id");
+  return table;
+}
+
+// A gate in words (JEV Fig. 9: the deployed two-order gate, the one that reads the base order alone).
+std::string gate_words(int gate_orders, int first_orders, int64_t fewer_orders) {
+  if (gate_orders == 1 || first_orders == 1) return "gate: order 0 only";
+  const std::string every = first_orders == 2 ? "both orders" : "all " + std::to_string(first_orders) + " orders";
+  if (gate_orders == 2) return "gate: " + every;
+  return fewer_orders == 0 ? "gate: " + every : "gate: orders each item has";
+}
+
+std::string run_gate_words(const CascadeReport& r) {
+  return gate_words(r.options.gate_orders, r.first_orders, r.fewer_orders);
+}
+
+std::string other_gate_words(const CascadeReport& r) {
+  const OtherGateSweep& g = *r.other_gate;
+  return gate_words(g.gate_orders, g.first_orders, g.fewer_orders);
+}
+
+// The other gate's scope of `scope`'s group (nullptr where that gate has no items in it).
+const CascadeScope* other_gate_scope(const CascadeReport& r, const CascadeScope& scope) {
+  if (!r.other_gate) return nullptr;
+  for (const CascadeScope& s : r.other_gate->scopes)
+    if (s.group == scope.group) return &s;
+  return nullptr;
+}
+
+// The threshold the comparison leads with: the frozen τ, else the lower-bound rule's (−1: none on the grid).
+int32_t compared_index(const CascadeReport& r, const CascadeScope& scope, std::string& why) {
+  const int32_t frozen = frozen_grid_index(r, scope);
+  why = "frozen";
+  if (frozen >= 0) return frozen;
+  const std::vector<int32_t> chosen = chosen_indices(r);
+  why = "lower-bound rule";
+  return chosen.empty() ? -1 : chosen.back();
+}
+
+std::string mean_latency_text(const LatencySummary& latency, bool given) {
+  return given ? fixed(latency.mean, 2) + " s" : std::string(kNotGiven);
+}
+
+// The section's first line: both gates at the compared τ (accuracy with CI, fee ratio, mean latency).
+std::string other_gate_headline(const CascadeReport& r, const CascadeScope& scope, const CascadeScope& other) {
+  const std::string gates = other_gate_words(r) + " against " + run_gate_words(r);
+  std::string why;
+  const int32_t p = compared_index(r, scope, why);
+  if (p < 0) return gates + ", at every τ below (no frozen τ or pooled rule τ on the grid to lead with)";
+  const auto& mine = r.sweep.result.intervals;
+  const auto& theirs = r.other_gate->result.intervals;
+  const PolicyStatistics &s = other.policies[p], &t = scope.policies[p];
+  std::string line = gates + " at τ = " + r.options.grid.label(p) + " (" + why + "): accuracy (%) " +
+                     percent_ci(theirs[s.cascade_acc]) + " against " + percent_ci(mine[t.cascade_acc]);
+  if (r.fees)
+    line +=
+        ", fee ratio " + fixed(theirs[s.fee_ratio].estimate, 3) + " against " + fixed(mine[t.fee_ratio].estimate, 3);
+  if (r.latency)
+    line += ", mean latency " + mean_latency_text(other.latencies[p], true) + " against " +
+            mean_latency_text(scope.latencies[p], true);
+  return line;
+}
+
+// JEV Fig. 9's second gate per threshold: its accuracy with CI, escalated share, fee ratio with CI and
+// mean latency, beside the run's gate at the same τ.
+Table other_gate_table(const CascadeReport& r, const CascadeScope& scope, const CascadeScope& other) {
+  const OtherGateSweep& g = *r.other_gate;
+  const auto& mine = r.sweep.result.intervals;
+  const auto& iv = g.result.intervals;
+  const std::string level = level_text(r);
+  Table table;
+  table.header = {"τ",
+                  "cascade acc (%) [" + level + "]",
+                  "escalated (%)",
+                  "fee ratio [" + level + "]",
+                  "mean latency (s)",
+                  "run's gate: acc (%)",
+                  "run's gate: fee ratio",
+                  "run's gate: mean latency (s)"};
+  for (size_t p = 0; p < other.policies.size() && p < scope.policies.size(); ++p) {
+    const PolicyStatistics &s = other.policies[p], &t = scope.policies[p];
+    table.rows.push_back({r.options.grid.label(static_cast<int32_t>(p)), percent_ci(iv[s.cascade_acc]),
+                          percent(iv[s.escalated].estimate), r.fees ? ratio_ci(iv[s.fee_ratio]) : kNotGiven,
+                          r.latency ? fixed(other.latencies[p].mean, 2) : kNotGiven,
+                          percent(mine[t.cascade_acc].estimate),
+                          r.fees ? fixed(mine[t.fee_ratio].estimate, 3) : kNotGiven,
+                          r.latency ? fixed(scope.latencies[p].mean, 2) : kNotGiven});
+  }
+  if (scope.group) return table;
+  table.notes.push_back(other_gate_words(r) + " (--compare-gate-orders " + std::to_string(g.gate_orders) + ") on " +
+                        std::to_string(g.items) + " items (" + std::to_string(g.clusters) +
+                        " clusters), resampled with the run's seed and replicates; the run's: " + run_gate_words(r));
+  for (const auto& note : interval_notes(interval_warnings(g.result))) table.notes.push_back(note);
   return table;
 }
 
@@ -835,12 +967,12 @@ Table confidence_bin_table(const CascadeReport& r, const CascadeSelective& sel) 
 std::string summary_line(const CascadeReport& r) {
   const BootstrapResult& sweep = r.sweep.result;  // the run's settings, as the sweep ran them
   char summary[256];
-  std::snprintf(summary, sizeof summary, "%llu replicates, %s CI, seed %llu, backend %s (%s), %.2fs",
-                static_cast<unsigned long long>(sweep.replicates_run), to_string(sweep.ci).c_str(),
-                static_cast<unsigned long long>(sweep.seed), r.sweep.result.backend.c_str(),
-                r.sweep.result.device.c_str(),
-                r.sweep.result.resample_s + (r.rules && r.rules->scored() ? r.rules->heldout.resample_s : 0.0) +
-                    (r.frozen ? r.frozen->result.resample_s : 0.0));
+  std::snprintf(
+      summary, sizeof summary, "%llu replicates, %s CI, seed %llu, backend %s (%s), %.2fs",
+      static_cast<unsigned long long>(sweep.replicates_run), to_string(sweep.ci).c_str(),
+      static_cast<unsigned long long>(sweep.seed), r.sweep.result.backend.c_str(), r.sweep.result.device.c_str(),
+      r.sweep.result.resample_s + (r.rules && r.rules->scored() ? r.rules->heldout.resample_s : 0.0) +
+          (r.frozen ? r.frozen->result.resample_s : 0.0) + (r.other_gate ? r.other_gate->result.resample_s : 0.0));
   return summary;
 }
 
@@ -852,7 +984,7 @@ Json to_json(const CascadeReport& r, const ReportHead& head) {
   json["pool"] = pool_json(r);
   json["statistics"] = sweep_statistics_json(r.sweep.result);
   json["baselines"] = with_groups(r, r.sweep.scopes, [&](const CascadeScope& s) { return baselines_json(r, s); });
-  json["latency"] = sweep_latency_json(r);
+  json["latency"] = sweep_latency_json(r, r.sweep.scopes);
   if (r.rules) {
     json["split"] = split_json(r);
     json["selection_trials"] = trials_json(r);
@@ -864,6 +996,7 @@ Json to_json(const CascadeReport& r, const ReportHead& head) {
   }
   json["frozen"] = r.frozen ? frozen_json(r) : Json(nullptr);
   json["groups"] = groups_json(r);
+  if (r.other_gate) json["other_gate"] = other_gate_json(r);
   if (!r.options.bin_edges.empty()) json["confidence_bins"] = edge_bins_json(r);
   const ProbabilityQuality gate = gate_quality(r);
   Json reliability = reliability_json(gate.summaries.front().reliability);
@@ -898,6 +1031,12 @@ std::string tables_csv(const CascadeReport& r) {
     if (r.grouping) sweep = with_group_column(sweep, r.grouping->key, scope.group.value_or("all"));
     out.emplace_back("sweep", sweep);
   }
+  for (const CascadeScope& scope : r.sweep.scopes)
+    if (const CascadeScope* other = other_gate_scope(r, scope)) {
+      Table table = other_gate_table(r, scope, *other);
+      if (r.grouping) table = with_group_column(table, r.grouping->key, scope.group.value_or("all"));
+      out.emplace_back("other_gate", table);
+    }
   if (r.rules) {
     out.emplace_back("selection_trials", trials_table(r));
     if (r.rules->scored()) out.emplace_back("heldout", heldout_table(r));
@@ -925,6 +1064,22 @@ std::string tables_csv(const CascadeReport& r) {
   return numeric_long_csv(out);
 }
 
+// --compare-gate-orders: per scope the answer first (both gates at the compared τ), then the other
+// gate's sweep.
+std::string other_gate_text(const CascadeReport& r, const std::string& format) {
+  std::string text;
+  for (const CascadeScope& scope : r.sweep.scopes) {
+    const CascadeScope* other = other_gate_scope(r, scope);
+    if (!other) continue;
+    const std::string where = scope.group ? ", " + r.grouping->key + " " + *scope.group : "";
+    text += heading(format, "Threshold sweep under the other gate (--compare-gate-orders " +
+                                std::to_string(r.other_gate->gate_orders) + ", JEV Fig. 9)" + where) +
+            other_gate_headline(r, scope, *other) + (format == "md" ? "\n\n" : "\n") +
+            other_gate_table(r, scope, *other).render(format);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string tables(const CascadeReport& r, const std::string& format) {
@@ -941,6 +1096,7 @@ std::string tables(const CascadeReport& r, const std::string& format) {
                             std::to_string(scope.items) + " items, " + std::to_string(scope.clusters) + " clusters)") +
         sweep_table(r, scope).render(format);
   }
+  if (r.other_gate) text += other_gate_text(r, format);
   if (r.rules) {
     text += heading(format, selection_heading(r)) + trials_table(r).render(format);
     if (r.rules->scored())
@@ -991,6 +1147,7 @@ constexpr const char* kOracleColour = "#2ca02c";
 constexpr const char* kRuleColours[] = {"#f58518", "#9467bd"};
 
 constexpr const char* kCsvHeader = "series,label,x,x_lo,x_hi,estimate,ci_lo,ci_hi\n";
+constexpr const char* kOtherGateColour = "#8c564b";  // --compare-gate-orders: the second gate's curve
 
 std::string csv_row(const std::string& series, const std::string& label, double x, double x_lo, double x_hi,
                     const Interval& v) {
@@ -1010,33 +1167,12 @@ std::string reference_with_band(const PlotFrame& f, const Interval& v, const std
   return out + svg_hline(f, 100 * v.estimate, colour);
 }
 
-// The chosen pooled threshold index of each rule (−1 when the rules chose per stratum or there are none).
-std::vector<int32_t> chosen_indices(const CascadeReport& r) {
-  std::vector<int32_t> out;
-  if (!r.rules || r.options.per_stratum) return out;
-  for (const RuleChoice& choice : r.rules->choices) out.push_back(choice.chosen.front());
-  return out;
-}
-
 // A sweep point to ring: a rule's chosen τ or the frozen τ (JEV Fig. 9), with its colour and name.
 struct RingedPolicy {
   int32_t index = 0;
   std::string series, name, colour;
   double radius = 7;
 };
-
-// The frozen τ of a scope as a grid index, or −1 (not on the grid, per benchmark across the scope, `all`).
-int32_t frozen_grid_index(const CascadeReport& r, const CascadeScope& scope) {
-  if (!r.frozen) return -1;
-  const std::string label = frozen_tau_text(r, scope);
-  char* end = nullptr;
-  const double value = std::strtod(label.c_str(), &end);
-  if (label.empty() || *end != '\0') return -1;  // `all` or "per benchmark"
-  const ThresholdGrid& grid = r.options.grid;
-  for (int32_t g = 0; g < grid.size(); ++g)
-    if (std::fabs(grid.values[g] - value) < 1e-12) return g;
-  return -1;
-}
 
 std::vector<RingedPolicy> ringed_policies(const CascadeReport& r, const CascadeScope& scope) {
   std::vector<RingedPolicy> out;
@@ -1061,6 +1197,70 @@ std::string ring_mark(const PlotFrame& f, double px, double py, const RingedPoli
          svg_text(px + (left_half ? 10 : -10), py + dy, ring.name, left_half ? "start" : "end", kNoteSize);
 }
 
+// A τ's label beside its sweep point (with --compare-gate-orders, where two curves share the plot): the
+// run's gate above the point, the other gate's below.
+std::string tau_label(const PlotFrame& f, double x, double accuracy, const std::string& label, bool below) {
+  return svg_text(f.px(x) + 5, f.py(100 * accuracy) + (below ? 15 : -7), label, "start", kNoteSize);
+}
+
+// One point of the other gate's curve: x on the plot's axis, x with its CI as the CSV gives it, the
+// accuracy with its CI and the τ.
+struct GatePoint {
+  double x = 0, x_csv = 0, x_lo = NAN, x_hi = NAN;
+  Interval accuracy;
+  std::string label;
+};
+
+// --compare-gate-orders (JEV Fig. 9): the other gate's curve: its line, each point's CI bar and τ label,
+// its legend entry, and its CSV rows in a series naming the gate ("cascade_gate_orders_1").
+void draw_other_gate(const CascadeReport& r, const std::vector<GatePoint>& points, Figure& fig, std::string& csv) {
+  const PlotFrame& f = fig.frame;
+  const std::string words = other_gate_words(r);
+  const std::string series = "cascade_gate_orders_" + std::to_string(r.other_gate->gate_orders);
+  std::vector<std::pair<double, double>> line;
+  std::string marks;
+  for (const GatePoint& p : points) {
+    const Interval& v = p.accuracy;
+    line.push_back({f.px(p.x), f.py(100 * v.estimate)});
+    marks += svg_error_bar_y(f, p.x, 100 * v.estimate, 100 * v.lo, 100 * v.hi, kOtherGateColour,
+                             words + ", τ = " + p.label + ": " + ci_text(v, 1));
+    marks += tau_label(f, p.x, v.estimate, p.label, true);
+    csv += csv_row(series, p.label, p.x_csv, p.x_lo, p.x_hi, v);
+  }
+  std::sort(line.begin(), line.end());
+  fig.body += svg_polyline(line, kOtherGateColour, 1.5, "6,3") + marks;
+  fig.legend.push_back(
+      {"cascade per τ (" + words + "), " + level_text(r) + " bars", kOtherGateColour, LegendMark::kPointWithBar});
+}
+
+// The legend's name of the run's own curve: with a second gate, which gate it is.
+std::string cascade_legend(const CascadeReport& r) {
+  return "cascade per τ" + (r.other_gate ? " (" + run_gate_words(r) + ")" : std::string()) + ", " + level_text(r) +
+         " bars";
+}
+
+// The other gate's points of a scope: against the mean latency per item, or against fee ratio (the
+// escalated share, in percent, without fees).
+std::vector<GatePoint> other_gate_points(const CascadeReport& r, const CascadeScope& scope, bool latency) {
+  std::vector<GatePoint> points;
+  const CascadeScope* other = other_gate_scope(r, scope);
+  if (!other) return points;
+  const auto& iv = r.other_gate->result.intervals;
+  for (size_t p = 0; p < other->policies.size(); ++p) {
+    const PolicyStatistics& s = other->policies[p];
+    GatePoint point{0, 0, NAN, NAN, iv[s.cascade_acc], r.options.grid.label(static_cast<int32_t>(p))};
+    if (latency) {
+      point.x = point.x_csv = other->latencies[p].mean;
+    } else {
+      const Interval& x = iv[r.fees ? s.fee_ratio : s.escalated];
+      point.x = (r.fees ? 1.0 : 100.0) * x.estimate;
+      point.x_csv = x.estimate, point.x_lo = x.lo, point.x_hi = x.hi;
+    }
+    points.push_back(point);
+  }
+  return points;
+}
+
 // Accuracy against fee ratio (or escalated share) over the sweep of one scope, with CI bars, the
 // random baseline, the fallback alone and the oracle with their CIs, and the rules' τ marked.
 PlotFile accuracy_fee_figure(const CascadeReport& r, const CascadeScope& scope) {
@@ -1080,6 +1280,8 @@ PlotFile accuracy_fee_figure(const CascadeReport& r, const CascadeScope& scope) 
     x_hi = std::max(x_hi, x_of(s).estimate);
   }
   widen(iv[scope.oracle_acc]);
+  const std::vector<GatePoint> other = other_gate_points(r, scope, false);
+  for (const GatePoint& p : other) widen(p.accuracy), x_hi = std::max(x_hi, p.x_csv);
   Figure fig;
   fig.frame.bottom = 60;
   // The escalated share ends at 100 %, where the fallback's point sits; fees get room beside it.
@@ -1133,6 +1335,7 @@ PlotFile accuracy_fee_figure(const CascadeReport& r, const CascadeScope& scope) 
     fig.body +=
         svg_error_bar_y(f, xs[p], 100 * v.estimate, 100 * v.lo, 100 * v.hi, all ? kFallbackColour : kCascadeColour,
                         (all ? r.options.fallback + " alone" : "τ = " + label) + ": " + ci_text(v, 1));
+    if (r.other_gate && !all) fig.body += tau_label(f, xs[p], v.estimate, label, false);
     csv += csv_row(all ? "fallback_alone" : "cascade", label, x.estimate, x.lo, x.hi, v);
     if (fees) csv += csv_row("random", label, x.estimate, x.lo, x.hi, iv[s.random_acc]);
   }
@@ -1144,7 +1347,8 @@ PlotFile accuracy_fee_figure(const CascadeReport& r, const CascadeScope& scope) 
     fig.body += ring_mark(f, f.px(x_scale * x_of(s).estimate), f.py(100 * v.estimate), ring);
     csv += csv_row(ring.series, grid.label(ring.index), x_of(s).estimate, x_of(s).lo, x_of(s).hi, v);
   }
-  fig.legend.push_back({"cascade per τ, " + level_text(r) + " bars", kCascadeColour, LegendMark::kPointWithBar});
+  fig.legend.push_back({cascade_legend(r), kCascadeColour, LegendMark::kPointWithBar});
+  if (!other.empty()) draw_other_gate(r, other, fig, csv);
   if (fees) fig.legend.push_back({"random escalation, same fee (band: CI)", kRandomColour, LegendMark::kDashed});
   fig.legend.push_back({r.options.fallback + " alone " + ci_text(fallback, 1), kFallbackColour, LegendMark::kDashed});
   fig.legend.push_back({"oracle " + ci_text(oracle, 1), kOracleColour, LegendMark::kDashed});
@@ -1168,6 +1372,8 @@ PlotFile accuracy_latency_figure(const CascadeReport& r, const CascadeScope& sco
     widen(iv[scope.policies[p].cascade_acc]);
     x_hi = std::max(x_hi, scope.latencies[p].mean);
   }
+  const std::vector<GatePoint> other = other_gate_points(r, scope, true);
+  for (const GatePoint& p : other) widen(p.accuracy), x_hi = std::max(x_hi, p.x);
   x_hi = std::max({x_hi, scope.fallback_latency.mean, scope.first_latency.mean});
   Figure fig;
   fig.frame.bottom = 60;
@@ -1188,6 +1394,7 @@ PlotFile accuracy_latency_figure(const CascadeReport& r, const CascadeScope& sco
     const std::string label = grid.label(static_cast<int32_t>(p));
     fig.body += svg_error_bar_y(f, x, 100 * v.estimate, 100 * v.lo, 100 * v.hi, kCascadeColour,
                                 "τ = " + label + ": " + ci_text(v, 1) + ", " + fixed(x, 3) + " s");
+    if (r.other_gate) fig.body += tau_label(f, x, v.estimate, label, false);
     csv += csv_row("cascade", label, x, NAN, NAN, v);
   }
   std::sort(line.begin(), line.end());
@@ -1206,7 +1413,8 @@ PlotFile accuracy_latency_figure(const CascadeReport& r, const CascadeScope& sco
     fig.body += ring_mark(f, f.px(scope.latencies[ring.index].mean), f.py(100 * v.estimate), ring);
     csv += csv_row(ring.series, grid.label(ring.index), scope.latencies[ring.index].mean, NAN, NAN, v);
   }
-  fig.legend.push_back({"cascade per τ, " + level_text(r) + " bars", kCascadeColour, LegendMark::kPointWithBar});
+  fig.legend.push_back({cascade_legend(r), kCascadeColour, LegendMark::kPointWithBar});
+  if (!other.empty()) draw_other_gate(r, other, fig, csv);
   fig.legend.push_back(
       {r.options.fallback + " alone " + ci_text(fallback, 1), kFallbackColour, LegendMark::kPointWithBar});
   fig.legend.push_back({r.options.first + " alone (no CI)", kOracleColour, LegendMark::kPointWithBar});

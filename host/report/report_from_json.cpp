@@ -912,7 +912,7 @@ RenderedReport render_as_written(const std::string& command, const Json& json, c
     return rendered(
         cascade_report_from_json(json, render), json,
         {"settings", "pool", "statistics", "baselines", "latency", "split", "selection_trials", "rules", "temperature",
-         "frozen", "groups", "confidence_bins", "reliability", "risk_coverage", "notes", "timing"});
+         "frozen", "groups", "other_gate", "confidence_bins", "reliability", "risk_coverage", "notes", "timing"});
   if (command == "repeats")
     return rendered(repeats_report_from_json(json, render), json,
                     {"settings", "statistics", "requests", "validity", "notes", "timing"});

@@ -53,6 +53,13 @@ void check_cascade_options(const CascadeOptions& o) {
   if (o.gate_orders != kGatePresentOrders && o.gate_orders != 1 && o.gate_orders != 2)
     throw std::invalid_argument("gate_orders: expected present (the orders each item has), 1 or 2, got " +
                                 std::to_string(o.gate_orders));
+  if (o.compare_gate_orders != 0 && o.compare_gate_orders != 1 && o.compare_gate_orders != 2)
+    throw std::invalid_argument(
+        "compare_gate_orders: expected 1 (order 0) or 2 (every order), the gate to compare with; got " +
+        std::to_string(o.compare_gate_orders));
+  if (o.compare_gate_orders != 0 && o.compare_gate_orders == o.gate_orders)
+    throw std::invalid_argument("compare_gate_orders: " + std::to_string(o.compare_gate_orders) +
+                                " is the run's own gate (--gate-orders); compare with the other one");
   if (o.temperature != "pooled" && o.temperature != "per-benchmark")
     throw std::invalid_argument("temperature: expected pooled or per-benchmark, got '" + o.temperature + "'");
   if (o.tau && o.tau->empty()) throw std::invalid_argument("tau: give a threshold, e.g. 0.9 or mmlu=0.9");
@@ -291,7 +298,57 @@ struct CascadeWork {
   std::vector<int8_t> compare_accepted;  // --compare-gate: the second run's gate per pool item (−1 absent)
   PoolClusters heldout_clusters, frozen_clusters;
   const PoolGroups* by() const { return groups ? &*groups : nullptr; }
+  // --compare-gate-orders: the other gate's pool, groups and (stratified) clusters; its plan is built
+  // once the sweep's is resampled and freed.
+  struct OtherGate {
+    CascadePool pool;
+    std::optional<PoolGroups> groups;
+    PoolClusters clusters;
+    const PoolGroups* by() const { return groups ? &*groups : nullptr; }
+  };
+  std::optional<OtherGate> other_gate;
 };
+
+// --compare-gate-orders asks to compare two gates on the first stage's probabilities, which a score
+// judge's file lacks; said before the pool is built so that the message names the flag.
+void check_compare_gate_input(const ItemMatrix& m, const CascadeOptions& options) {
+  if (options.compare_gate_orders == 0) return;
+  if (m.scored)
+    throw UsageError("--compare-gate-orders: score judges give scores, not the probabilities the gates read");
+  if (!m.has_probs)
+    throw UsageError("--compare-gate-orders: first-stage judge '" + options.first + "' has no probabilities in " +
+                     m.path + "; the gates compared read them");
+}
+
+// --compare-gate-orders N: the pool under gate N (the sweep a run with --gate-orders N would resample),
+// numbered and grouped as the run's own.
+void read_other_gate(const ItemMatrix& matrix, const CascadeOptions& options, CascadeReport& report,
+                     CascadeWork& work) {
+  const int gate = options.compare_gate_orders;
+  if (gate == 0) return;
+  CascadeWork::OtherGate other;
+  try {
+    other.pool = build_cascade_pool(matrix, options.first, options.fallback, gate, options.strata, options.fee,
+                                    options.latency, kept_items(matrix, options.benchmarks));
+  } catch (const UsageError& e) {
+    throw UsageError("--compare-gate-orders " + std::to_string(gate) + ": " + e.what());
+  }
+  const PoolClusters clusters = number_pool_clusters(matrix, other.pool);
+  if (!options.by.empty()) other.groups = pool_groups(matrix, other.pool, clusters, options.by);
+  other.clusters = stratify(clusters, other.by());
+  OtherGateSweep& sweep = report.other_gate.emplace();
+  sweep.gate_orders = gate;
+  sweep.items = other.pool.size();
+  sweep.clusters = clusters.size();
+  sweep.first_orders = other.pool.first_orders;
+  sweep.fewer_orders = other.pool.fewer_orders;
+  for (uint8_t ok : other.pool.gate_ok) sweep.gate_ok += ok;
+  if (sweep.items != report.items)
+    report.notes.push_back("--compare-gate-orders " + std::to_string(gate) + ": the first stage covers " +
+                           std::to_string(sweep.items) + " items under that gate (" + std::to_string(report.items) +
+                           " under the run's), so its sweep is on other items");
+  work.other_gate = std::move(other);
+}
 
 // The pool, the sweep's plan (its policies are made again for its summaries at the end rather
 // than held through the resampling) and the report's facts of the data.
@@ -300,6 +357,7 @@ void read_pool_and_sweep(const ItemMatrix& input, const ItemMatrix& matrix, bool
                          PoolClusters& clusters) {
   matrix.judge_index(options.first);
   matrix.judge_index(options.fallback);
+  check_compare_gate_input(matrix, options);
   work.pool = build_cascade_pool(matrix, options.first, options.fallback, options.gate_orders, options.strata,
                                  options.fee, options.latency, kept_items(matrix, options.benchmarks));
   const CascadePool& pool = work.pool;
@@ -367,6 +425,7 @@ void read_cascade_inputs(const ItemMatrix& input, const CascadeOptions& options,
   const ItemMatrix& matrix = gold_only ? *gold_only : input;
   PoolClusters clusters;
   read_pool_and_sweep(input, matrix, gold_only.has_value(), options, report, work, clusters);
+  read_other_gate(matrix, options, report, work);
   set_gold_counts(report.validity, items_analysed, without_gold, "");
   const CascadePool& pool = work.pool;
   SelectionSource source;
@@ -388,6 +447,17 @@ void read_cascade_inputs(const ItemMatrix& input, const CascadeOptions& options,
   compare_gates(matrix, options, report, work);
 }
 
+// --compare-gate-orders: the other gate's sweep, built as the run's own (the same policies per grid
+// threshold, oracle and groups) and resampled with the sweep's bootstrap settings.
+void resample_other_gate(const CascadeWork::OtherGate& other, const ThresholdGrid& grid, bool fees, Backend& backend,
+                         const BootstrapOptions& boot, OtherGateSweep& out) {
+  const std::vector<CascadePolicy> policies = sweep_policies(other.pool, grid);
+  CascadePlan plan = build_cascade_plan(other.pool, other.clusters, policies, {fees, true, other.by()});
+  out.scopes = plan.scopes;
+  out.result = resample_plan(std::move(plan.plan), backend, boot);
+  summarise_scopes(other.pool, policies, {}, other.by(), fees, out.scopes);
+}
+
 // Resampling: the sweep, the rules' policies on the held-out part, the frozen policy. One plan
 // at a time (issue 26 part 7): each is built after the one before it is resampled and freed, and
 // given up to compile(), which frees its columns as it compiles them.
@@ -399,7 +469,7 @@ void resample_cascade(CascadeWork& work, const CascadeOptions& options, const Ex
   auto backend = make_backend(target);
   BootstrapOptions boot = options.bootstrap;
   const uint64_t replicates = boot.replicates;
-  const uint64_t total = replicates * (1 + (scored ? 1 : 0) + (report.frozen ? 1 : 0));
+  const uint64_t total = replicates * (1 + (work.other_gate ? 1 : 0) + (scored ? 1 : 0) + (report.frozen ? 1 : 0));
   const auto& progress = options.progress;
   uint64_t before = 0;
   boot.progress = [&](uint64_t done, uint64_t) {
@@ -407,6 +477,11 @@ void resample_cascade(CascadeWork& work, const CascadeOptions& options, const Ex
   };
   report.sweep.result = resample_plan(std::move(work.sweep.plan), *backend, boot);
   work.sweep = {};
+  if (work.other_gate) {  // the same bootstrap settings as the sweep's: a --gate-orders N run's sweep rows
+    before += replicates;
+    resample_other_gate(*work.other_gate, options.grid, report.fees, *backend, boot, *report.other_gate);
+    work.other_gate.reset();
+  }
   boot.keep_replicates = false;
   const auto resample_scored = [&](const PoolClusters& clusters, const std::vector<uint8_t>& items,
                                    const std::vector<CascadePolicy>& policies, std::vector<CascadeScope>& scopes,
