@@ -568,10 +568,10 @@ void read_cascade_settings(const Json& json, const Json& render, CascadeReport& 
   o.by = optional_text(field(settings, "by", at), at + ".by").value_or("");
   if (settings.contains("bins")) o.bin_edges = numbers(settings["bins"], at + ".bins");
   if (settings.contains("compare_gate")) o.compare_gate = text(settings["compare_gate"], at + ".compare_gate");
-  if (settings.contains("compare_gate_orders")) {
-    const int64_t gate = signed_count(settings["compare_gate_orders"], at + ".compare_gate_orders");
-    if (gate != 1 && gate != 2) bad_field(at + ".compare_gate_orders", "expected 1 or 2");
-    o.compare_gate_orders = static_cast<int>(gate);
+  if (settings.contains("other_gate_orders")) {
+    const int64_t gate = signed_count(settings["other_gate_orders"], at + ".other_gate_orders");
+    if (gate != 1 && gate != 2) bad_field(at + ".other_gate_orders", "expected 1 or 2");
+    o.other_gate_orders = static_cast<int>(gate);
   }
   o.benchmarks = texts_or_null(field(settings, "benchmarks", at), at + ".benchmarks");
   r.sweep.result.seed = run.seed;  // replicates_run: render.sweep's (to_json then gives the settings again)
@@ -768,11 +768,11 @@ void read_frozen(const Json& json, const Json& render, CascadeReport& r) {
   r.frozen = std::move(f);
 }
 
-// --compare-gate-orders: the other gate's sweep, its statistics from result.other_gate (every one, in
+// --other-gate-orders: the other gate's sweep, its statistics from result.other_gate (every one, in
 // order), its scopes from the render state.
 void read_other_gate(const Json& json, const Json& render, CascadeReport& r) {
   if (!json.contains("other_gate")) {
-    if (r.options.compare_gate_orders != 0) bad_field("other_gate", "missing (settings.compare_gate_orders)");
+    if (r.options.other_gate_orders != 0) bad_field("other_gate", "missing (settings.other_gate_orders)");
     if (render.contains("other_gate")) bad_field("render.other_gate", "a sweep the result does not have");
     return;
   }
@@ -780,8 +780,7 @@ void read_other_gate(const Json& json, const Json& render, CascadeReport& r) {
   const Json& state = field(render, "other_gate", "render");
   OtherGateSweep g;
   const int64_t gate = signed_count_of(other, "gate_orders", "other_gate");
-  if (gate != r.options.compare_gate_orders)
-    bad_field("other_gate.gate_orders", "expected settings.compare_gate_orders");
+  if (gate != r.options.other_gate_orders) bad_field("other_gate.gate_orders", "expected settings.other_gate_orders");
   g.gate_orders = static_cast<int>(gate);
   const Json& pool = field(other, "pool", "other_gate");
   const int64_t items = signed_count_of(pool, "items", "other_gate.pool");

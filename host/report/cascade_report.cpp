@@ -115,7 +115,7 @@ Json settings_json(const CascadeReport& r) {
   // New keys only when asked, so that the JSON of a run without them keeps its bytes.
   if (!o.bin_edges.empty()) js["bins"] = o.bin_edges;
   if (!o.compare_gate.empty()) js["compare_gate"] = o.compare_gate;
-  if (o.compare_gate_orders != 0) js["compare_gate_orders"] = o.compare_gate_orders;
+  if (o.other_gate_orders != 0) js["other_gate_orders"] = o.other_gate_orders;
   return js;
 }
 
@@ -403,7 +403,7 @@ Json edge_bins_json(const CascadeReport& r) {
   return rows;
 }
 
-// --compare-gate-orders (JEV Fig. 9): the other gate's sweep in the shape of the run's own (its pool,
+// --other-gate-orders (JEV Fig. 9): the other gate's sweep in the shape of the run's own (its pool,
 // statistics, baselines and latency per threshold).
 Json other_gate_json(const CascadeReport& r) {
   const OtherGateSweep& g = *r.other_gate;
@@ -853,7 +853,7 @@ Table other_gate_table(const CascadeReport& r, const CascadeScope& scope, const 
                           r.latency ? fixed(scope.latencies[p].mean, 2) : kNotGiven});
   }
   if (scope.group) return table;
-  table.notes.push_back(other_gate_words(r) + " (--compare-gate-orders " + std::to_string(g.gate_orders) + ") on " +
+  table.notes.push_back(other_gate_words(r) + " (--other-gate-orders " + std::to_string(g.gate_orders) + ") on " +
                         std::to_string(g.items) + " items (" + std::to_string(g.clusters) +
                         " clusters), resampled with the run's seed and replicates; the run's: " + run_gate_words(r));
   for (const auto& note : interval_notes(interval_warnings(g.result))) table.notes.push_back(note);
@@ -1064,7 +1064,7 @@ std::string tables_csv(const CascadeReport& r) {
   return numeric_long_csv(out);
 }
 
-// --compare-gate-orders: per scope the answer first (both gates at the compared τ), then the other
+// --other-gate-orders: per scope the answer first (both gates at the compared τ), then the other
 // gate's sweep.
 std::string other_gate_text(const CascadeReport& r, const std::string& format) {
   std::string text;
@@ -1072,7 +1072,7 @@ std::string other_gate_text(const CascadeReport& r, const std::string& format) {
     const CascadeScope* other = other_gate_scope(r, scope);
     if (!other) continue;
     const std::string where = scope.group ? ", " + r.grouping->key + " " + *scope.group : "";
-    text += heading(format, "Threshold sweep under the other gate (--compare-gate-orders " +
+    text += heading(format, "Threshold sweep under the other gate (--other-gate-orders " +
                                 std::to_string(r.other_gate->gate_orders) + ", JEV Fig. 9)" + where) +
             other_gate_headline(r, scope, *other) + (format == "md" ? "\n\n" : "\n") +
             other_gate_table(r, scope, *other).render(format);
@@ -1147,7 +1147,7 @@ constexpr const char* kOracleColour = "#2ca02c";
 constexpr const char* kRuleColours[] = {"#f58518", "#9467bd"};
 
 constexpr const char* kCsvHeader = "series,label,x,x_lo,x_hi,estimate,ci_lo,ci_hi\n";
-constexpr const char* kOtherGateColour = "#8c564b";  // --compare-gate-orders: the second gate's curve
+constexpr const char* kOtherGateColour = "#8c564b";  // --other-gate-orders: the second gate's curve
 
 std::string csv_row(const std::string& series, const std::string& label, double x, double x_lo, double x_hi,
                     const Interval& v) {
@@ -1197,7 +1197,7 @@ std::string ring_mark(const PlotFrame& f, double px, double py, const RingedPoli
          svg_text(px + (left_half ? 10 : -10), py + dy, ring.name, left_half ? "start" : "end", kNoteSize);
 }
 
-// A τ's label beside its sweep point (with --compare-gate-orders, where two curves share the plot): the
+// A τ's label beside its sweep point (with --other-gate-orders, where two curves share the plot): the
 // run's gate above the point, the other gate's below.
 std::string tau_label(const PlotFrame& f, double x, double accuracy, const std::string& label, bool below) {
   return svg_text(f.px(x) + 5, f.py(100 * accuracy) + (below ? 15 : -7), label, "start", kNoteSize);
@@ -1211,7 +1211,7 @@ struct GatePoint {
   std::string label;
 };
 
-// --compare-gate-orders (JEV Fig. 9): the other gate's curve: its line, each point's CI bar and τ label,
+// --other-gate-orders (JEV Fig. 9): the other gate's curve: its line, each point's CI bar and τ label,
 // its legend entry, and its CSV rows in a series naming the gate ("cascade_gate_orders_1").
 void draw_other_gate(const CascadeReport& r, const std::vector<GatePoint>& points, Figure& fig, std::string& csv) {
   const PlotFrame& f = fig.frame;

@@ -83,9 +83,9 @@ struct CascadeSettings {
   /// The file of a second run of the same items (`--compare-gate`, JEV Table 36), as given; its gate
   /// outcomes arrive in CascadeOptions::compare_gate_items. Needs `tau`.
   std::string compare_gate;
-  /// `--compare-gate-orders` (JEV Fig. 9): 0 = off; 1 or 2 (not gate_orders) = the threshold sweep run
+  /// `--other-gate-orders` (JEV Fig. 9): 0 = off; 1 or 2 (not gate_orders) = the threshold sweep run
   /// again under that gate (same grid, seed and replicates), reported beside this gate's sweep.
-  int compare_gate_orders = 0;
+  int other_gate_orders = 0;
 };
 
 /// `--bins paper` (q < 0.6 pooled, [0.6, 0.7), [0.7, 0.8), [0.8, 0.9), [0.9, 0.95), [0.95, 0.99),
@@ -301,9 +301,9 @@ struct CascadeGrouping {
   std::string note;     // in domain mode: why
 };
 
-/// compare_gate_orders (JEV Fig. 9): the threshold sweep under the other gate, on that gate's pool of
+/// other_gate_orders (JEV Fig. 9): the threshold sweep under the other gate, on that gate's pool of
 /// the same input (the items its first stage covers), with the same grid, seed and replicates: the
-/// sweep's policy rows of a run with gate_orders = compare_gate_orders (its risk–coverage rows left out).
+/// sweep's policy rows of a run with gate_orders = other_gate_orders (its risk–coverage rows left out).
 struct OtherGateSweep {
   int gate_orders = 1;
   int32_t items = 0, clusters = 0, first_orders = 1;
@@ -328,7 +328,7 @@ struct CascadeReport {
   CascadeSweep sweep;
   std::optional<CascadeRules> rules;         // absent when select = 0 (and no own set)
   std::optional<CascadeFrozen> frozen;       // with `tau`
-  std::optional<OtherGateSweep> other_gate;  // with compare_gate_orders
+  std::optional<OtherGateSweep> other_gate;  // with other_gate_orders
   std::vector<JudgeValidity> validity;  // first's and fallback's records on the whole input (docs/statistics.md §1)
   /// F's gate confidence q and correctness on the items with q > 0: the reliability diagram
   /// and risk–coverage curve of the first stage.
@@ -337,7 +337,7 @@ struct CascadeReport {
 };
 
 /// std::invalid_argument("field: …") for an empty grid, first = fallback, or tol, z, select,
-/// strata, by, gate_orders, compare_gate_orders (1 or 2, not gate_orders), temperature out of range,
+/// strata, by, gate_orders, other_gate_orders (1 or 2, not gate_orders), temperature out of range,
 /// or both select_column and select_items (run_cascade checks the same).
 void check_cascade_options(const CascadeOptions& options);
 

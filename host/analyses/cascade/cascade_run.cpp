@@ -53,12 +53,12 @@ void check_cascade_options(const CascadeOptions& o) {
   if (o.gate_orders != kGatePresentOrders && o.gate_orders != 1 && o.gate_orders != 2)
     throw std::invalid_argument("gate_orders: expected present (the orders each item has), 1 or 2, got " +
                                 std::to_string(o.gate_orders));
-  if (o.compare_gate_orders != 0 && o.compare_gate_orders != 1 && o.compare_gate_orders != 2)
+  if (o.other_gate_orders != 0 && o.other_gate_orders != 1 && o.other_gate_orders != 2)
     throw std::invalid_argument(
-        "compare_gate_orders: expected 1 (order 0) or 2 (every order), the gate to compare with; got " +
-        std::to_string(o.compare_gate_orders));
-  if (o.compare_gate_orders != 0 && o.compare_gate_orders == o.gate_orders)
-    throw std::invalid_argument("compare_gate_orders: " + std::to_string(o.compare_gate_orders) +
+        "other_gate_orders: expected 1 (order 0) or 2 (every order), the gate to compare with; got " +
+        std::to_string(o.other_gate_orders));
+  if (o.other_gate_orders != 0 && o.other_gate_orders == o.gate_orders)
+    throw std::invalid_argument("other_gate_orders: " + std::to_string(o.other_gate_orders) +
                                 " is the run's own gate (--gate-orders); compare with the other one");
   if (o.temperature != "pooled" && o.temperature != "per-benchmark")
     throw std::invalid_argument("temperature: expected pooled or per-benchmark, got '" + o.temperature + "'");
@@ -298,7 +298,7 @@ struct CascadeWork {
   std::vector<int8_t> compare_accepted;  // --compare-gate: the second run's gate per pool item (−1 absent)
   PoolClusters heldout_clusters, frozen_clusters;
   const PoolGroups* by() const { return groups ? &*groups : nullptr; }
-  // --compare-gate-orders: the other gate's pool, groups and (stratified) clusters; its plan is built
+  // --other-gate-orders: the other gate's pool, groups and (stratified) clusters; its plan is built
   // once the sweep's is resampled and freed.
   struct OtherGate {
     CascadePool pool;
@@ -309,29 +309,28 @@ struct CascadeWork {
   std::optional<OtherGate> other_gate;
 };
 
-// --compare-gate-orders asks to compare two gates on the first stage's probabilities, which a score
+// --other-gate-orders asks to compare two gates on the first stage's probabilities, which a score
 // judge's file lacks; said before the pool is built so that the message names the flag.
 void check_compare_gate_input(const ItemMatrix& m, const CascadeOptions& options) {
-  if (options.compare_gate_orders == 0) return;
-  if (m.scored)
-    throw UsageError("--compare-gate-orders: score judges give scores, not the probabilities the gates read");
+  if (options.other_gate_orders == 0) return;
+  if (m.scored) throw UsageError("--other-gate-orders: score judges give scores, not the probabilities the gates read");
   if (!m.has_probs)
-    throw UsageError("--compare-gate-orders: first-stage judge '" + options.first + "' has no probabilities in " +
+    throw UsageError("--other-gate-orders: first-stage judge '" + options.first + "' has no probabilities in " +
                      m.path + "; the gates compared read them");
 }
 
-// --compare-gate-orders N: the pool under gate N (the sweep a run with --gate-orders N would resample),
+// --other-gate-orders N: the pool under gate N (the sweep a run with --gate-orders N would resample),
 // numbered and grouped as the run's own.
 void read_other_gate(const ItemMatrix& matrix, const CascadeOptions& options, CascadeReport& report,
                      CascadeWork& work) {
-  const int gate = options.compare_gate_orders;
+  const int gate = options.other_gate_orders;
   if (gate == 0) return;
   CascadeWork::OtherGate other;
   try {
     other.pool = build_cascade_pool(matrix, options.first, options.fallback, gate, options.strata, options.fee,
                                     options.latency, kept_items(matrix, options.benchmarks));
   } catch (const UsageError& e) {
-    throw UsageError("--compare-gate-orders " + std::to_string(gate) + ": " + e.what());
+    throw UsageError("--other-gate-orders " + std::to_string(gate) + ": " + e.what());
   }
   const PoolClusters clusters = number_pool_clusters(matrix, other.pool);
   if (!options.by.empty()) other.groups = pool_groups(matrix, other.pool, clusters, options.by);
@@ -344,7 +343,7 @@ void read_other_gate(const ItemMatrix& matrix, const CascadeOptions& options, Ca
   sweep.fewer_orders = other.pool.fewer_orders;
   for (uint8_t ok : other.pool.gate_ok) sweep.gate_ok += ok;
   if (sweep.items != report.items)
-    report.notes.push_back("--compare-gate-orders " + std::to_string(gate) + ": the first stage covers " +
+    report.notes.push_back("--other-gate-orders " + std::to_string(gate) + ": the first stage covers " +
                            std::to_string(sweep.items) + " items under that gate (" + std::to_string(report.items) +
                            " under the run's), so its sweep is on other items");
   work.other_gate = std::move(other);
@@ -447,7 +446,7 @@ void read_cascade_inputs(const ItemMatrix& input, const CascadeOptions& options,
   compare_gates(matrix, options, report, work);
 }
 
-// --compare-gate-orders: the other gate's sweep, built as the run's own (the same policies per grid
+// --other-gate-orders: the other gate's sweep, built as the run's own (the same policies per grid
 // threshold, oracle and groups) and resampled with the sweep's bootstrap settings.
 void resample_other_gate(const CascadeWork::OtherGate& other, const ThresholdGrid& grid, bool fees, Backend& backend,
                          const BootstrapOptions& boot, OtherGateSweep& out) {

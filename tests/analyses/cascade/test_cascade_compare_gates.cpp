@@ -1,4 +1,4 @@
-// cascade --compare-gate-orders (JEV §9 Figure 9: the deployed two-order gate and the gate that reads
+// cascade --other-gate-orders (JEV §9 Figure 9: the deployed two-order gate and the gate that reads
 // the base order alone, in one figure) on a hand-built file of 12 items in two benchmarks, two of them
 // without F's second order: the second gate's sweep worked out here by its rule (accept iff F's order-0
 // confidence q0 ≥ τ), and equal, bit for bit, to the sweep of a run with --gate-orders 1; both curves in
@@ -74,7 +74,7 @@ CascadeOptions two_gates(uint64_t replicates = 300) {
   o.fallback = "S";
   o.grid = parse_grid("0.6,0.8,0.9");
   o.gate_orders = 2;
-  o.compare_gate_orders = 1;
+  o.other_gate_orders = 1;
   o.select = 0;
   o.tau = parse_frozen_tau({"0.8"});
   o.fee = {{"F", kFeeF}, {"S", kFeeS}};
@@ -156,7 +156,7 @@ TEST(CascadeCompareGates, SecondSweepEqualsTheOneGateRun) {
   const CascadeReport both = run_cascade(gate_matrix(), o, cpu_target(2));
   CascadeOptions one_gate = o;
   one_gate.gate_orders = 1;
-  one_gate.compare_gate_orders = 0;
+  one_gate.other_gate_orders = 0;
   const CascadeReport single = run_cascade(gate_matrix(), one_gate, cpu_target(2));
   ASSERT_TRUE(both.other_gate.has_value());
   EXPECT_FALSE(single.other_gate.has_value());
@@ -186,7 +186,7 @@ TEST(CascadeCompareGates, SecondSweepEqualsTheOneGateRun) {
   }
   // The run's own sweep is the --gate-orders 2 run's, untouched by the second one.
   CascadeOptions plain = o;
-  plain.compare_gate_orders = 0;
+  plain.other_gate_orders = 0;
   const CascadeReport alone = run_cascade(gate_matrix(), plain, cpu_target(2));
   ASSERT_EQ(alone.sweep.result.intervals.size(), both.sweep.result.intervals.size());
   for (size_t k = 0; k < alone.sweep.result.intervals.size(); ++k)
@@ -224,7 +224,7 @@ TEST(CascadeCompareGates, FiguresOverlayBothGatesWithTheirRows) {
   EXPECT_EQ(seen, 2);
   // Without the option the figures name no gate.
   CascadeOptions plain = two_gates();
-  plain.compare_gate_orders = 0;
+  plain.other_gate_orders = 0;
   for (const PlotFile& figure : plot_files(run_cascade(gate_matrix(), plain, cpu_target(2)))) {
     EXPECT_FALSE(contains(figure.svg, "gate: ")) << figure.name;
     EXPECT_EQ(count_lines_starting(figure.csv, "cascade_gate_orders_"), 0) << figure.name;
@@ -235,7 +235,7 @@ TEST(CascadeCompareGates, FiguresOverlayBothGatesWithTheirRows) {
 TEST(CascadeCompareGates, TablesLeadWithBothGatesAtTheFrozenTau) {
   const CascadeReport r = run_cascade(gate_matrix(), two_gates(), cpu_target(2));
   const std::string text = tables(r, "text");
-  const size_t section = text.find("Threshold sweep under the other gate (--compare-gate-orders 1, JEV Fig. 9)");
+  const size_t section = text.find("Threshold sweep under the other gate (--other-gate-orders 1, JEV Fig. 9)");
   ASSERT_NE(section, std::string::npos) << text;
   const std::string next_line = text.substr(text.find('\n', section) + 1, 120);
   EXPECT_EQ(next_line.rfind("gate: order 0 only against gate: both orders at τ = 0.8 (frozen): accuracy (%) ", 0), 0u)
@@ -254,7 +254,7 @@ TEST(CascadeCompareGates, JsonReadsBackAndRendersTheRun) {
                                       "S",
                                       "--gate-orders",
                                       "2",
-                                      "--compare-gate-orders",
+                                      "--other-gate-orders",
                                       "1",
                                       "--grid",
                                       "0.6,0.8,0.9",
@@ -275,7 +275,7 @@ TEST(CascadeCompareGates, JsonReadsBackAndRendersTheRun) {
                                       "--by",
                                       "benchmark"};
   const AnalysisResult run = render_support::run_on(gate_file(), {"cascade", args});
-  EXPECT_EQ(run.json["settings"]["compare_gate_orders"], 1);
+  EXPECT_EQ(run.json["settings"]["other_gate_orders"], 1);
   ASSERT_TRUE(run.json["other_gate"].is_object());
   EXPECT_EQ(run.json["other_gate"]["gate_orders"], 1);
   EXPECT_EQ(run.json["other_gate"]["pool"]["items"], 12);
@@ -296,7 +296,7 @@ TEST(CascadeCompareGates, JsonReadsBackAndRendersTheRun) {
                        "other_gate: missing"));
   // Without the option the JSON has neither key.
   const AnalysisResult plain = render_support::run_on(gate_file(), {"cascade", {"--first", "F", "--fallback", "S"}});
-  EXPECT_FALSE(plain.json["settings"].contains("compare_gate_orders"));
+  EXPECT_FALSE(plain.json["settings"].contains("other_gate_orders"));
   EXPECT_FALSE(plain.json.contains("other_gate"));
 }
 
@@ -317,31 +317,31 @@ TEST(CascadeCompareGates, SameReplicatesAtEveryThreadCount) {
 TEST(CascadeCompareGates, UsageErrorsNameTheFlag) {
   const std::string base = "cascade " + gate_file() + " --first F --fallback S --replicates 20 --quiet ";
   for (const char* bad : {"3", "0"}) {
-    const CliRun r = run_cli(base + "--compare-gate-orders " + bad);
+    const CliRun r = run_cli(base + "--other-gate-orders " + bad);
     EXPECT_EQ(r.status, 2) << bad << r.out;
-    EXPECT_TRUE(contains(r.out, "--compare-gate-orders: ")) << bad << r.out;
+    EXPECT_TRUE(contains(r.out, "--other-gate-orders: ")) << bad << r.out;
   }
-  const CliRun three = run_cli(base + "--compare-gate-orders 3");
-  EXPECT_TRUE(contains(three.out, "--compare-gate-orders: expected 1 (order 0) or 2 (every order)")) << three.out;
-  const CliRun word = run_cli(base + "--compare-gate-orders present");
+  const CliRun three = run_cli(base + "--other-gate-orders 3");
+  EXPECT_TRUE(contains(three.out, "--other-gate-orders: expected 1 (order 0) or 2 (every order)")) << three.out;
+  const CliRun word = run_cli(base + "--other-gate-orders present");
   EXPECT_EQ(word.status, 2) << word.out;
-  EXPECT_TRUE(contains(word.out, "--compare-gate-orders: 'present' is not a valid value")) << word.out;
-  const CliRun same = run_cli(base + "--gate-orders 2 --compare-gate-orders 2");
+  EXPECT_TRUE(contains(word.out, "--other-gate-orders: 'present' is not a valid value")) << word.out;
+  const CliRun same = run_cli(base + "--gate-orders 2 --other-gate-orders 2");
   EXPECT_EQ(same.status, 2) << same.out;
-  EXPECT_TRUE(contains(same.out, "--compare-gate-orders: 2 is the run's own gate (--gate-orders)")) << same.out;
-  EXPECT_EQ(run_cli(base + "--compare-gate-orders 2").status, 0);  // present against every order
+  EXPECT_TRUE(contains(same.out, "--other-gate-orders: 2 is the run's own gate (--gate-orders)")) << same.out;
+  EXPECT_EQ(run_cli(base + "--other-gate-orders 2").status, 0);  // present against every order
 
   CascadeOptions o = two_gates();
-  o.compare_gate_orders = 3;
-  EXPECT_EQ(thrown_message([&] { check_cascade_options(o); }).rfind("compare_gate_orders: ", 0), 0u);
+  o.other_gate_orders = 3;
+  EXPECT_EQ(thrown_message([&] { check_cascade_options(o); }).rfind("other_gate_orders: ", 0), 0u);
   const ItemMatrix no_probs = load_item_matrix(write_temp(
       "cascade_compare_gates_no_probs.csv", "judge,item,gold,verdict\nF,i1,A,A\nS,i1,A,B\nF,i2,A,B\nS,i2,A,A\n"));
   EXPECT_TRUE(contains(thrown_message([&] { run_cascade(no_probs, two_gates(), cpu_target(1)); }),
-                       "--compare-gate-orders: first-stage judge 'F' has no probabilities"));
+                       "--other-gate-orders: first-stage judge 'F' has no probabilities"));
   LoadOptions on_a_scale;
   on_a_scale.scale = ScoreScale{1, 5};
   const ItemMatrix scored = load_item_matrix(
       write_temp("cascade_compare_gates_scores.csv", "judge,item,gold,verdict\nF,i1,3,3\nS,i1,3,2\n"), on_a_scale);
   EXPECT_TRUE(contains(thrown_message([&] { run_cascade(scored, two_gates(), cpu_target(1)); }),
-                       "--compare-gate-orders: score judges give scores"));
+                       "--other-gate-orders: score judges give scores"));
 }
