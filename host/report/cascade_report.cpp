@@ -776,13 +776,20 @@ std::string gate_words(int gate_orders, int first_orders, int64_t fewer_orders) 
   return fewer_orders == 0 ? "gate: " + every : "gate: orders each item has";
 }
 
+// Where the two gates' pools differ (gate 1 leaves out items without order 0), each gate's words
+// carry its item count, so that no headline or legend reads as a comparison on the same items.
+std::string items_when_pools_differ(const CascadeReport& r, int64_t items) {
+  if (!r.other_gate || r.other_gate->items == r.items) return "";
+  return " (" + std::to_string(items) + " items)";
+}
+
 std::string run_gate_words(const CascadeReport& r) {
-  return gate_words(r.options.gate_orders, r.first_orders, r.fewer_orders);
+  return gate_words(r.options.gate_orders, r.first_orders, r.fewer_orders) + items_when_pools_differ(r, r.items);
 }
 
 std::string other_gate_words(const CascadeReport& r) {
   const OtherGateSweep& g = *r.other_gate;
-  return gate_words(g.gate_orders, g.first_orders, g.fewer_orders);
+  return gate_words(g.gate_orders, g.first_orders, g.fewer_orders) + items_when_pools_differ(r, g.items);
 }
 
 // The other gate's scope of `scope`'s group (nullptr where that gate has no items in it).
@@ -1263,6 +1270,22 @@ std::vector<GatePoint> other_gate_points(const CascadeReport& r, const CascadeSc
 
 // Accuracy against fee ratio (or escalated share) over the sweep of one scope, with CI bars, the
 // random baseline, the fallback alone and the oracle with their CIs, and the rules' τ marked.
+// The random-escalation baseline at each sweep point's fee (x, in the axis unit): its CI band and a
+// dashed line through its estimates, in fee order (a sweep's fees need not ascend with τ).
+std::string random_escalation_band(const PlotFrame& f, const std::vector<double>& x,
+                                   const std::vector<const Interval*>& random) {
+  std::vector<size_t> order(x.size());
+  for (size_t n = 0; n < order.size(); ++n) order[n] = n;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
+  std::vector<double> sx, lo, hi;
+  std::vector<std::pair<double, double>> line;
+  for (size_t n : order) {
+    sx.push_back(x[n]), lo.push_back(100 * random[n]->lo), hi.push_back(100 * random[n]->hi);
+    line.push_back({f.px(x[n]), f.py(100 * random[n]->estimate)});
+  }
+  return svg_band(f, sx, lo, hi, kRandomColour, 0.15) + svg_polyline(line, kRandomColour, 1.5, "5,4");
+}
+
 PlotFile accuracy_fee_figure(const CascadeReport& r, const CascadeScope& scope) {
   const auto& iv = r.sweep.result.intervals;
   const ThresholdGrid& grid = r.options.grid;
@@ -1298,29 +1321,13 @@ PlotFile accuracy_fee_figure(const CascadeReport& r, const CascadeScope& scope) 
   fig.body += reference_with_band(f, oracle, kOracleColour);
   fig.body += reference_with_band(f, fallback, kFallbackColour);
   csv += csv_row("oracle", "oracle", NAN, NAN, NAN, oracle);
-  // The random baseline: band and dashed line through its estimates.
-  std::vector<double> xs, acc, lo, hi, rx, rlo, rhi, rest;
+  std::vector<double> xs;
+  std::vector<const Interval*> random;
   for (const PolicyStatistics& s : scope.policies) {
     xs.push_back(x_scale * x_of(s).estimate);
-    if (fees) {
-      const Interval& v = iv[s.random_acc];
-      rx.push_back(x_scale * x_of(s).estimate), rest.push_back(100 * v.estimate);
-      rlo.push_back(100 * v.lo), rhi.push_back(100 * v.hi);
-    }
+    if (fees) random.push_back(&iv[s.random_acc]);
   }
-  if (fees) {
-    std::vector<size_t> order(rx.size());
-    for (size_t n = 0; n < order.size(); ++n) order[n] = n;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rx[a] < rx[b]; });
-    std::vector<double> sx, slo, shi;
-    std::vector<std::pair<double, double>> line;
-    for (size_t n : order) {
-      sx.push_back(rx[n]), slo.push_back(rlo[n]), shi.push_back(rhi[n]);
-      line.push_back({f.px(rx[n]), f.py(rest[n])});
-    }
-    fig.body += svg_band(f, sx, slo, shi, kRandomColour, 0.15);
-    fig.body += svg_polyline(line, kRandomColour, 1.5, "5,4");
-  }
+  if (fees) fig.body += random_escalation_band(f, xs, random);
   std::vector<std::pair<double, double>> line;
   for (size_t p = 0; p < scope.policies.size(); ++p)
     line.push_back({f.px(xs[p]), f.py(100 * iv[scope.policies[p].cascade_acc].estimate)});

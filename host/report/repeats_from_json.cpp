@@ -130,8 +130,11 @@ void read_repeats_statistics(const Json& json, RepeatsReport& r) {
 }
 
 RepeatRequestMember read_request_member(const Json& row, const std::string& at) {
-  return {text(field(row, "member", at), at + ".member"), text(field(row, "verdict", at), at + ".verdict"),
-          number(field(row, "q", at), at + ".q"), number(field(row, "p_gold", at), at + ".p_gold")};
+  const int64_t index = signed_count_of(row, "index", at);
+  if (index < 0 || index > std::numeric_limits<int32_t>::max()) bad_field(at + ".index", "out of range");
+  return {static_cast<int32_t>(index), text(field(row, "member", at), at + ".member"),
+          text(field(row, "verdict", at), at + ".verdict"), number(field(row, "q", at), at + ".q"),
+          number(field(row, "p_gold", at), at + ".p_gold")};
 }
 
 RepeatRequest read_request(const Json& row, const std::string& at) {

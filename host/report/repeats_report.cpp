@@ -9,6 +9,7 @@
 
 #include "judgestat/repeats.hpp"
 #include "report/paper_plots.hpp"
+#include "report/repeat_request_words.hpp"
 #include "report/report.hpp"
 
 namespace judgestat {
@@ -32,14 +33,6 @@ std::string number_cell(double value) {
 }
 
 std::string fixed_cell(double value) { return std::isfinite(value) ? fixed(value) : ""; }
-
-// What a request holds fixed, in words: "order 0, variant plain".
-std::string fixed_coordinates(const RepeatRequest& r) {
-  std::string words;
-  if (r.order >= 0) words = "order " + std::to_string(r.order);
-  if (!r.variant.empty()) words += (words.empty() ? "" : ", ") + std::string("variant ") + r.variant;
-  return words;
-}
 
 // The members' verdicts, space-separated in member order ("A A B").
 std::string verdicts_cell(const RepeatRequest& r) {
@@ -135,7 +128,8 @@ Json requests_json(const std::vector<RepeatRequest>& requests) {
   for (const RepeatRequest& r : requests) {
     Json members = Json::array();
     for (const RepeatRequestMember& m : r.members)
-      members.push_back({{"member", m.member},
+      members.push_back({{"index", m.index},
+                         {"member", m.member},
                          {"verdict", m.verdict},
                          {"q", number_or_null(m.q)},
                          {"p_gold", number_or_null(m.p_gold)}});

@@ -4,6 +4,7 @@
 // request's probability of the gold label across its members). Each with a CSV of what it draws.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 
 #include "judgestat/repeats.hpp"
 #include "report/plot_axes.hpp"
+#include "report/repeat_request_words.hpp"
 #include "report/report.hpp"
 
 namespace judgestat {
@@ -30,16 +32,6 @@ std::vector<RequestGroup> request_groups(const RepeatsReport& report) {
     groups.back().requests.push_back(&r);
   }
   return groups;
-}
-
-std::string fixed_words(const RepeatRequest& r) {
-  std::string words = r.order >= 0 ? "order " + std::to_string(r.order) : "";
-  if (!r.variant.empty()) words += (words.empty() ? "" : " ") + std::string("variant ") + r.variant;
-  return words;
-}
-
-std::string request_words(const RepeatRequest& r) {
-  return r.item + (r.order >= 0 || !r.variant.empty() ? ", " + fixed_words(r) : "");
 }
 
 // ---- JEV Fig. 17: the spread of each request's probability variation ----
@@ -119,9 +111,7 @@ std::optional<PlotFile> variation_spread_figure(const RepeatsReport& report, con
       if (!std::isfinite(r->tv_mean)) continue;
       fig.body += svg_circle(f.px(variation_scale(r->tv_mean)), mid + 0.6 * kRow * jitter(k++), 2.5, "#9e9e9e",
                              request_words(*r) + ": " + fixed(r->tv_mean, 4));
-      csv += "request," + csv_field(g.judge) + "," + g.family + "," + csv_field(r->item) + "," +
-             (r->order >= 0 ? std::to_string(r->order) : "") + "," + csv_field(r->variant) + "," +
-             csv_number(r->tv_mean) + ",,\n";
+      csv += "request," + request_csv_fields(*r) + "," + csv_number(r->tv_mean) + ",,\n";
     }
     if (const Interval* mean = mean_variation(report, g)) {
       fig.body +=
@@ -161,9 +151,8 @@ std::optional<PlotFile> confidence_range_figure(const RequestGroup& g) {
     const std::string tip = request_words(*r) + ": mean q " + fixed(r->q_mean, 3) + ", range " + fixed(r->q_range, 3);
     fig.body += r->all_agree ? svg_circle(f.px(r->q_mean), f.py(r->q_range), 3, palette_colour(0), tip)
                              : svg_cross(f.px(r->q_mean), f.py(r->q_range), 4, palette_colour(1), tip);
-    csv += csv_field(g.judge) + "," + g.family + "," + csv_field(r->item) + "," +
-           (r->order >= 0 ? std::to_string(r->order) : "") + "," + csv_field(r->variant) + "," + csv_number(r->q_mean) +
-           "," + csv_number(r->q_range) + "," + (r->all_agree ? "1" : "0") + "\n";
+    csv += request_csv_fields(*r) + "," + csv_number(r->q_mean) + "," + csv_number(r->q_range) + "," +
+           (r->all_agree ? "1" : "0") + "\n";
   }
   fig.legend.push_back({"verdicts agree (" + std::to_string(agree) + ")", palette_colour(0), LegendMark::kPoint});
   fig.legend.push_back({"verdict changes (" + std::to_string(change) + ")", palette_colour(1), LegendMark::kCross});
@@ -172,12 +161,14 @@ std::optional<PlotFile> confidence_range_figure(const RequestGroup& g) {
 
 // ---- JEV Figs. 18–19: each request's probability of the gold label across its members ----
 
-// Members by first appearance (the report lists them in repeat, variant or order index order).
+// The members on the x axis in their repeat, order or variant number's order (requests list theirs
+// in that order, but the first request need not have every member).
 std::vector<std::string> member_names(const RequestGroup& g) {
-  std::vector<std::string> names;
+  std::map<int32_t, std::string> by_index;
   for (const RepeatRequest* r : g.requests)
-    for (const RepeatRequestMember& m : r->members)
-      if (std::find(names.begin(), names.end(), m.member) == names.end()) names.push_back(m.member);
+    for (const RepeatRequestMember& m : r->members) by_index.emplace(m.index, m.member);
+  std::vector<std::string> names;
+  for (const auto& [index, name] : by_index) names.push_back(name);
   return names;
 }
 
@@ -207,7 +198,8 @@ std::optional<PlotFile> members_figure(const RequestGroup& g) {
   fig.frame.x1 = static_cast<double>(names.size()) - 0.5;
   for (size_t k = 0; k < names.size(); ++k) fig.x_ticks.push_back(static_cast<double>(k));
   fig.x_labels = names;
-  set_y_axis(fig, y_lo, std::min(1.0, std::max(y_hi, y_lo + 0.01)));
+  if (y_hi - y_lo < 0.01) y_lo = std::max(0.0, y_hi - 0.01);  // a flat set: a short axis ending at its value
+  set_y_axis(fig, y_lo, std::max(y_hi, y_lo + 0.01));
   fig.title = g.judge + ": each request across its " + g.family + " members (JEV Figs. 18–19)";
   fig.x_title = g.family == "variant" ? "variant" : g.family == "repeat" ? "repeat" : "order";
   fig.y_title = any_gold ? "probability of the gold label" : "probability of the first label";
@@ -218,10 +210,8 @@ std::optional<PlotFile> members_figure(const RequestGroup& g) {
     std::vector<std::pair<double, double>> line;
     std::string marks;
     for (const RepeatRequestMember& m : r->members) {
-      csv += csv_field(g.judge) + "," + g.family + "," + csv_field(r->item) + "," +
-             (r->order >= 0 ? std::to_string(r->order) : "") + "," + csv_field(r->variant) + "," + csv_field(r->gold) +
-             "," + csv_field(m.member) + "," + csv_field(m.verdict) + "," + csv_number(m.q) + "," +
-             csv_number(m.p_gold) + "\n";
+      csv += request_csv_fields(*r) + "," + csv_field(r->gold) + "," + csv_field(m.member) + "," +
+             csv_field(m.verdict) + "," + csv_number(m.q) + "," + csv_number(m.p_gold) + "\n";
       if (!std::isfinite(m.p_gold)) continue;
       const double x = static_cast<double>(std::find(names.begin(), names.end(), m.member) - names.begin());
       line.push_back({f.px(x), f.py(m.p_gold)});

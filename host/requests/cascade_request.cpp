@@ -53,7 +53,7 @@ void add_cascade_options(cxxopts::Options& options) {
        "default 10 equal bins", cxxopts::value<std::string>()->default_value(""))
       ("compare-gate", "a second run's records of the same items (JEV Table 36): the share of items both runs "
        "gate alike at --tau, with CI", cxxopts::value<std::string>()->default_value(""))
-      ("other-gate-orders", "also sweep under gate 1 or 2 (not --gate-orders): JEV Fig. 9's two gates",
+      ("other-gate-orders", "also sweep under gate 1 or 2 (not --gate-orders; 0: off): JEV Fig. 9's two gates",
        cxxopts::value<int>()->default_value("0"))
       ("per-stratum", "each stratum (--strata) chooses its own threshold")
       ("strata", "strata for --per-stratum: benchmark or condition", cxxopts::value<std::string>()->default_value("benchmark"))
@@ -98,10 +98,7 @@ void read_cascade_values(const OptionReader& r, CascadeOptions& o) {
   if (!r.text("bins").empty())
     o.bin_edges = with_flag_names(cascade_flag_names(), [&] { return parse_bin_edges(r.text("bins")); });
   o.compare_gate = r.text("compare-gate");
-  o.other_gate_orders = r.integer("other-gate-orders");
-  if (r.given("other-gate-orders") && o.other_gate_orders != 1 && o.other_gate_orders != 2)
-    throw UsageError("--other-gate-orders: expected 1 (order 0) or 2 (every order), the gate to compare with; got " +
-                     std::to_string(o.other_gate_orders));
+  o.other_gate_orders = r.integer("other-gate-orders");  // 0 (off), 1 or 2: check_cascade_options says
 }
 
 CascadeOptions read_cascade_options(const OptionReader& r, const CommonOptions& common) {

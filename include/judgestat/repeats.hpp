@@ -40,6 +40,7 @@ struct RepeatsOptions {
 /// it carries probabilities, its confidence q = max_k p_k and the probability of the item's gold
 /// label (of the first label when the item has none), the probabilities aligned as in the data.
 struct RepeatRequestMember {
+  int32_t index = 0;    // the repeat, order or variant number: members' order across requests
   std::string member;   // repeat or order index ("0", "1", …), or the variant's name
   std::string verdict;  // the label, "tie" or "invalid"
   double q = NAN, p_gold = NAN;

@@ -309,16 +309,6 @@ struct CascadeWork {
   std::optional<OtherGate> other_gate;
 };
 
-// --other-gate-orders asks to compare two gates on the first stage's probabilities, which a score
-// judge's file lacks; said before the pool is built so that the message names the flag.
-void check_compare_gate_input(const ItemMatrix& m, const CascadeOptions& options) {
-  if (options.other_gate_orders == 0) return;
-  if (m.scored) throw UsageError("--other-gate-orders: score judges give scores, not the probabilities the gates read");
-  if (!m.has_probs)
-    throw UsageError("--other-gate-orders: first-stage judge '" + options.first + "' has no probabilities in " +
-                     m.path + "; the gates compared read them");
-}
-
 // --other-gate-orders N: the pool under gate N (the sweep a run with --gate-orders N would resample),
 // numbered and grouped as the run's own.
 void read_other_gate(const ItemMatrix& matrix, const CascadeOptions& options, CascadeReport& report,
@@ -342,10 +332,24 @@ void read_other_gate(const ItemMatrix& matrix, const CascadeOptions& options, Ca
   sweep.first_orders = other.pool.first_orders;
   sweep.fewer_orders = other.pool.fewer_orders;
   for (uint8_t ok : other.pool.gate_ok) sweep.gate_ok += ok;
-  if (sweep.items != report.items)
+  if (sweep.items != report.items)  // JEV Fig. 9 compares the gates on the same items: say where they are not
     report.notes.push_back("--other-gate-orders " + std::to_string(gate) + ": the first stage covers " +
-                           std::to_string(sweep.items) + " items under that gate (" + std::to_string(report.items) +
-                           " under the run's), so its sweep is on other items");
+                           std::to_string(sweep.items) + " items under that gate and " + std::to_string(report.items) +
+                           " under the run's (gate 1 leaves out items without order 0), so the two sweeps are not on "
+                           "the same items; the tables and figures give each gate's count");
+  // Gates that read the same orders on every item give the same sweep: one order in the file, or
+  // "present" against 2 when no item lacks an order.
+  const bool neither_reads_order_0_alone = gate != 1 && options.gate_orders != 1;
+  if (sweep.items == report.items &&
+      (report.first_orders == 1 || (neither_reads_order_0_alone && report.fewer_orders == 0)))
+    report.notes.push_back("--other-gate-orders " + std::to_string(gate) +
+                           ": both gates read the same orders on every item (" +
+                           (report.first_orders == 1 ? "the first stage has one order" : "no item lacks an order") +
+                           "), so the two sweeps are the same");
+  if (other.pool.escalated_for_missing_orders > 0)
+    report.notes.push_back("--other-gate-orders " + std::to_string(gate) + ": " +
+                           std::to_string(other.pool.escalated_for_missing_orders) +
+                           " items always escalate under that gate only because an order is missing");
   work.other_gate = std::move(other);
 }
 
@@ -356,7 +360,6 @@ void read_pool_and_sweep(const ItemMatrix& input, const ItemMatrix& matrix, bool
                          PoolClusters& clusters) {
   matrix.judge_index(options.first);
   matrix.judge_index(options.fallback);
-  check_compare_gate_input(matrix, options);
   work.pool = build_cascade_pool(matrix, options.first, options.fallback, options.gate_orders, options.strata,
                                  options.fee, options.latency, kept_items(matrix, options.benchmarks));
   const CascadePool& pool = work.pool;

@@ -22,7 +22,7 @@ double given_or_zero(double p) { return std::isfinite(p) ? p : 0.0; }
 
 RepeatRequestMember member_row(const ItemMatrix& m, RepeatFamily family, int32_t item, const RepeatMember& member,
                                int32_t index) {
-  RepeatRequestMember row{member_name(m, family, index), verdict_text(m, member.verdict), NAN, NAN};
+  RepeatRequestMember row{index, member_name(m, family, index), verdict_text(m, member.verdict), NAN, NAN};
   if (member.probs == nullptr) return row;
   row.q = confidence(member.probs, m.n_labels());
   row.p_gold = given_or_zero(member.probs[m.has_gold(item) ? m.gold[item] : 0]);

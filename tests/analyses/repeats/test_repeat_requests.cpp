@@ -114,19 +114,23 @@ TEST(RepeatRequests, OffByDefaultAndTheStatisticsDoNotChange) {
   EXPECT_EQ(to_json(with, ReportHead{})["requests"].size(), 4u);
 }
 
-// The request's summaries are those the statistics average: mean over requests of q_range is
-// `<family>_q_range`, and the pair-weighted mean of tv_mean is `<family>_tv`.
+// The request's summaries are those the statistics average: the mean of all_agree is
+// `<family>_agree`, of q_range `<family>_q_range`, and the pair-weighted mean of tv_mean `<family>_tv`.
 TEST(RepeatRequests, TheRowsAverageToTheStatistics) {
   const RepeatsReport r = run_with_requests(kRoot + "/data/examples/repeats.csv");
   for (const std::string family : {"repeat", "variant", "rotation"})
     for (const std::string judge : {"calm", "jittery"}) {
-      double range_sum = 0, agree = 0;
-      int64_t ranged = 0, requests = 0;
+      double range_sum = 0, agree = 0, tv_sum = 0;
+      int64_t ranged = 0, requests = 0, tv_pairs = 0;
       for (const RepeatRequest& q : r.requests) {
         if (q.family != family || q.judge != judge) continue;
         ++requests;
         agree += q.all_agree;
         if (std::isfinite(q.q_range)) range_sum += q.q_range, ++ranged;
+        int64_t with_probs = 0;
+        for (const RepeatRequestMember& m : q.members) with_probs += std::isfinite(m.q);
+        const int64_t pairs = with_probs * (with_probs - 1) / 2;
+        if (std::isfinite(q.tv_mean)) tv_sum += q.tv_mean * static_cast<double>(pairs), tv_pairs += pairs;
       }
       ASSERT_GT(requests, 0) << judge << " " << family;
       for (size_t s = 0; s < r.statistics.labels.size(); ++s) {
@@ -134,6 +138,7 @@ TEST(RepeatRequests, TheRowsAverageToTheStatistics) {
         if (l.judge != judge || l.benchmark || l.condition || l.variant) continue;
         if (l.name == family + "_q_range") EXPECT_NEAR(r.statistics.intervals[s].estimate, range_sum / ranged, 1e-12);
         if (l.name == family + "_agree") EXPECT_NEAR(r.statistics.intervals[s].estimate, agree / requests, 1e-12);
+        if (l.name == family + "_tv") EXPECT_NEAR(r.statistics.intervals[s].estimate, tv_sum / tv_pairs, 1e-12);
       }
     }
 }
@@ -208,6 +213,36 @@ TEST(RepeatRequests, TheRequestFlagAndPlotsTurnThemOn) {
   };
   EXPECT_EQ(requests_in({}), -1);
   EXPECT_EQ(requests_in({"--requests"}), 4);
+  // --plots: the per-request figures need the rows, so the JSON carries them too.
+  const std::string plots = testing_support::temp_path("request_plots");
+  const auto cli =
+      testing_support::run_cli("repeats " + path + " --replicates 50 --quiet --format json --plots " + plots);
+  ASSERT_EQ(cli.status, 0) << cli.out;
+  EXPECT_EQ(Json::parse(cli.out.substr(cli.out.find('{')))["requests"].size(), 4u);
+  EXPECT_TRUE(contains(testing_support::read_all(plots + "/repeats_members_J_rotation.csv"), "J,rotation,i1"));
+}
+
+// The members figure's axis runs in the members' own order even when the first request lacks the
+// first member: judge K's record makes v1 the file's first variant; J's i1 has v2 and v3 only, i2 all three.
+TEST(RepeatRequests, MembersAxisRunsInTheMembersOrder) {
+  const std::string path = write_temp("requests_members.csv",
+                                      "judge,item,cluster,gold,verdict,variant,p.A,p.B\n"
+                                      "K,i0,c0,A,A,v1,0.5,0.5\n"
+                                      "J,i1,c1,A,A,v2,0.9,0.1\n"
+                                      "J,i1,c1,A,A,v3,0.8,0.2\n"
+                                      "J,i2,c2,A,A,v1,0.7,0.3\n"
+                                      "J,i2,c2,A,A,v2,0.6,0.4\n"
+                                      "J,i2,c2,A,B,v3,0.4,0.6\n");
+  const RepeatsReport r = run_with_requests(path);
+  ASSERT_EQ(r.requests.size(), 2u);  // K has one record: nothing to compare
+  EXPECT_EQ(r.requests[0].members[0].member, "v2");
+  EXPECT_EQ(r.requests[0].members[0].index, 1);
+  const PlotFile* members = find_plot(plot_files(r), "repeats_members_J_variant");
+  ASSERT_NE(members, nullptr);
+  const size_t v1 = members->svg.find(">v1<"), v2 = members->svg.find(">v2<"), v3 = members->svg.find(">v3<");
+  ASSERT_NE(v1, std::string::npos);
+  EXPECT_LT(v1, v2);  // tick labels are written left to right
+  EXPECT_LT(v2, v3);
 }
 
 }  // namespace
