@@ -237,7 +237,8 @@ TEST(RepeatRequests, MembersAxisRunsInTheMembersOrder) {
   ASSERT_EQ(r.requests.size(), 2u);  // K has one record: nothing to compare
   EXPECT_EQ(r.requests[0].members[0].member, "v2");
   EXPECT_EQ(r.requests[0].members[0].index, 1);
-  const PlotFile* members = find_plot(plot_files(r), "repeats_members_J_variant");
+  const std::vector<PlotFile> plots = plot_files(r);
+  const PlotFile* members = find_plot(plots, "repeats_members_J_variant");
   ASSERT_NE(members, nullptr);
   const size_t v1 = members->svg.find(">v1<"), v2 = members->svg.find(">v2<"), v3 = members->svg.find(">v3<");
   ASSERT_NE(v1, std::string::npos);
