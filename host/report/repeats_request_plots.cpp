@@ -75,17 +75,22 @@ void set_variation_axis(Figure& fig, double largest) {
 
 std::optional<PlotFile> variation_spread_figure(const RepeatsReport& report, const std::vector<RequestGroup>& groups) {
   constexpr double kRow = 30;
-  std::vector<std::pair<const RequestGroup*, std::string>> strips;  // groups with some variation, their labels
+  struct Strip {
+    const RequestGroup* group;
+    std::string label;
+    const Interval* mean;  // `<family>_tv`, when reported
+  };
+  std::vector<Strip> strips;  // the groups with some variation
   double label_width = 0, largest = 0;
   for (const RequestGroup& g : groups) {
     size_t n = 0;
     for (const RepeatRequest* r : g.requests)
       if (std::isfinite(r->tv_mean)) ++n, largest = std::max(largest, r->tv_mean);
     if (n == 0) continue;
-    if (const Interval* mean = mean_variation(report, g); mean && std::isfinite(mean->hi))
-      largest = std::max(largest, mean->hi);
-    strips.push_back({&g, g.judge + " · " + g.family + " (" + std::to_string(n) + ")"});
-    label_width = std::max(label_width, text_width(strips.back().second, kTickSize));
+    const Interval* mean = mean_variation(report, g);
+    if (mean && std::isfinite(mean->hi)) largest = std::max(largest, mean->hi);
+    strips.push_back({&g, g.judge + " · " + g.family + " (" + std::to_string(n) + ")", mean});
+    label_width = std::max(label_width, text_width(strips.back().label, kTickSize));
   }
   if (strips.empty()) return std::nullopt;
   Figure fig;
@@ -103,9 +108,9 @@ std::optional<PlotFile> variation_spread_figure(const RepeatsReport& report, con
   const std::string level = fixed(100 * report.statistics.level, 0) + "% CI";
   std::string csv = "series,judge,family,item,order,variant,value,ci_lo,ci_hi\n";
   for (size_t s = 0; s < strips.size(); ++s) {
-    const RequestGroup& g = *strips[s].first;
+    const RequestGroup& g = *strips[s].group;
     const double mid = f.top + kRow * (static_cast<double>(s) + 0.5);
-    fig.body += svg_text(f.left - 8, mid + 4, strips[s].second, "end", kTickSize);
+    fig.body += svg_text(f.left - 8, mid + 4, strips[s].label, "end", kTickSize);
     size_t k = 0;
     for (const RepeatRequest* r : g.requests) {
       if (!std::isfinite(r->tv_mean)) continue;
@@ -113,7 +118,7 @@ std::optional<PlotFile> variation_spread_figure(const RepeatsReport& report, con
                              request_words(*r) + ": " + fixed(r->tv_mean, 4));
       csv += "request," + request_csv_fields(*r) + "," + csv_number(r->tv_mean) + ",,\n";
     }
-    if (const Interval* mean = mean_variation(report, g)) {
+    if (const Interval* mean = strips[s].mean) {
       fig.body +=
           svg_error_bar_x(f, mid, variation_scale(mean->estimate), variation_scale(mean->lo), variation_scale(mean->hi),
                           palette_colour(s), g.family + "_tv: " + fixed(mean->estimate, 4) + " (" + level + ")");

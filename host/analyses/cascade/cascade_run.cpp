@@ -288,6 +288,9 @@ void summarise_scopes(const CascadePool& pool, const std::vector<CascadePolicy>&
 
 // What the resampling needs, all of it read from the matrix before the first plan is resampled
 // (issue 26 part 7: a matrix given up is freed then, and the copy of the items with gold always is).
+// `--by`'s groups when asked for, else nullptr (what the plan builders take).
+const PoolGroups* groups_or_null(const std::optional<PoolGroups>& groups) { return groups ? &*groups : nullptr; }
+
 struct CascadeWork {
   CascadePool pool;
   std::optional<PoolGroups> groups;
@@ -297,14 +300,14 @@ struct CascadeWork {
   std::vector<uint8_t> frozen_items;
   std::vector<int8_t> compare_accepted;  // --compare-gate: the second run's gate per pool item (−1 absent)
   PoolClusters heldout_clusters, frozen_clusters;
-  const PoolGroups* by() const { return groups ? &*groups : nullptr; }
+  const PoolGroups* by() const { return groups_or_null(groups); }
   // --other-gate-orders: the other gate's pool, groups and (stratified) clusters; its plan is built
   // once the sweep's is resampled and freed.
   struct OtherGate {
     CascadePool pool;
     std::optional<PoolGroups> groups;
     PoolClusters clusters;
-    const PoolGroups* by() const { return groups ? &*groups : nullptr; }
+    const PoolGroups* by() const { return groups_or_null(groups); }
   };
   std::optional<OtherGate> other_gate;
 };
@@ -315,12 +318,13 @@ void read_other_gate(const ItemMatrix& matrix, const CascadeOptions& options, Ca
                      CascadeWork& work) {
   const int gate = options.other_gate_orders;
   if (gate == 0) return;
+  const std::string flag = "--other-gate-orders " + std::to_string(gate);  // what the notes and errors name
   CascadeWork::OtherGate other;
   try {
     other.pool = build_cascade_pool(matrix, options.first, options.fallback, gate, options.strata, options.fee,
                                     options.latency, kept_items(matrix, options.benchmarks));
   } catch (const UsageError& e) {
-    throw UsageError("--other-gate-orders " + std::to_string(gate) + ": " + e.what());
+    throw UsageError(flag + ": " + e.what());
   }
   const PoolClusters clusters = number_pool_clusters(matrix, other.pool);
   if (!options.by.empty()) other.groups = pool_groups(matrix, other.pool, clusters, options.by);
@@ -333,8 +337,8 @@ void read_other_gate(const ItemMatrix& matrix, const CascadeOptions& options, Ca
   sweep.fewer_orders = other.pool.fewer_orders;
   for (uint8_t ok : other.pool.gate_ok) sweep.gate_ok += ok;
   if (sweep.items != report.items)  // JEV Fig. 9 compares the gates on the same items: say where they are not
-    report.notes.push_back("--other-gate-orders " + std::to_string(gate) + ": the first stage covers " +
-                           std::to_string(sweep.items) + " items under that gate and " + std::to_string(report.items) +
+    report.notes.push_back(flag + ": the first stage covers " + std::to_string(sweep.items) +
+                           " items under that gate and " + std::to_string(report.items) +
                            " under the run's (gate 1 leaves out items without order 0), so the two sweeps are not on "
                            "the same items; the tables and figures give each gate's count");
   // Gates that read the same orders on every item give the same sweep: one order in the file, or
@@ -342,13 +346,11 @@ void read_other_gate(const ItemMatrix& matrix, const CascadeOptions& options, Ca
   const bool neither_reads_order_0_alone = gate != 1 && options.gate_orders != 1;
   if (sweep.items == report.items &&
       (report.first_orders == 1 || (neither_reads_order_0_alone && report.fewer_orders == 0)))
-    report.notes.push_back("--other-gate-orders " + std::to_string(gate) +
-                           ": both gates read the same orders on every item (" +
+    report.notes.push_back(flag + ": both gates read the same orders on every item (" +
                            (report.first_orders == 1 ? "the first stage has one order" : "no item lacks an order") +
                            "), so the two sweeps are the same");
   if (other.pool.escalated_for_missing_orders > 0)
-    report.notes.push_back("--other-gate-orders " + std::to_string(gate) + ": " +
-                           std::to_string(other.pool.escalated_for_missing_orders) +
+    report.notes.push_back(flag + ": " + std::to_string(other.pool.escalated_for_missing_orders) +
                            " items always escalate under that gate only because an order is missing");
   work.other_gate = std::move(other);
 }
